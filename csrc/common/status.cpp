@@ -1,0 +1,36 @@
+#include "edgeocr/image.h"
+#include "edgeocr/status.h"
+
+#include <string>
+
+namespace edgeocr {
+
+const char* status_code_name(StatusCode code) noexcept {
+  switch (code) {
+    case StatusCode::kOk: return "Ok";
+    case StatusCode::kInvalidArgument: return "InvalidArgument";
+    case StatusCode::kNotFound: return "NotFound";
+    case StatusCode::kUnsupported: return "Unsupported";
+    case StatusCode::kBackendError: return "BackendError";
+    case StatusCode::kOutOfMemory: return "OutOfMemory";
+    case StatusCode::kInternal: return "Internal";
+    case StatusCode::kInvalidModel: return "InvalidModel";
+    case StatusCode::kRuntimeUnavailable: return "RuntimeUnavailable";
+  }
+  return "Unknown";
+}
+
+void validate(const ImageView& img, const char* what) {
+  const std::string w(what);
+  if (img.data == nullptr) fail(StatusCode::kInvalidArgument, w + ": pixel pointer is null");
+  if (img.width <= 0 || img.height <= 0)
+    fail(StatusCode::kInvalidArgument, w + ": size " + std::to_string(img.width) + "x" +
+                                           std::to_string(img.height) + " is empty");
+  const long long min_stride = static_cast<long long>(img.width) * img.channels();
+  if (img.stride < min_stride)
+    fail(StatusCode::kInvalidArgument, w + ": row stride " + std::to_string(img.stride) +
+                                           " bytes is smaller than width*channels = " +
+                                           std::to_string(min_stride));
+}
+
+}  // namespace edgeocr

@@ -1,0 +1,22 @@
+// Shared declarations of the pybind11 module edgeocr._core (binding only).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "edgeocr/image.h"
+
+namespace edgeocr {
+namespace python {
+
+// Builds a view of a uint8 HxW / HxWxC array (C-contiguous or strided rows,
+// contiguous pixels). Call with the GIL held; keep `arr` alive while the view is used.
+ImageView image_view_of(const pybind11::array& arr, const char* what = "image");
+
+}  // namespace python
+}  // namespace edgeocr
+
+void bind_preprocess(pybind11::module_& m);
+void bind_postprocess(pybind11::module_& m);
+void bind_model(pybind11::module_& m);
+void bind_pipeline(pybind11::module_& m);

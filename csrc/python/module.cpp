@@ -1,0 +1,87 @@
+// edgeocr._core: converts arguments, releases the GIL, maps errors. Nothing else.
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "edgeocr/runtime.h"
+#include "edgeocr/status.h"
+
+namespace py = pybind11;
+
+namespace edgeocr {
+namespace python {
+
+ImageView image_view_of(const py::array& arr, const char* what) {
+  const std::string w(what);
+  if (arr.dtype().kind() != 'u' || arr.itemsize() != 1)
+    throw Error(StatusCode::kInvalidArgument,
+                w + ": expected uint8 pixels, got dtype " + std::string(py::str(arr.dtype())));
+  if (arr.ndim() != 2 && arr.ndim() != 3)
+    throw Error(StatusCode::kInvalidArgument,
+                w + ": expected an HxW or HxWxC array, got " + std::to_string(arr.ndim()) + " dimensions");
+  const int c = arr.ndim() == 3 ? static_cast<int>(arr.shape(2)) : 1;
+  ImageView v;
+  switch (c) {
+    case 1: v.format = PixelFormat::kGray; break;
+    case 3: v.format = PixelFormat::kBGR; break;
+    case 4: v.format = PixelFormat::kBGRA; break;
+    default:
+      throw Error(StatusCode::kInvalidArgument,
+                  w + ": expected 1, 3 or 4 channels, got " + std::to_string(c));
+  }
+  // Pixels within a row must be packed; rows may be strided (positive stride).
+  if ((arr.ndim() == 3 && arr.strides(2) != 1) || arr.strides(1) != c || arr.strides(0) <= 0)
+    throw Error(StatusCode::kInvalidArgument,
+                w + ": pixel layout not supported (strides); pass np.ascontiguousarray(image)");
+  v.data = static_cast<const std::uint8_t*>(arr.data());
+  v.height = static_cast<int>(arr.shape(0));
+  v.width = static_cast<int>(arr.shape(1));
+  v.stride = arr.strides(0);
+  validate(v, what);
+  return v;
+}
+
+}  // namespace python
+}  // namespace edgeocr
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "edgeocr C++ core (private; use the edgeocr package)";
+  m.attr("__version__") = EDGEOCR_VERSION;
+
+  // Core errors become edgeocr.errors classes (chosen by status code there).
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const edgeocr::Error& e) {
+      py::object exc = py::module_::import("edgeocr.errors")
+                           .attr("from_status")(static_cast<int>(e.code()), e.what());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    }
+  });
+
+  m.def("set_ort_library_path", &edgeocr::set_ort_library_path, py::arg("path"));
+  m.def("runtime_info", [] {
+    auto info = edgeocr::runtime_info();
+    return py::dict(py::arg("library_path") = info.library_path, py::arg("version") = info.version);
+  });
+  m.def("ort_selftest", [] {
+    edgeocr::SelfTestReport r;
+    {
+      py::gil_scoped_release nogil;
+      r = edgeocr::ort_selftest();
+    }
+    return py::dict(py::arg("ok") = r.ok, py::arg("checks") = r.checks,
+                    py::arg("failures") = r.failures);
+  });
+
+  bind_model(m);
+  auto kernels = m.def_submodule("kernels", "pixel and post-processing kernels (for tests and benchmarks)");
+#ifdef EDGEOCR_HAVE_BIND_PREPROCESS
+  bind_preprocess(kernels);
+#endif
+#ifdef EDGEOCR_HAVE_BIND_POSTPROCESS
+  bind_postprocess(kernels);
+#endif
+#ifdef EDGEOCR_HAVE_BIND_PIPELINE
+  bind_pipeline(m);
+#endif
+}

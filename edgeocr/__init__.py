@@ -1,0 +1,39 @@
+"""edgeocr: OCR models deployed as static graphs, fast and in bounded memory.
+
+>>> import edgeocr
+>>> result = edgeocr.Predictor().predict("page.jpg")
+>>> for line in result.lines:
+...     print(line.text, line.score, line.box)
+"""
+
+from __future__ import annotations
+
+from ._core import __version__
+from ._runtime import runtime_info, selftest
+from .errors import (
+    BackendError,
+    EdgeOCRError,
+    InvalidInputError,
+    ModelError,
+    ModelNotFoundError,
+    ResourceError,
+    RuntimeLibraryError,
+    UnsupportedError,
+)
+from .model import Model, TensorSpec
+
+__all__ = [
+    "BackendError",
+    "EdgeOCRError",
+    "InvalidInputError",
+    "Model",
+    "ModelError",
+    "ModelNotFoundError",
+    "ResourceError",
+    "RuntimeLibraryError",
+    "TensorSpec",
+    "UnsupportedError",
+    "__version__",
+    "runtime_info",
+    "selftest",
+]

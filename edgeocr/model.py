@@ -1,0 +1,226 @@
+"""`edgeocr.Model`: one ONNX (or translated Paddle Lite) graph on the C++ runtime."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from . import _core, _runtime
+from .errors import InvalidInputError, ModelError, ModelNotFoundError
+
+_OPT_LEVELS = {"disabled": 0, "basic": 1, "extended": 2, "all": 99}
+_NUMPY = {
+    "float32": np.float32,
+    "float64": np.float64,
+    "float16": np.float16,
+    "uint8": np.uint8,
+    "int8": np.int8,
+    "int32": np.int32,
+    "int64": np.int64,
+    "bool": np.bool_,
+}
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """A declared model input or output. Dynamic dimensions are -1."""
+
+    name: str
+    dtype: str
+    shape: tuple
+    dim_names: tuple = ()
+
+    def __repr__(self) -> str:
+        dims = ", ".join(
+            (n or "?") if d < 0 else str(d) for d, n in zip(self.shape, self.dim_names or [""] * len(self.shape))
+        )
+        return f"TensorSpec({self.name!r}, {self.dtype}, [{dims}])"
+
+
+def session_options(
+    threads: int | None = None,
+    *,
+    inter_threads: int = 0,
+    execution_mode: str = "sequential",
+    optimization: str | int = "all",
+    spinning: bool = False,
+    memory_arena: bool = True,
+    memory_pattern: bool = False,
+    optimized_model_path: str | os.PathLike | None = None,
+) -> Any:
+    """Build the core's SessionOptions, checking every value."""
+    o = _core.SessionOptions()
+    if threads is not None:
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+            raise InvalidInputError(f"threads must be an integer >= 0 (0 = runtime default), got {threads!r}")
+        o.intra_threads = threads
+    if not isinstance(inter_threads, int) or inter_threads < 0:
+        raise InvalidInputError(f"inter_threads must be an integer >= 0, got {inter_threads!r}")
+    o.inter_threads = inter_threads
+    if execution_mode not in ("sequential", "parallel"):
+        raise InvalidInputError(
+            f"execution_mode must be 'sequential' or 'parallel', got {execution_mode!r}"
+        )
+    o.parallel = execution_mode == "parallel"
+    if isinstance(optimization, str):
+        if optimization not in _OPT_LEVELS:
+            raise InvalidInputError(
+                f"optimization must be one of {sorted(_OPT_LEVELS)}, got {optimization!r}"
+            )
+        optimization = _OPT_LEVELS[optimization]
+    o.optimization = int(optimization)
+    o.allow_spinning = bool(spinning)
+    o.memory_arena = bool(memory_arena)
+    o.memory_pattern = bool(memory_pattern)
+    if optimized_model_path:
+        o.optimized_model_path = os.fspath(optimized_model_path)
+    return o
+
+
+def load_core_model(path=None, *, data=None, options=None, pool=None, ort_library=None):
+    """Create a `_core.Model` from a path (.onnx, .ort, .nb) or bytes."""
+    _runtime.configure(ort_library)
+    options = options if options is not None else session_options()
+    if (path is None) == (data is None):
+        raise InvalidInputError("give exactly one of a model path or data=bytes")
+    if data is not None:
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidInputError(f"data must be bytes, got {type(data).__name__}")
+        if len(data) == 0:
+            raise ModelError("model bytes are empty")
+        return _core.Model.from_bytes(bytes(data), options, pool, "<bytes>")
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ModelNotFoundError(f"model file not found: {path}")
+    if os.path.isdir(path):
+        raise ModelError(f"{path} is a directory; edgeocr.Model takes one model file "
+                         "(use edgeocr.Predictor for a folder of det/cls/rec models)")
+    if path.endswith(".nb"):
+        from .paddle_lite import cached_nb_to_onnx
+
+        onnx_bytes = cached_nb_to_onnx(path)
+        return _core.Model.from_bytes(onnx_bytes, options, pool, path)
+    return _core.Model.from_file(path, options, pool)
+
+
+class Model:
+    """One model executed by the C++ core on ONNX Runtime.
+
+    >>> m = edgeocr.Model("det.onnx", threads=2)
+    >>> out = m.run(x)                       # {output name: ndarray}
+
+    ``path`` may be an ``.onnx``/``.ort`` file or a Paddle Lite ``.nb`` file
+    (translated to an ONNX graph on first load and cached). ``data=`` takes
+    the model as bytes instead. Thread-safe: one Model may be run from
+    several threads; weights are shared.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike | None = None,
+        *,
+        data: bytes | None = None,
+        threads: int | None = None,
+        inter_threads: int = 0,
+        execution_mode: str = "sequential",
+        optimization: str | int = "all",
+        spinning: bool = False,
+        memory_arena: bool = True,
+        memory_pattern: bool = False,
+        optimized_model_path: str | os.PathLike | None = None,
+        max_memory_mb: float | None = None,
+        ort_library: str | None = None,
+    ):
+        opts = session_options(
+            threads,
+            inter_threads=inter_threads,
+            execution_mode=execution_mode,
+            optimization=optimization,
+            spinning=spinning,
+            memory_arena=memory_arena,
+            memory_pattern=memory_pattern,
+            optimized_model_path=optimized_model_path,
+        )
+        pool = _core.MemoryPool(_cap_bytes(max_memory_mb))
+        self._m = load_core_model(path, data=data, options=opts, pool=pool, ort_library=ort_library)
+        self.inputs = [TensorSpec(n, t, tuple(s), tuple(d)) for n, t, s, d in self._m.inputs]
+        self.outputs = [TensorSpec(n, t, tuple(s), tuple(d)) for n, t, s, d in self._m.outputs]
+
+    @property
+    def metadata(self) -> dict:
+        """The model's custom metadata (ONNX metadata_props)."""
+        return dict(self._m.metadata)
+
+    @property
+    def path(self) -> str:
+        return self._m.name
+
+    def run(self, x: np.ndarray | Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> dict:
+        """Run the model; returns ``{output name: ndarray}``.
+
+        ``x`` is one array (single-input models), a ``{name: array}`` dict, or
+        a sequence in input order. C-contiguous arrays of the declared dtype
+        are used without copying; other numeric arrays are converted once.
+        The GIL is released during inference.
+        """
+        arrays = [self._convert(spec, v) for spec, v in zip(self.inputs, self._by_input(x))]
+        outs = self._m.run(arrays)
+        return {spec.name: a for spec, a in zip(self.outputs, outs)}
+
+    def memory_stats(self) -> dict:
+        """Memory-pool statistics: reserved, in use, high-water mark (bytes), hits, misses."""
+        return self._m.pool.stats()
+
+    def __repr__(self) -> str:
+        return f"edgeocr.Model({self.path!r}, inputs={self.inputs}, outputs={self.outputs})"
+
+    # -- helpers ---------------------------------------------------------
+    def _by_input(self, x) -> list:
+        names = [s.name for s in self.inputs]
+        if isinstance(x, Mapping):
+            missing = [n for n in names if n not in x]
+            extra = [k for k in x if k not in names]
+            if missing or extra:
+                raise InvalidInputError(
+                    f"{self.path}: inputs must be exactly {names}; missing {missing}, unexpected {extra}"
+                )
+            return [x[n] for n in names]
+        if isinstance(x, (list, tuple)):
+            if len(x) != len(names):
+                raise InvalidInputError(f"{self.path}: expected {len(names)} inputs {names}, got {len(x)}")
+            return list(x)
+        if len(names) != 1:
+            raise InvalidInputError(f"{self.path}: model has inputs {names}; pass a dict")
+        return [x]
+
+    def _convert(self, spec: TensorSpec, value) -> np.ndarray:
+        try:
+            arr = np.asarray(value)
+        except Exception as e:  # noqa: BLE001 - any conversion failure is the caller's input
+            raise InvalidInputError(f"input '{spec.name}': cannot convert {type(value).__name__} to an array") from e
+        want = _NUMPY.get(spec.dtype)
+        if want is None:
+            raise InvalidInputError(f"input '{spec.name}' has unsupported type {spec.dtype}")
+        if arr.dtype.kind not in "fiub":
+            raise InvalidInputError(
+                f"input '{spec.name}' must be {spec.dtype}; got dtype {arr.dtype}, which cannot be cast"
+            )
+        if arr.ndim != len(spec.shape):
+            raise InvalidInputError(
+                f"input '{spec.name}' must have {len(spec.shape)} dimensions "
+                f"(shape {list(spec.shape)}, -1 = any), got shape {list(arr.shape)}"
+            )
+        if arr.dtype != want or not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr, dtype=want)
+        return arr
+
+
+def _cap_bytes(max_memory_mb) -> int:
+    if max_memory_mb is None:
+        return 0
+    if not isinstance(max_memory_mb, (int, float)) or max_memory_mb <= 0:
+        raise InvalidInputError(f"max_memory_mb must be a positive number, got {max_memory_mb!r}")
+    return int(max_memory_mb * 1024 * 1024)
