@@ -20,13 +20,22 @@ from .errors import (
     RuntimeLibraryError,
     UnsupportedError,
 )
+from .config import PipelineConfig
 from .model import Model, TensorSpec
+from .models import list_models
+from .predictor import Predictor
+from .results import OcrLine, OcrResult
 
 __all__ = [
     "BackendError",
     "EdgeOCRError",
     "InvalidInputError",
     "Model",
+    "OcrLine",
+    "OcrResult",
+    "PipelineConfig",
+    "Predictor",
+    "list_models",
     "ModelError",
     "ModelNotFoundError",
     "ResourceError",

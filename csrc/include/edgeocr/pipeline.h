@@ -1,0 +1,110 @@
+// The OCR pipeline: det -> cls -> rec on one image, in the C++ core.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "edgeocr/image.h"
+#include "edgeocr/model.h"
+#include "postprocess/db.h"
+#include "preprocess/preprocess.h"
+
+namespace edgeocr {
+
+// Every parameter of every stage, with the defaults documented in
+// docs/pipeline-config.md (which also says where they differ from PaddleOCR
+// and RapidOCR). A bundle stores all of them, so one bundle gives one answer.
+inline std::vector<int> default_rec_buckets() {
+  std::vector<int> v;
+  for (int w = 320; w <= 3200; w += 64) v.push_back(w);
+  return v;
+}
+
+struct PipelineConfig {
+  // Detection.
+  DetResizeParams det_resize{DetLimitType::kMin, 736, 2000};
+  NormalizeParams det_norm{{0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}, false};
+  DbParams db{0.3f, 0.5f, 1.6f, 1000, true, DbScoreMode::kFast, 3.f};
+  // Direction classification.
+  bool use_cls = true;
+  int cls_height = 48;
+  int cls_width = 192;
+  int cls_batch = 6;
+  float cls_thresh = 0.9f;
+  NormalizeParams cls_norm{};
+  // Recognition.
+  int rec_height = 48;
+  int rec_batch = 6;
+  // Input widths a batch is padded to (each batch takes the smallest bucket
+  // that fits its widest crop), so tensor shapes repeat across calls while
+  // padding stays under 64 columns. Default: 320, 384, ..., 3200.
+  std::vector<int> rec_width_buckets = default_rec_buckets();
+  NormalizeParams rec_norm{};
+  float rotate_ratio = 1.5f;  // crops with h/w >= this are turned 90 degrees
+  float drop_score = 0.5f;    // lines whose recognition score is below are dropped
+};
+
+struct OcrLine {
+  std::string text;  // UTF-8
+  float score = 0.f;  // recognition confidence
+  float det_score = 0.f;
+  Quad box;  // source pixels, clockwise from top-left
+  bool flipped = false;  // the classifier turned the crop 180 degrees
+};
+
+struct OcrTimings {
+  double det = 0, cls = 0, rec = 0, total = 0;              // seconds, per stage
+  double det_model = 0, cls_model = 0, rec_model = 0;       // of which inside the runtime
+};
+
+struct OcrResult {
+  std::vector<OcrLine> lines;  // reading order
+  OcrTimings timings;
+  int det_width = 0, det_height = 0;  // the det input size used
+};
+
+// Thread-safe: run() may be called from several threads at once; models and
+// pool are shared, per-call scratch is taken from a small free list.
+class Pipeline {
+ public:
+  // det is required; cls may be null (no direction classification); rec may
+  // be null (detection only). charset: rec classes, charset[0] = blank.
+  Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls, std::shared_ptr<Model> rec,
+           std::vector<std::string> charset, PipelineConfig config,
+           std::shared_ptr<MemoryPool> pool);
+
+  OcrResult run(const ImageView& image) const;
+
+  // Recognition only, on an image that is already one text line.
+  OcrLine recognize(const ImageView& image) const;
+
+  const PipelineConfig& config() const { return config_; }
+  const std::shared_ptr<MemoryPool>& pool() const { return pool_; }
+  const std::vector<std::string>& charset() const { return charset_; }
+
+ private:
+  struct Crop {
+    Quad quad;       // corners in the order the crop is sampled (after turns)
+    int index;       // into the candidate list
+    float ratio;     // width / height of the crop as sampled
+  };
+  std::vector<DetBox> detect(const ImageView& image, OcrResult* result) const;
+  void classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
+                OcrTimings* t) const;
+  void recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
+                       std::vector<OcrLine>& lines, OcrTimings* t) const;
+  int rec_bucket(int width) const;
+
+  std::shared_ptr<Model> det_, cls_, rec_;
+  std::vector<std::string> charset_;
+  PipelineConfig config_;
+  std::shared_ptr<MemoryPool> pool_;
+
+  mutable std::mutex ws_mu_;
+  mutable std::vector<std::unique_ptr<DbWorkspace>> workspaces_;
+};
+
+}  // namespace edgeocr

