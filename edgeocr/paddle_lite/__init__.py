@@ -1,0 +1,45 @@
+"""Paddle Lite naive-buffer (``.nb``) models: read them and translate them to ONNX.
+
+A ``.nb`` file is what Paddle Lite's ``opt`` writes: a small header, the
+optimised program as a FlatBuffers ``ProgramDesc`` and the weights. edgeocr
+does not link Paddle Lite; it reads the file itself (:func:`read_nb`) and
+translates the program into an ONNX graph (:func:`nb_to_onnx`) that ONNX
+Runtime executes with Paddle Lite's answers. :func:`cached_nb_to_onnx` keeps
+the translation on disk, keyed by the file's content hash.
+
+Every failure (unreadable file, unsupported op, a kernel target edgeocr cannot
+honour) is an :class:`NbFormatError` whose message names the file, the op and
+its kernel key, and what to do.
+"""
+
+from __future__ import annotations
+
+
+try:  # part of edgeocr: a ModelError like every other bad model
+    from ..errors import ModelError as _ModelError
+except ImportError:  # loaded standalone (tests of the reader without the compiled core)
+    _ModelError = ValueError
+
+
+class NbFormatError(_ModelError):
+    """A ``.nb`` file that edgeocr cannot read or translate.
+
+    The message names the file, the op type and its kernel key where one is
+    involved, and what the user can do about it.
+    """
+
+
+from .cache import cached_nb_to_onnx, default_cache_dir  # noqa: E402
+from .reader import NbOp, NbProgram, NbVar, read_nb  # noqa: E402
+from .translate import nb_to_onnx  # noqa: E402
+
+__all__ = [
+    "NbFormatError",
+    "NbOp",
+    "NbProgram",
+    "NbVar",
+    "cached_nb_to_onnx",
+    "default_cache_dir",
+    "nb_to_onnx",
+    "read_nb",
+]

@@ -1,0 +1,65 @@
+"""Paddle Lite .nb models through the whole pipeline (translated to ONNX by edgeocr)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import edgeocr
+from edgeocr.evaluate import edit_distance
+from conftest import shared_dir
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+NB = shared_dir() / "fixtures" / "paddle_lite" / "nb"
+
+
+@pytest.fixture(scope="module")
+def nb_dir():
+    if not (NB / "det_x86.nb").exists():
+        pytest.skip(f"Paddle Lite fixtures are not at {NB} (set EDGEOCR_SHARED_DIR)")
+    return NB
+
+
+@pytest.fixture(scope="module")
+def onnx_same_shapes(v4_paths):
+    # The fixture rec .nb was converted at a fixed 1x3x48x320 input: compare with the
+    # ONNX pipeline run at that same shape.
+    return edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, rec_width_buckets=(320,), rec_batch=1)
+
+
+@pytest.mark.parametrize("target", ["x86", "arm", "x86_int8", "arm_int8"])
+def test_nb_pipeline_reads_what_the_onnx_pipeline_reads(nb_dir, v4_paths, onnx_same_shapes, target):
+    chars = edgeocr.Model(v4_paths["rec"]).metadata["character"].splitlines()
+    p = edgeocr.Predictor(
+        det=nb_dir / f"det_{target}.nb", cls=nb_dir / f"cls_{target}.nb", rec=nb_dir / f"rec_{target}.nb",
+        keys=chars, threads=2,
+    )
+    for name in ["sample_en.png", "sample_en_rot180.png", "sample_en_skew6.png"]:
+        got = p.predict(DATA / name)
+        want = onnx_same_shapes.predict(DATA / name)
+        got_t, want_t = [ln.text for ln in got.lines], [ln.text for ln in want.lines]
+        if "int8" not in target:
+            assert got_t == want_t, (target, name)
+            assert np.allclose(got.boxes, want.boxes, atol=1.0)
+        else:  # weight-only int8 changes the numbers a little: the text stays close
+            assert len(got_t) == len(want_t)
+            for g, w in zip(got_t, want_t):
+                assert 1 - edit_distance(g, w) / max(len(g), len(w), 1) >= 0.9, (target, g, w)
+
+
+def test_single_nb_model_role_is_inferred(nb_dir):
+    det = edgeocr.Predictor(nb_dir / "det_arm.nb", threads=2)
+    assert len(det.predict(DATA / "sample_en.png").lines) == 4
+    assert edgeocr.Model(nb_dir / "rec_x86.nb").metadata["edgeocr.role"] == "rec"
+
+
+def test_rec_nb_without_keys_says_what_to_do(nb_dir):
+    with pytest.raises(edgeocr.ModelError, match="keys="):
+        edgeocr.Predictor(nb_dir / "rec_x86.nb")
+
+
+def test_truncated_nb_is_a_model_error(nb_dir, tmp_path):
+    bad = tmp_path / "bad.nb"
+    bad.write_bytes((nb_dir / "cls_x86.nb").read_bytes()[:5000])
+    with pytest.raises(edgeocr.ModelError, match="bad.nb"):
+        edgeocr.Model(bad)
