@@ -114,6 +114,8 @@ class Predictor:
         max_memory_mb: float | None = None,
         preprocess: Callable[[np.ndarray], np.ndarray] | None = None,
         ort_library: str | None = None,
+        memory_arena: bool = True,
+        spinning: bool = False,
         **overrides,
     ):
         config = config or PipelineConfig()
@@ -131,7 +133,7 @@ class Predictor:
         self.preprocess = preprocess
 
         paths = self._resolve(model, models, det, cls, rec, task)
-        opts = session_options(threads)
+        opts = session_options(threads, memory_arena=memory_arena, spinning=spinning)
         self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
         if max_memory_mb is not None and max_memory_mb <= 0:
             raise InvalidInputError(f"max_memory_mb must be positive, got {max_memory_mb}")

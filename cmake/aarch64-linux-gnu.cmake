@@ -1,0 +1,22 @@
+# Cross-compiling for 64-bit ARM Linux with Debian's g++-aarch64-linux-gnu:
+#   cmake -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake ...
+# Tests then run through qemu-aarch64 when it is installed (ctest uses
+# CMAKE_CROSSCOMPILING_EMULATOR), with the aarch64 sysroot of the toolchain.
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+
+set(EDGEOCR_CROSS_TRIPLE aarch64-linux-gnu CACHE STRING "toolchain prefix")
+set(EDGEOCR_CROSS_SYSROOT /usr/${EDGEOCR_CROSS_TRIPLE} CACHE PATH "target libraries (for qemu -L)")
+set(CMAKE_C_COMPILER ${EDGEOCR_CROSS_TRIPLE}-gcc)
+set(CMAKE_CXX_COMPILER ${EDGEOCR_CROSS_TRIPLE}-g++)
+
+set(CMAKE_FIND_ROOT_PATH ${EDGEOCR_CROSS_SYSROOT})
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+
+find_program(EDGEOCR_QEMU_AARCH64 qemu-aarch64)
+if(EDGEOCR_QEMU_AARCH64 AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${EDGEOCR_QEMU_AARCH64} -L ${EDGEOCR_CROSS_SYSROOT})
+endif()

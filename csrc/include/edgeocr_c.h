@@ -1,0 +1,280 @@
+/* edgeocr C API (C99): OCR (text detection, direction classification,
+ * recognition) for device apps, without Python.
+ *
+ *   edgeocr_options_t opt;
+ *   edgeocr_options_init(&opt);
+ *   opt.det_model_path = "det.onnx";
+ *   opt.cls_model_path = "cls.onnx";
+ *   opt.rec_model_path = "rec.onnx";
+ *   edgeocr_predictor_t p = NULL;
+ *   if (edgeocr_predictor_create(&opt, &p) != EDGEOCR_STATUS_OK)
+ *     fprintf(stderr, "%s\n", edgeocr_last_error());
+ *   edgeocr_image_t img = {pixels, size, width, height, stride, EDGEOCR_PIXEL_BGR};
+ *   edgeocr_result_t r = NULL;
+ *   if (edgeocr_predictor_predict(p, &img, &r) == EDGEOCR_STATUS_OK) { ... }
+ *   edgeocr_result_destroy(r);
+ *   edgeocr_predictor_destroy(p);
+ *
+ * Conventions, for every function below:
+ * - Functions that can fail return an edgeocr_status_t. On failure they set
+ *   a message for the calling thread (edgeocr_last_error()) and leave their
+ *   output arguments set to NULL / zero; on success they clear it.
+ * - No C++ exception and no signal crosses this boundary; bad arguments
+ *   (NULL pointers, zero or negative sizes, strides smaller than a row,
+ *   out-of-range indices) give EDGEOCR_STATUS_INVALID_ARGUMENT.
+ * - Handles (edgeocr_predictor_t, edgeocr_result_t) are opaque pointers
+ *   owned by the caller from the call that creates them until the matching
+ *   *_destroy call. *_destroy(NULL) is a no-op.
+ * - Strings returned by the library are UTF-8 and NUL-terminated.
+ *
+ * The ONNX Runtime shared library is loaded at run time, the first time a
+ * predictor is created, from (in order): the path given in
+ * edgeocr_options_t.ort_library_path or edgeocr_set_ort_library_path(), the
+ * environment variable EDGEOCR_ORT_LIBRARY, the directory of libedgeocr.so
+ * (and the onnxruntime Python wheel next to an installed edgeocr wheel),
+ * then the system library (libonnxruntime.so). ONNX Runtime >= 1.20.
+ */
+#ifndef EDGEOCR_C_H_
+#define EDGEOCR_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define EDGEOCR_C_EXPORT
+#elif defined(__GNUC__)
+#define EDGEOCR_C_EXPORT __attribute__((visibility("default")))
+#else
+#define EDGEOCR_C_EXPORT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a function is added; existing functions and struct layouts do
+ * not change within one major version of libedgeocr.so. */
+#define EDGEOCR_C_API_VERSION 1
+
+/* Largest accepted image side, in pixels. */
+#define EDGEOCR_MAX_IMAGE_SIDE 32768
+
+typedef enum edgeocr_status_t {
+  EDGEOCR_STATUS_OK = 0,
+  EDGEOCR_STATUS_INVALID_ARGUMENT = 1,    /* a bad argument: NULL, size, stride, option value */
+  EDGEOCR_STATUS_NOT_FOUND = 2,           /* a file that is not there */
+  EDGEOCR_STATUS_UNSUPPORTED = 3,         /* understood but not supported (yet) */
+  EDGEOCR_STATUS_BACKEND_ERROR = 4,       /* the inference runtime failed */
+  EDGEOCR_STATUS_OUT_OF_MEMORY = 5,       /* max_memory_mb would be exceeded, or no memory */
+  EDGEOCR_STATUS_INTERNAL = 6,            /* a bug in edgeocr; please report it */
+  EDGEOCR_STATUS_INVALID_MODEL = 7,       /* a model or dictionary that cannot be used */
+  EDGEOCR_STATUS_RUNTIME_UNAVAILABLE = 8  /* ONNX Runtime missing, unloadable or too old */
+} edgeocr_status_t;
+
+/* Interleaved 8-bit pixel layouts. Alpha is ignored. */
+typedef enum edgeocr_pixel_format_t {
+  EDGEOCR_PIXEL_BGR = 0,
+  EDGEOCR_PIXEL_RGB = 1,
+  EDGEOCR_PIXEL_GRAY = 2,
+  EDGEOCR_PIXEL_BGRA = 3,
+  EDGEOCR_PIXEL_RGBA = 4
+} edgeocr_pixel_format_t;
+
+/* Detection resize policy (see docs/pipeline-config.md). */
+typedef enum edgeocr_det_limit_t {
+  EDGEOCR_DET_LIMIT_MIN = 0, /* enlarge so the short side is at least det_limit_side_len */
+  EDGEOCR_DET_LIMIT_MAX = 1  /* shrink so the long side is at most det_limit_side_len */
+} edgeocr_det_limit_t;
+
+/* Opaque handles. */
+typedef struct edgeocr_predictor_s* edgeocr_predictor_t;
+typedef struct edgeocr_result_s* edgeocr_result_t;
+
+/* How to build a predictor. Always start from edgeocr_options_init(): it
+ * sets struct_size (which lets later library versions grow this struct)
+ * and every default. The library reads the strings and buffers only during
+ * edgeocr_predictor_create() and keeps no pointer to them. */
+typedef struct edgeocr_options_t {
+  size_t struct_size; /* set by edgeocr_options_init; do not change */
+
+  /* Reserved for .eocr bundles (det/cls/rec + settings in one file). Not
+   * supported yet: a non-NULL value gives EDGEOCR_STATUS_UNSUPPORTED. */
+  const char* bundle_path;
+
+  /* Each model from a file (.onnx, .ort) or from memory (data + size, e.g.
+   * an asset); at most one of the two per model. det or rec is required.
+   * Without cls there is no 180-degree direction classification; without rec
+   * the predictor only detects (lines have empty text and score 0); without
+   * det, predict reads the whole image as one line (like recognize). */
+  const char* det_model_path;
+  const char* cls_model_path;
+  const char* rec_model_path;
+  const void* det_model_data;
+  size_t det_model_size;
+  const void* cls_model_data;
+  size_t cls_model_size;
+  const void* rec_model_data;
+  size_t rec_model_size;
+
+  /* The recognition dictionary, one character per line (UTF-8), from a file
+   * or from memory; at most one of the two. If neither is given it is read
+   * from the rec model's metadata ("character"). The model's class count
+   * decides whether a space class follows the characters. */
+  const char* keys_path;
+  const char* keys_data;
+  size_t keys_size;
+
+  /* ONNX Runtime library to load (NULL: the search order above). One
+   * process holds one runtime: a different path after the first predictor
+   * was created is EDGEOCR_STATUS_INVALID_ARGUMENT. */
+  const char* ort_library_path;
+
+  int threads;          /* intra-op threads per model; 0 (default): ONNX Runtime's default */
+  size_t max_memory_mb; /* cap on edgeocr's tensor pool; 0 (default): no cap */
+
+  /* Pipeline settings; the defaults are edgeocr's (docs/pipeline-config.md). */
+  int use_cls;                 /* 1 (default): use the cls model if given; 0: skip it */
+  int det_limit_type;          /* edgeocr_det_limit_t; default EDGEOCR_DET_LIMIT_MIN */
+  int det_limit_side_len;      /* default 736 */
+  int det_max_side_len;        /* cap on the det input's long side; default 2000 */
+  float det_thresh;            /* binarisation threshold of the prob map; default 0.3 */
+  float det_box_thresh;        /* minimum box score; default 0.5 */
+  float det_unclip_ratio;      /* box expansion; default 1.6 */
+  float cls_thresh;            /* minimum confidence to turn a line 180 degrees; default 0.9 */
+  float drop_score;            /* lines recognised with a lower score are dropped; default 0.5 */
+  int rec_batch;               /* lines per recognition batch; default 6 */
+} edgeocr_options_t;
+
+/* A caller-owned image. Pixel (x, y), channel c is at
+ * data[y * stride + x * channels + c]. The library does not keep the pointer
+ * after the call that receives the image returns. */
+typedef struct edgeocr_image_t {
+  const void* data;
+  size_t data_size;      /* bytes readable at data: >= stride * (height - 1) + width * channels */
+  int width;             /* 1 .. EDGEOCR_MAX_IMAGE_SIDE */
+  int height;            /* 1 .. EDGEOCR_MAX_IMAGE_SIDE */
+  ptrdiff_t stride;      /* bytes from one row to the next, >= width * channels */
+  int format;            /* edgeocr_pixel_format_t */
+} edgeocr_image_t;
+
+/* One recognised line. The strings point into the result and stay valid
+ * until the result is destroyed. */
+typedef struct edgeocr_line_t {
+  const char* text;   /* UTF-8, NUL-terminated; "" for a detection-only predictor */
+  size_t text_size;   /* bytes in text, without the NUL */
+  float score;        /* recognition confidence, 0..1 */
+  float det_score;    /* detection box score, 0..1 */
+  float box[8];       /* x0,y0, x1,y1, x2,y2, x3,y3 in source pixels: top-left, top-right,
+                         bottom-right, bottom-left of the text as read */
+  int flipped;        /* 1 if the classifier turned the line 180 degrees */
+} edgeocr_line_t;
+
+/* Seconds spent per stage of one call. */
+typedef struct edgeocr_timings_t {
+  double det, cls, rec, total;
+  double det_model, cls_model, rec_model; /* of which inside ONNX Runtime */
+} edgeocr_timings_t;
+
+/* The predictor's tensor pool, in bytes. */
+typedef struct edgeocr_memory_stats_t {
+  uint64_t reserved_bytes;   /* held by the pool, in use or free */
+  uint64_t in_use_bytes;     /* handed out and not yet returned */
+  uint64_t high_water_bytes; /* maximum of reserved_bytes so far */
+  uint64_t cap_bytes;        /* 0: no cap */
+} edgeocr_memory_stats_t;
+
+/* ---- library ---------------------------------------------------------- */
+
+/* The message of the last failed call on this thread ("" if the last call
+ * succeeded). Thread-safe; the string is owned by the library and valid
+ * until the next edgeocr_* call on the same thread. Never NULL. */
+EDGEOCR_C_EXPORT const char* edgeocr_last_error(void);
+
+/* A constant name for a status code ("OK", "INVALID_ARGUMENT", ...; "UNKNOWN"
+ * for other values). Thread-safe. Never NULL. */
+EDGEOCR_C_EXPORT const char* edgeocr_status_name(edgeocr_status_t status);
+
+/* The library version, e.g. "0.1.0". Thread-safe. Never NULL. */
+EDGEOCR_C_EXPORT const char* edgeocr_version(void);
+
+/* Chooses the ONNX Runtime library before the first predictor is created
+ * (same as edgeocr_options_t.ort_library_path). Thread-safe.
+ * INVALID_ARGUMENT: path is NULL or empty, or a different runtime is
+ * already loaded. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_set_ort_library_path(const char* path);
+
+/* Loads ONNX Runtime if needed and reports which library and version it is.
+ * Either output may be NULL. The strings are owned by the library and valid
+ * until the process exits. Thread-safe. RUNTIME_UNAVAILABLE if it cannot be
+ * loaded (the message lists every place tried). */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_runtime_info(const char** library_path,
+                                                       const char** version);
+
+/* ---- options ---------------------------------------------------------- */
+
+/* Fills *options with the defaults (no models). INVALID_ARGUMENT if options
+ * is NULL. Thread-safe. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_options_init(edgeocr_options_t* options);
+
+/* ---- predictor -------------------------------------------------------- */
+
+/* Loads the models and builds a predictor into *predictor (set to NULL on
+ * failure). Does not take ownership of anything in *options. Thread-safe.
+ * NOT_FOUND: a model or keys file is missing. INVALID_MODEL: a file is not
+ * a loadable model, a model's outputs do not fit its role, the dictionary
+ * does not fit the rec model. UNSUPPORTED: bundle_path, or a Paddle Lite
+ * .nb model (translate it to ONNX with the Python package first). */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
+                                                           edgeocr_predictor_t* predictor);
+
+/* Frees the predictor and its models. No-op for NULL. Must not run while
+ * another thread uses the same predictor. Results made by it stay valid. */
+EDGEOCR_C_EXPORT void edgeocr_predictor_destroy(edgeocr_predictor_t predictor);
+
+/* OCR on one image: detection, direction classification (if a cls model is
+ * used), recognition (if there is a rec model); a predictor without a det
+ * model reads the whole image as one line. On success *result owns the
+ * lines in reading order (possibly none); free it with
+ * edgeocr_result_destroy. Thread-safe: one predictor may run on many threads
+ * at once (the models' weights are shared). Does not keep image->data. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t predictor,
+                                                            const edgeocr_image_t* image,
+                                                            edgeocr_result_t* result);
+
+/* Recognition only: the image is one text line. *result holds one line
+ * (box = the whole image), or none when nothing was read. INVALID_ARGUMENT if
+ * the predictor has no rec model. Thread-safe, like predict. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_recognize(edgeocr_predictor_t predictor,
+                                                              const edgeocr_image_t* image,
+                                                              edgeocr_result_t* result);
+
+/* The predictor's memory pool statistics. Thread-safe. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_memory_stats(edgeocr_predictor_t predictor,
+                                                                 edgeocr_memory_stats_t* stats);
+
+/* ---- result ----------------------------------------------------------- */
+
+/* Number of lines in *count. Thread-safe for concurrent readers. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_line_count(edgeocr_result_t result,
+                                                            size_t* count);
+
+/* Line `index` (0 .. count-1) into *line; line->text points into the
+ * result. INVALID_ARGUMENT if index is out of range. Thread-safe for
+ * concurrent readers. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
+                                                          edgeocr_line_t* line);
+
+/* Stage timings of the call that made the result. Thread-safe for
+ * concurrent readers. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_timings(edgeocr_result_t result,
+                                                         edgeocr_timings_t* timings);
+
+/* Frees the result. No-op for NULL. Must not run while another thread reads
+ * the same result. */
+EDGEOCR_C_EXPORT void edgeocr_result_destroy(edgeocr_result_t result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EDGEOCR_C_H_ */

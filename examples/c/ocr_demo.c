@@ -1,0 +1,188 @@
+/* ocr_demo: OCR on a PPM/PGM image with the edgeocr C API.
+ *
+ *   cc ocr_demo.c $(edgeocr config --cflags) $(edgeocr config --libs) -o ocr_demo
+ *   ./ocr_demo --det det.onnx --cls cls.onnx --rec rec.onnx page.ppm
+ *
+ * Models default to the environment variables EDGEOCR_DET_MODEL,
+ * EDGEOCR_CLS_MODEL and EDGEOCR_REC_MODEL; ONNX Runtime is found as
+ * edgeocr_c.h describes (or --ort PATH). Prints one line per text line:
+ *
+ *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
+ *
+ * Exit status: 0 on success, 1 on an error, 2 on bad usage, 77 when no
+ * model is configured (the test suite treats that as "skipped").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "edgeocr_c.h"
+
+/* A binary PGM (P5, gray) or PPM (P6, RGB) file with maxval 255. */
+typedef struct {
+  unsigned char* pixels;
+  int width, height, channels;
+} pnm_image;
+
+static int pnm_skip_space_and_comments(FILE* f) {
+  int c = fgetc(f);
+  for (;;) {
+    while (c == ' ' || c == '\t' || c == '\n' || c == '\r') c = fgetc(f);
+    if (c != '#') break;
+    while (c != '\n' && c != EOF) c = fgetc(f);
+  }
+  if (c == EOF) return -1;
+  ungetc(c, f);
+  return 0;
+}
+
+static int pnm_read_int(FILE* f, int* value) {
+  int c, v = 0, digits = 0;
+  if (pnm_skip_space_and_comments(f) != 0) return -1;
+  while ((c = fgetc(f)) >= '0' && c <= '9') {
+    if (v > 100000000) return -1;
+    v = v * 10 + (c - '0');
+    ++digits;
+  }
+  if (digits == 0) return -1;
+  *value = v; /* the single whitespace after the number has been consumed */
+  return 0;
+}
+
+/* Returns 0 on success; on failure prints why and returns -1. */
+static int pnm_read(const char* path, pnm_image* img) {
+  FILE* f = fopen(path, "rb");
+  char magic[2];
+  int maxval = 0;
+  size_t n;
+  memset(img, 0, sizeof(*img));
+  if (!f) {
+    fprintf(stderr, "ocr_demo: cannot open %s\n", path);
+    return -1;
+  }
+  if (fread(magic, 1, 2, f) != 2 || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6')) {
+    fprintf(stderr, "ocr_demo: %s is not a binary PGM (P5) or PPM (P6) file\n", path);
+    fclose(f);
+    return -1;
+  }
+  img->channels = magic[1] == '5' ? 1 : 3;
+  if (pnm_read_int(f, &img->width) || pnm_read_int(f, &img->height) || pnm_read_int(f, &maxval) ||
+      img->width <= 0 || img->height <= 0 || img->width > EDGEOCR_MAX_IMAGE_SIDE ||
+      img->height > EDGEOCR_MAX_IMAGE_SIDE || maxval != 255) {
+    fprintf(stderr, "ocr_demo: %s: unsupported header (need 8-bit, 1..%d pixels per side)\n", path,
+            EDGEOCR_MAX_IMAGE_SIDE);
+    fclose(f);
+    return -1;
+  }
+  n = (size_t)img->width * (size_t)img->height * (size_t)img->channels;
+  img->pixels = (unsigned char*)malloc(n);
+  if (!img->pixels || fread(img->pixels, 1, n, f) != n) {
+    fprintf(stderr, "ocr_demo: %s: truncated pixel data\n", path);
+    free(img->pixels);
+    img->pixels = NULL;
+    fclose(f);
+    return -1;
+  }
+  fclose(f);
+  return 0;
+}
+
+static const char* env_or_null(const char* name) {
+  const char* v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: ocr_demo [--det FILE] [--cls FILE] [--rec FILE] [--keys FILE] [--ort LIB]\n"
+          "                [--threads N] [--no-cls] IMAGE.ppm|IMAGE.pgm\n");
+  return 2;
+}
+
+static int fail_with(const char* what, edgeocr_status_t st) {
+  fprintf(stderr, "ocr_demo: %s: %s: %s\n", what, edgeocr_status_name(st), edgeocr_last_error());
+  return 1;
+}
+
+int main(int argc, char** argv) {
+  edgeocr_options_t opt;
+  edgeocr_predictor_t predictor = NULL;
+  edgeocr_result_t result = NULL;
+  edgeocr_image_t image;
+  edgeocr_timings_t timings;
+  edgeocr_status_t st;
+  pnm_image pnm;
+  const char* image_path = NULL;
+  size_t count = 0, i;
+  int a, rc = 0;
+
+  edgeocr_options_init(&opt);
+  opt.det_model_path = env_or_null("EDGEOCR_DET_MODEL");
+  opt.cls_model_path = env_or_null("EDGEOCR_CLS_MODEL");
+  opt.rec_model_path = env_or_null("EDGEOCR_REC_MODEL");
+  for (a = 1; a < argc; ++a) {
+    const char* arg = argv[a];
+    const char* val = a + 1 < argc ? argv[a + 1] : NULL;
+    if (strcmp(arg, "--no-cls") == 0) {
+      opt.use_cls = 0;
+    } else if (arg[0] == '-' && arg[1] == '-') {
+      if (!val) return usage();
+      if (strcmp(arg, "--det") == 0) opt.det_model_path = val;
+      else if (strcmp(arg, "--cls") == 0) opt.cls_model_path = val;
+      else if (strcmp(arg, "--rec") == 0) opt.rec_model_path = val;
+      else if (strcmp(arg, "--keys") == 0) opt.keys_path = val;
+      else if (strcmp(arg, "--ort") == 0) opt.ort_library_path = val;
+      else if (strcmp(arg, "--threads") == 0) opt.threads = atoi(val);
+      else return usage();
+      ++a;
+    } else if (!image_path) {
+      image_path = arg;
+    } else {
+      return usage();
+    }
+  }
+  if (!image_path) return usage();
+  if (!opt.det_model_path && !opt.rec_model_path) {
+    fprintf(stderr, "ocr_demo: skipped: no model; pass --det/--rec or set EDGEOCR_DET_MODEL, "
+                    "EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
+    return 77;
+  }
+  if (pnm_read(image_path, &pnm) != 0) return 1;
+
+  st = edgeocr_predictor_create(&opt, &predictor);
+  if (st != EDGEOCR_STATUS_OK) {
+    free(pnm.pixels);
+    return fail_with("loading the models", st);
+  }
+  image.data = pnm.pixels;
+  image.width = pnm.width;
+  image.height = pnm.height;
+  image.stride = (ptrdiff_t)pnm.width * pnm.channels;
+  image.data_size = (size_t)image.stride * (size_t)pnm.height;
+  image.format = pnm.channels == 1 ? EDGEOCR_PIXEL_GRAY : EDGEOCR_PIXEL_RGB;
+
+  st = edgeocr_predictor_predict(predictor, &image, &result);
+  if (st != EDGEOCR_STATUS_OK) {
+    rc = fail_with("predict", st);
+  } else {
+    edgeocr_result_line_count(result, &count);
+    for (i = 0; i < count; ++i) {
+      edgeocr_line_t line;
+      const float* b = line.box;
+      if (edgeocr_result_get_line(result, i, &line) != EDGEOCR_STATUS_OK) {
+        rc = fail_with("reading a line", EDGEOCR_STATUS_INTERNAL);
+        break;
+      }
+      printf("%.4f\t%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\t%s\n", line.score, b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], line.text);
+    }
+    if (edgeocr_result_timings(result, &timings) == EDGEOCR_STATUS_OK)
+      fprintf(stderr, "ocr_demo: %lu line(s) in %.1f ms (det %.1f, cls %.1f, rec %.1f)\n",
+              (unsigned long)count, timings.total * 1e3, timings.det * 1e3, timings.cls * 1e3,
+              timings.rec * 1e3);
+  }
+  edgeocr_result_destroy(result);
+  edgeocr_predictor_destroy(predictor);
+  free(pnm.pixels);
+  return rc;
+}

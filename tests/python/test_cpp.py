@@ -1,0 +1,50 @@
+"""Builds the C++ (and C) tests with CMake and runs them with ctest, so one pytest run covers both."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / "build" / "ctest"
+
+
+@pytest.fixture(scope="module")
+def built():
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("cmake is not installed")
+    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+    env = dict(os.environ)
+    try:
+        import edgeocr
+
+        env.setdefault("EDGEOCR_ORT_LIBRARY", edgeocr.runtime_info()["library_path"])
+        from edgeocr.models import MODEL_SETS
+
+        paths = MODEL_SETS["ppocr-v4-mobile"].paths() or {}
+        for role, p in paths.items():
+            env.setdefault(f"EDGEOCR_TEST_{role.upper()}_MODEL", p)
+    except Exception:  # noqa: BLE001 - the C tests skip themselves without these
+        pass
+    cfg = subprocess.run(
+        [cmake, "-S", str(REPO), "-B", str(BUILD), *gen, "-DEDGEOCR_BUILD_TESTS=ON", "-DEDGEOCR_BUILD_PYTHON=OFF",
+         f"-DPython_EXECUTABLE={sys.executable}"],
+        capture_output=True, text=True, env=env,
+    )
+    assert cfg.returncode == 0, cfg.stdout[-3000:] + cfg.stderr[-3000:]
+    jobs = str(min(2, os.cpu_count() or 1))
+    b = subprocess.run([cmake, "--build", str(BUILD), "-j", jobs], capture_output=True, text=True, env=env)
+    assert b.returncode == 0, b.stdout[-5000:] + b.stderr[-3000:]
+    return env
+
+
+def test_ctest(built):
+    r = subprocess.run(["ctest", "--test-dir", str(BUILD), "--output-on-failure", "-j", "2"],
+                       capture_output=True, text=True, env=built, timeout=1200)
+    print(r.stdout[-6000:])
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+    assert "tests passed" in r.stdout
