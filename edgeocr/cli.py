@@ -127,12 +127,10 @@ def cmd_eval(args) -> int:
         preds[s["id"]] = [{"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines]
         progress.step()
     elapsed = time.perf_counter() - t0
-    report = evaluate.evaluate_e2e(samples, preds)
-    report["seconds"] = elapsed
-    rec_samples = []
+    report = {"e2e": evaluate.evaluate_e2e(samples, preds), "seconds": elapsed}
+    rec_preds = {}
     if not args.no_rec and os.path.exists(os.path.join(args.dataset, "rec_synth.jsonl")):
         rec_samples = evaluate.load_rec(args.dataset)
-        rec_preds = {}
         for s in rec_samples:
             path = s["path"] if "path" in s else os.path.join(args.dataset, s["file"])
             rec_preds[s["id"]] = p.recognize(path).text
@@ -145,7 +143,8 @@ def cmd_eval(args) -> int:
     print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
-            json.dump({"report": report, "predictions": preds}, f, ensure_ascii=False)
+            json.dump({"report": report, "predictions": preds, "rec_predictions": rec_preds}, f,
+                      ensure_ascii=False)
     return 0
 
 

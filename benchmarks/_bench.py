@@ -1,0 +1,140 @@
+"""Helpers shared by the benchmarks: statistics, RSS, worker subprocesses, tables."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+_RESULT_PREFIX = "@@RESULT "
+
+
+def median(xs) -> float:
+    s = sorted(xs)
+    n = len(s)
+    if n == 0:
+        return float("nan")
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def p90(xs) -> float:
+    """Nearest-rank 90th percentile."""
+    s = sorted(xs)
+    if not s:
+        return float("nan")
+    return s[max(0, math.ceil(0.9 * len(s)) - 1)]
+
+
+def _proc_status_mb(key: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def rss_mb() -> float:
+    """Current resident set size of this process (VmRSS), MiB."""
+    return _proc_status_mb("VmRSS")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far (ru_maxrss, KiB on Linux), MiB.
+
+    Linux carries the parent's RSS at fork time into the child's ru_maxrss
+    across exec, so workers must be started while the parent is still small
+    (before it loads any model); `hwm_mb` does not have that bias.
+    """
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def hwm_mb() -> float:
+    """Peak RSS of this process's current address space (VmHWM), MiB."""
+    return _proc_status_mb("VmHWM")
+
+
+def emit(result: dict) -> None:
+    """Worker side: hand a JSON result back to the parent on stdout."""
+    print(_RESULT_PREFIX + json.dumps(result), flush=True)
+
+
+def run_worker(script: str, args: list[str], timeout: float = 900.0) -> dict:
+    """Run `python script --worker ...` in a fresh process and return what it emitted.
+
+    Call it before this process loads models: see `peak_rss_mb`.
+    """
+    cmd = [sys.executable, script, *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(_RESULT_PREFIX):
+            return json.loads(line[len(_RESULT_PREFIX) :])
+    raise RuntimeError(
+        f"worker {' '.join(args)} failed (exit {proc.returncode}):\n"
+        f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+    )
+
+
+def rss_note(name: str, mem: dict) -> str | None:
+    """A warning when ru_maxrss and VmHWM disagree (a worker started from a large parent)."""
+    if abs(mem["peak_rss_mb"] - mem["hwm_mb"]) <= 2.0:
+        return None
+    return f"  note: {name} ru_maxrss {mem['peak_rss_mb']:.1f} MiB != VmHWM {mem['hwm_mb']:.1f} MiB"
+
+
+def machine() -> dict:
+    model = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "cpu": model,
+        "nproc": os.cpu_count(),
+        "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+
+
+def header(info: dict) -> str:
+    return f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}"
+
+
+def ratio(a: float, b: float) -> str:
+    if not b or math.isnan(a) or math.isnan(b):
+        return "-"
+    return f"{a / b:.2f}x"
+
+
+def table(header: list[str], rows: list[list]) -> str:
+    cells = [header] + [[c if isinstance(c, str) else f"{c:.1f}" for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = []
+    for k, r in enumerate(cells):
+        lines.append(
+            "  ".join(
+                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+            )
+        )
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def write_json(path: str | None, data: dict) -> None:
+    if not path:
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=1, ensure_ascii=False)
+    print(f"wrote {path}")
