@@ -35,6 +35,9 @@ class PipelineConfig:
     cls_width: int = 192
     cls_batch: int = 6
     cls_thresh: float = 0.9
+    # Keep a 180-degree flip only if the recogniser reads the turned crop with
+    # more confidence than the crop as detected.
+    cls_verify: bool = True
     cls_mean: tuple = (0.5, 0.5, 0.5)
     cls_std: tuple = (0.5, 0.5, 0.5)
     # Recognition.

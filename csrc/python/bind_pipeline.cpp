@@ -45,6 +45,7 @@ PipelineConfig config_from_dict(const py::dict& d) {
     else if (k == "cls_width") c.cls_width = v.cast<int>();
     else if (k == "cls_batch") c.cls_batch = v.cast<int>();
     else if (k == "cls_thresh") c.cls_thresh = v.cast<float>();
+    else if (k == "cls_verify") c.cls_verify = v.cast<bool>();
     else if (k == "cls_mean") set3(c.cls_norm.mean, v, "cls_mean");
     else if (k == "cls_std") set3(c.cls_norm.std, v, "cls_std");
     else if (k == "rec_height") c.rec_height = v.cast<int>();
@@ -78,6 +79,7 @@ py::dict config_to_dict(const PipelineConfig& c) {
   d["cls_width"] = c.cls_width;
   d["cls_batch"] = c.cls_batch;
   d["cls_thresh"] = c.cls_thresh;
+  d["cls_verify"] = c.cls_verify;
   d["cls_mean"] = list3(c.cls_norm.mean);
   d["cls_std"] = list3(c.cls_norm.std);
   d["rec_height"] = c.rec_height;

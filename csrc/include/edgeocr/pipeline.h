@@ -34,6 +34,10 @@ struct PipelineConfig {
   int cls_width = 192;
   int cls_batch = 6;
   float cls_thresh = 0.9f;
+  // A 180-degree flip is kept only when the recogniser is more confident on
+  // the turned crop than on the crop as detected (costs one extra rec pass
+  // for flipped lines only).
+  bool cls_verify = true;
   NormalizeParams cls_norm{};
   // Recognition.
   int rec_height = 48;
@@ -94,6 +98,8 @@ class Pipeline {
   std::vector<DetBox> detect(const ImageView& image, OcrResult* result) const;
   void classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
                 OcrTimings* t) const;
+  void verify_flips(const ImageView& image, const std::vector<Crop>& crops,
+                    std::vector<OcrLine>& lines, OcrTimings* t) const;
   void recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
                        std::vector<OcrLine>& lines, OcrTimings* t) const;
   int rec_bucket(int width) const;
