@@ -233,7 +233,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--libs", action="store_true")
     p.add_argument("--cmake-dir", action="store_true")
     p.set_defaults(func=cmd_config)
+
+    # Commands that live in their own modules register themselves: each module
+    # has register(subparsers) adding its parsers with set_defaults(func=...).
+    import importlib
+
+    for name in _PLUGIN_COMMANDS:
+        try:
+            mod = importlib.import_module(f"edgeocr.{name}")
+        except ModuleNotFoundError as e:
+            if e.name and e.name.startswith("edgeocr"):
+                continue  # that part is not in this build
+            raise
+        if hasattr(mod, "register"):
+            mod.register(sub)
     return ap
+
+
+# Modules under edgeocr/ that add subcommands (see build_parser).
+_PLUGIN_COMMANDS = ("pack.cli", "bench", "export")
 
 
 def main(argv=None) -> int:
