@@ -21,7 +21,7 @@ from .reader import read_nb
 from .translate import nb_to_onnx
 
 # Bump when a change to the reader or translator changes the produced graph.
-TRANSLATOR_VERSION = "1"
+TRANSLATOR_VERSION = "2"
 
 
 def default_cache_dir() -> Path:

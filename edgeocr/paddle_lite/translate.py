@@ -1277,16 +1277,25 @@ def _interp(ctx: _Ctx, op: NbOp):
     else:
         raise _Unsupported(f"uses interp_method '{method}'")
     if scales is not None:
-        # Paddle: out = int(in * scale); v2 maps output index i to i / scale (as
-        # ONNX Resize with scales does), v1 to i * in / out (ONNX with sizes)
+        # out = int(in * scale). Paddle's v2 kernels then map output index i to
+        # i / scale, but Paddle Lite 2.10 (verified against its x86 build, v1 and
+        # v2, nearest and bilinear) maps it to i * in / out, as for a given size:
+        # so hand ONNX Resize the size, never the scales.
         out_hw = tuple(int(d * sc) if d >= 0 else -1 for d, sc in zip(in_hw, scales))
-        if all(d >= 0 for d in in_hw) and not v2:
-            # v1 maps indices with in/out, so give ONNX the size
+        if all(d >= 0 for d in in_hw):
             size = list(out_hw)
             scales = None
     if scales is not None:
-        y = ctx.node1("Resize", [x, "", ctx.fconst(np.array([1.0, 1.0] + scales, np.float32),
-                                                   "scales")], n_c + out_hw, **attrs)
+        # unknown H/W: sizes = floor(in * scale), computed at run time
+        shp = ctx.node1("Shape", [x], (4,), dtype=np.int64)
+        hw = ctx.node1("Slice", [shp, ctx.iconst([2]), ctx.iconst([4])], (2,), dtype=np.int64)
+        hwf = ctx.node1("Cast", [hw], (2,), dtype=np.float32, to=1)
+        hwf = ctx.node1("Mul", [hwf, ctx.fconst(np.array(scales, np.float32), "scales")], (2,))
+        hwf = ctx.node1("Floor", [hwf], (2,))
+        hw = ctx.node1("Cast", [hwf], (2,), dtype=np.int64, to=7)
+        nc = ctx.node1("Slice", [shp, ctx.iconst([0]), ctx.iconst([2])], (2,), dtype=np.int64)
+        full = ctx.node1("Concat", [nc, hw], (4,), dtype=np.int64, axis=0)
+        y = ctx.node1("Resize", [x, "", "", full], n_c + out_hw, **attrs)
     elif isinstance(size, list):
         out_hw = tuple(size)
         y = ctx.node1("Resize", [x, "", "", ctx.iconst([n_c[0] if n_c[0] >= 0 else 1,

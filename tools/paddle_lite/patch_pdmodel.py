@@ -2,8 +2,10 @@
 
 * ``matmul_v2`` becomes ``matmul`` (2.10's x86 target has no matmul_v2
   kernel): trans_x/trans_y become transpose_X/transpose_Y, alpha = 1;
-* reshape2 / transpose2 / squeeze2 / unsqueeze2 / flatten_contiguous_range
-  without an ``XShape`` output get one (2.10 expects it).
+* reshape2 / transpose2 / squeeze2 / unsqueeze2 / flatten2 / flatten_contiguous_range
+  without an ``XShape`` output get one (2.10 expects it);
+* attributes Paddle 2.6 no longer writes but 2.10's op readers require get
+  their old default (relu6 ``threshold`` 6, swish ``beta`` 1).
 
 Runs inside the Paddle Lite root (paddlepaddle 2.6). usage: patch_pdmodel.py IN OUT
 """
@@ -11,7 +13,10 @@ import sys
 
 from paddle.base import proto
 
-XSHAPE_OPS = {"reshape2", "transpose2", "squeeze2", "unsqueeze2", "flatten_contiguous_range"}
+# op -> [(attribute, proto AttrType name, default)] that Lite 2.10 reads unconditionally
+MISSING_ATTRS = {"relu6": [("threshold", "FLOAT", 6.0)], "swish": [("beta", "FLOAT", 1.0)]}
+XSHAPE_OPS = {"reshape2", "transpose2", "squeeze2", "unsqueeze2", "flatten2",
+              "flatten_contiguous_range"}
 
 
 def main(src: str, dst: str) -> None:
@@ -19,7 +24,7 @@ def main(src: str, dst: str) -> None:
     prog = fw.ProgramDesc()
     with open(src, "rb") as f:
         prog.ParseFromString(f.read())
-    n_matmul = n_xshape = 0
+    n_matmul = n_xshape = n_attr = 0
     for block in prog.blocks:
         var_by_name = {v.name: v for v in block.vars}
         for op in block.ops:
@@ -31,6 +36,12 @@ def main(src: str, dst: str) -> None:
                 alpha = op.attrs.add()
                 alpha.name, alpha.type, alpha.f = "alpha", fw.AttrType.FLOAT, 1.0
                 n_matmul += 1
+            for name, kind, default in MISSING_ATTRS.get(op.type, []):
+                if not any(a.name == name for a in op.attrs):
+                    a = op.attrs.add()
+                    a.name, a.type = name, getattr(fw.AttrType, kind)
+                    setattr(a, {"FLOAT": "f", "INT": "i", "BOOLEAN": "b"}[kind], default)
+                    n_attr += 1
             if op.type in XSHAPE_OPS and not any(o.parameter == "XShape" for o in op.outputs):
                 out = next(o for o in op.outputs if o.parameter == "Out").arguments[0]
                 xs = block.vars.add()
@@ -42,7 +53,8 @@ def main(src: str, dst: str) -> None:
                 n_xshape += 1
     with open(dst, "wb") as f:
         f.write(prog.SerializeToString())
-    print(f"{src}: {n_matmul} matmul_v2 -> matmul, {n_xshape} XShape outputs added")
+    print(f"{src}: {n_matmul} matmul_v2 -> matmul, {n_xshape} XShape outputs added, "
+          f"{n_attr} attributes given their default")
 
 
 if __name__ == "__main__":
