@@ -40,21 +40,48 @@ def decode_image(data: bytes, what: str = "image bytes") -> np.ndarray:
 
     if len(data) == 0:
         raise InvalidInputError(f"{what}: empty (0 bytes)")
+    # The size is checked from the header before any pixel is decoded. Bytes
+    # whose header Pillow cannot parse are refused: OpenCV's decoders trust
+    # the sizes such files claim.
     size = _header_size(data)
-    if size is not None:
-        w, h = size
-        if w * h > _max_pixels():
-            raise InvalidInputError(
-                f"{what}: {w}x{h} pixels is more than the limit of {_max_pixels()} "
-                "(set EDGEOCR_MAX_IMAGE_PIXELS to raise it)"
-            )
+    if size is None:
+        raise InvalidInputError(f"{what}: not a readable image (unknown format or corrupt header)")
+    w, h = size
+    if w * h > _max_pixels():
+        raise InvalidInputError(
+            f"{what}: {w}x{h} pixels is more than the limit of {_max_pixels()} "
+            "(set EDGEOCR_MAX_IMAGE_PIXELS to raise it)"
+        )
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        _check_png_chunks(data, what)
     buf = np.frombuffer(data, dtype=np.uint8)
-    img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    try:
+        img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    except cv2.error:
+        img = None
     if img is None:
         img = _decode_with_pil(data)
     if img is None:
         raise InvalidInputError(f"{what}: not a readable image (truncated, corrupt, or not an image format)")
     return img
+
+
+def _check_png_chunks(data: bytes, what: str) -> None:
+    """Refuse a PNG whose chunk lengths run past the end of the file (a decoder
+    would allocate what the length field claims)."""
+    pos, n = 8, len(data)
+    while pos + 8 <= n:
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        kind = data[pos + 4 : pos + 8]
+        if length > n - pos - 12 + 4 and kind != b"IEND":  # 4 length + 4 type + data + 4 crc
+            if pos + 12 + length > n:
+                raise InvalidInputError(
+                    f"{what}: corrupt PNG: a {kind.decode('latin-1', 'replace')} chunk claims "
+                    f"{length} bytes but the file has {n - pos - 12} left"
+                )
+        if kind == b"IEND":
+            return
+        pos += 12 + length
 
 
 def _decode_with_pil(data: bytes):

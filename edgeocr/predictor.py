@@ -134,9 +134,11 @@ class Predictor:
 
         paths = self._resolve(model, models, det, cls, rec, task)
         opts = session_options(threads, memory_arena=memory_arena, spinning=spinning)
+        if max_memory_mb is not None and (
+            isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, (int, float)) or not max_memory_mb > 0
+        ):
+            raise InvalidInputError(f"max_memory_mb must be a positive number, got {max_memory_mb!r}")
         self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
-        if max_memory_mb is not None and max_memory_mb <= 0:
-            raise InvalidInputError(f"max_memory_mb must be positive, got {max_memory_mb}")
         loaded = {}
         for role, path in paths.items():
             if path is not None:

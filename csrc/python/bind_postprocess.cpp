@@ -31,8 +31,18 @@ py::array_t<float> float_array(const py::array& a, int ndim, const char* what) {
       throw py::value_error(std::string(what) + ": expected " + std::to_string(ndim) +
                             " dimensions (leading axes of length 1 allowed), got axis " +
                             std::to_string(i) + " of length " + std::to_string(a.shape(i)));
+  // Sizes are checked before any copy: a broadcast view can claim gigabytes.
+  for (py::ssize_t i = 0; i < a.ndim(); ++i)
+    if (a.shape(i) > INT32_MAX)
+      throw py::value_error(std::string(what) + ": axis " + std::to_string(i) + " of length " +
+                            std::to_string(a.shape(i)) + " is too large");
+  if (static_cast<double>(a.size()) * sizeof(float) > 4.0 * (1ull << 30))
+    throw py::value_error(std::string(what) + ": more than 4 GiB of data");
   auto c = py::array_t<float, py::array::c_style>::ensure(a);
-  if (!c) throw py::error_already_set();
+  if (!c) {
+    if (PyErr_Occurred()) throw py::error_already_set();
+    throw std::bad_alloc();
+  }
   return c;
 }
 
@@ -116,8 +126,12 @@ void bind_postprocess(py::module_& m) {
   m.def(
       "reading_order",
       [](const py::array& boxes) {
+        if (boxes.size() > (1 << 26)) throw py::value_error("boxes: too many");
         auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(boxes);
-        if (!a) throw py::error_already_set();
+        if (!a) {
+          if (PyErr_Occurred()) throw py::error_already_set();
+          throw std::bad_alloc();
+        }
         if (!(a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 2) && !(a.ndim() == 1 && a.shape(0) == 0))
           throw py::value_error("boxes: expected shape (N, 4, 2)");
         const py::ssize_t n = a.ndim() == 3 ? a.shape(0) : 0;

@@ -1,0 +1,572 @@
+"""`edgeocr bench`: edgeocr against other ways of running the same models, on your images.
+
+    edgeocr bench [MODEL_OR_SET] [--images DIR] [--threads N] [--batch 1,8,32]
+                  [--compare rapidocr,onnxruntime,eager] [--json]
+
+Contenders (all on the CPU, `--threads` intra-op threads, one inter-op thread,
+the same det/cls/rec model files, images decoded once beforehand):
+
+* ``edgeocr``: ``Predictor.predict`` at batch 1, ``predict_batch`` of N images at batch N;
+* ``onnxruntime``: Python onnxruntime sessions + numpy/OpenCV pre/post-processing
+  following PaddleOCR's steps (:mod:`edgeocr.eager`);
+* ``eager``: the same Python pipeline with the ONNX models turned into PyTorch
+  modules by onnx2torch and run as a dynamic graph (``pip install edgeocr[bench]``);
+* ``rapidocr``: ``rapidocr_onnxruntime.RapidOCR`` given the same model files
+  (it has no batch API: batch N is N calls).
+
+Latency: every contender lives in this process; for each batch size the images
+are cut into batches of N (cycled to fill the last one) and every batch goes
+through each contender in turn, the order changing every batch. Per-image
+latency is a batch's wall time / N. Memory: each contender also runs alone in
+a fresh subprocess, over the batch sizes in increasing order, reporting its
+peak RSS (VmHWM) after each, its model load time and (edgeocr) its memory
+pool's high-water mark. Ratios are contender / edgeocr from this one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+CONTENDERS = ("edgeocr", "onnxruntime", "eager", "rapidocr")
+IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+_RESULT_PREFIX = "@@EDGEOCR-BENCH "
+# What each contender needs besides edgeocr's own dependencies (module names, not installed).
+_NEEDS = {
+    "onnxruntime": ("onnxruntime", "pyclipper"),
+    "eager": ("torch", "onnx2torch", "onnx", "pyclipper"),
+    "rapidocr": ("rapidocr_onnxruntime",),
+}
+
+
+# -- statistics and memory (the same definitions as benchmarks/_bench.py) -------
+
+
+def median(xs) -> float:
+    s = sorted(xs)
+    n = len(s)
+    if n == 0:
+        return float("nan")
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def p90(xs) -> float:
+    """Nearest-rank 90th percentile."""
+    s = sorted(xs)
+    return s[max(0, math.ceil(0.9 * len(s)) - 1)] if s else float("nan")
+
+
+def _status_mb(key: str) -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def machine() -> dict:
+    import platform
+
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(
+                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu
+            )
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "nproc": os.cpu_count(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+
+
+# -- contenders -----------------------------------------------------------------
+
+
+def resolve_paths(model: str | None) -> dict | None:
+    """det/cls/rec files of a model set name or folder; None otherwise (one file, a bundle)."""
+    from .models import MODEL_SETS, resolve_model_set
+    from .predictor import _find_in_dir
+
+    if model is None or model in MODEL_SETS:
+        return resolve_model_set(model)
+    if os.path.isdir(model):
+        return {r: _find_in_dir(model, r) for r in ("det", "cls", "rec")}
+    return None
+
+
+def missing_modules(name: str) -> list:
+    return [m for m in _NEEDS.get(name, ()) if importlib.util.find_spec(m) is None]
+
+
+class Contender:
+    """run(images, batch) -> list of (lines found, timings dict or None), one per image."""
+
+    pool = None
+
+    def high_water_mb(self):
+        return None
+
+
+class EdgeocrContender(Contender):
+    def __init__(self, model, paths, threads):
+        from .predictor import Predictor
+
+        self.p = Predictor(model, threads=threads)
+
+    def run(self, images, batch):
+        rs = [self.p.predict(images[0])] if batch == 1 else self.p.predict_batch(images)
+        return [(len(r.lines), r.timings) for r in rs]
+
+    def high_water_mb(self):
+        return self.p.memory_stats()["high_water_bytes"] / 2**20
+
+
+class PythonContender(Contender):
+    def __init__(self, backend, paths, threads):
+        from .eager import PythonPipeline, set_torch_interop_threads
+
+        if backend == "eager":
+            set_torch_interop_threads(1)
+        self.p = PythonPipeline(paths, backend, threads)
+
+    def run(self, images, batch):
+        return [(len(r["lines"]), r["timings"]) for r in self.p.predict_batch(images, batch)]
+
+
+class RapidContender(Contender):
+    def __init__(self, paths, threads):
+        from rapidocr_onnxruntime import RapidOCR
+
+        kw = {"intra_op_num_threads": threads} if threads else {}
+        self.engine = RapidOCR(
+            det_model_path=paths["det"],
+            cls_model_path=paths["cls"],
+            rec_model_path=paths["rec"],
+            inter_op_num_threads=1,
+            **kw,
+        )
+
+    def run(self, images, batch):
+        out = []
+        for img in images:
+            result, elapse = self.engine(img)
+            t = None
+            if elapse and len(elapse) == 3:
+                t = {"det": elapse[0], "cls": elapse[1], "rec": elapse[2], "total": sum(elapse)}
+            out.append((len(result or []), t))
+        return out
+
+
+def make_contender(name: str, model, paths, threads) -> Contender:
+    if name == "edgeocr":
+        return EdgeocrContender(model, paths, threads)
+    if paths is None:
+        raise RuntimeError("needs a model set name or a folder with det/cls/rec files")
+    if name in ("onnxruntime", "eager"):
+        return PythonContender(name, paths, threads)
+    if name == "rapidocr":
+        return RapidContender(paths, threads)
+    raise ValueError(f"unknown contender {name!r}; choose from {', '.join(CONTENDERS)}")
+
+
+def batches_of(images: list, batch: int) -> list:
+    """The images cut into batches of `batch`, the list cycled to fill the last one."""
+    n = max(1, math.ceil(len(images) / batch)) * batch
+    cycled = [images[i % len(images)] for i in range(n)]
+    return [cycled[i : i + batch] for i in range(0, n, batch)]
+
+
+# -- worker: one contender alone in a fresh process -----------------------------
+
+
+def _load_images(files: list):
+    from .image_io import load_image
+
+    return [load_image(f) for f in files]
+
+
+def _quiet_onnx2torch() -> None:
+    # onnx2torch's Slice indexes with a list, which torch warns about once per process.
+    warnings.filterwarnings("ignore", message="Using a non-tuple sequence", category=UserWarning)
+
+
+def worker_main(argv) -> int:
+    _quiet_onnx2torch()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker", required=True)
+    ap.add_argument("--model")
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--batch", required=True)
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args(argv)
+    images = _load_images(a.files)
+    paths = resolve_paths(a.model)
+    rss0 = _status_mb("VmRSS")
+    t0 = time.perf_counter()
+    c = make_contender(a.worker, a.model, paths, a.threads)
+    load_s = time.perf_counter() - t0
+    out = {
+        "load_s": load_s,
+        "load_delta_mb": _status_mb("VmRSS") - rss0,
+        "peak_rss_mb": {},
+        "pool_high_water_mb": {},
+    }
+    for b in sorted(int(x) for x in a.batch.split(",")):
+        for group in batches_of(images, b):
+            c.run(group, b)
+        out["peak_rss_mb"][str(b)] = _status_mb("VmHWM")
+        out["pool_high_water_mb"][str(b)] = c.high_water_mb()
+    print(_RESULT_PREFIX + json.dumps(out), flush=True)
+    return 0
+
+
+def run_worker(name, args, files, timeout=1800.0) -> dict:
+    cmd = [sys.executable, "-m", "edgeocr.bench", "--worker", name, "--batch", args.batch]
+    if args.model:
+        cmd += ["--model", args.model]
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
+    proc = subprocess.run(cmd + files, capture_output=True, text=True, timeout=timeout)
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(_RESULT_PREFIX):
+            return json.loads(line[len(_RESULT_PREFIX) :])
+    last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
+    raise RuntimeError(f"exit {proc.returncode}: {last}")
+
+
+# -- the command ------------------------------------------------------------------
+
+
+def list_images(folder: str, limit: int) -> list:
+    if not os.path.isdir(folder):
+        raise SystemExit(f"edgeocr bench: image folder not found: {folder}")
+    files = sorted(
+        os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith(IMAGE_EXTS)
+    )
+    if not files:
+        raise SystemExit(f"edgeocr bench: no images in {folder}")
+    if (
+        limit and len(files) > limit
+    ):  # evenly spread over the sorted list, so every kind is represented
+        step = len(files) / limit
+        files = [files[int(i * step)] for i in range(limit)]
+    return files
+
+
+def default_images() -> str | None:
+    shared = os.environ.get("EDGEOCR_SHARED_DIR")
+    for root in ([shared] if shared else []) + [
+        os.path.join(os.getcwd(), "..", "shared"),
+        os.path.join(os.getcwd(), "shared"),
+    ]:
+        folder = os.path.join(root, "datasets", "dev", "images")
+        if os.path.isdir(folder):
+            return os.path.normpath(folder)
+    return None
+
+
+def measure(contenders: dict, images: list, batch_sizes: list, warmup: int) -> dict:
+    names = list(contenders)
+    for _ in range(warmup):
+        for c in contenders.values():
+            c.run(images[:1], 1)
+    out = {}
+    for b in batch_sizes:
+        per_image = {n: [] for n in names}
+        wall = {n: 0.0 for n in names}
+        lines = {n: 0 for n in names}
+        stages = {n: {} for n in names}
+        n_images = 0
+        for k, group in enumerate(batches_of(images, b)):
+            order = names if k % 2 == 0 else names[::-1]
+            for n in order:
+                t0 = time.perf_counter()
+                res = contenders[n].run(group, b)
+                dt = time.perf_counter() - t0
+                per_image[n].append(1000.0 * dt / len(group))
+                wall[n] += dt
+                for found, t in res:
+                    lines[n] += found
+                    for key, v in (t or {}).items():
+                        stages[n][key] = stages[n].get(key, 0.0) + v
+            n_images += len(group)
+        for n in names:
+            out[(n, b)] = {
+                "per_image_ms": per_image[n],
+                "wall_s": wall[n],
+                "images": n_images,
+                "lines": lines[n],
+                "stages_s": stages[n],
+            }
+    return out
+
+
+def summarise(lat: dict, mem: dict, batch_sizes: list, names: list) -> list:
+    rows = []
+    for b in batch_sizes:
+        ref = lat.get(("edgeocr", b))
+        for n in names:
+            m = lat[(n, b)]
+            st = m["stages_s"]
+            model = (
+                sum(st.get(f"{k}_model", 0.0) for k in ("det", "cls", "rec"))
+                if "det_model" in st
+                else None
+            )
+            row = {
+                "contender": n,
+                "batch": b,
+                "images": m["images"],
+                "median_ms": median(m["per_image_ms"]),
+                "p90_ms": p90(m["per_image_ms"]),
+                "images_per_s": m["images"] / m["wall_s"] if m["wall_s"] else float("nan"),
+                "lines": m["lines"],
+                "stage_ms": {
+                    k: 1000.0 * st[k] / m["images"] for k in ("det", "cls", "rec") if k in st
+                },
+                "model_ms": 1000.0 * model / m["images"] if model is not None else None,
+                # Pre/post-processing and all else outside the networks, in the timed wall time.
+                "outside_model_share": 1.0 - model / m["wall_s"]
+                if model is not None and m["wall_s"]
+                else None,
+            }
+            w = mem.get(n) or {}
+            row["load_s"] = w.get("load_s")
+            row["peak_rss_mb"] = (w.get("peak_rss_mb") or {}).get(str(b))
+            row["pool_high_water_mb"] = (w.get("pool_high_water_mb") or {}).get(str(b))
+            if ref is not None:
+                r = (
+                    next(x for x in rows if x["contender"] == "edgeocr" and x["batch"] == b)
+                    if n != "edgeocr"
+                    else row
+                )
+                row["ratio_median"] = row["median_ms"] / r["median_ms"] if r["median_ms"] else None
+                row["ratio_images_per_s"] = (
+                    row["images_per_s"] / r["images_per_s"] if r["images_per_s"] else None
+                )
+                both = row["peak_rss_mb"] is not None and r["peak_rss_mb"]
+                row["ratio_peak_rss"] = row["peak_rss_mb"] / r["peak_rss_mb"] if both else None
+            rows.append(row)
+    return rows
+
+
+def _fmt(v, spec="{:.1f}"):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else spec.format(v)
+
+
+def format_table(rows: list) -> str:
+    head = [
+        "contender",
+        "batch",
+        "median ms/img",
+        "p90 ms/img",
+        "img/s",
+        "x edgeocr (median)",
+        "det ms",
+        "cls ms",
+        "rec ms",
+        "model ms",
+        "outside model",
+        "peak RSS MiB",
+        "x edgeocr (RSS)",
+        "pool HWM MiB",
+        "load s",
+        "lines",
+    ]
+    cells = [head]
+    for r in rows:
+        st = r["stage_ms"]
+        cells.append(
+            [
+                r["contender"],
+                str(r["batch"]),
+                _fmt(r["median_ms"]),
+                _fmt(r["p90_ms"]),
+                _fmt(r["images_per_s"], "{:.2f}"),
+                _fmt(r.get("ratio_median"), "{:.2f}x"),
+                _fmt(st.get("det")),
+                _fmt(st.get("cls")),
+                _fmt(st.get("rec")),
+                _fmt(r["model_ms"]),
+                _fmt(
+                    r["outside_model_share"] * 100
+                    if r["outside_model_share"] is not None
+                    else None,
+                    "{:.1f}%",
+                ),
+                _fmt(r["peak_rss_mb"]),
+                _fmt(r.get("ratio_peak_rss"), "{:.2f}x"),
+                _fmt(r["pool_high_water_mb"]),
+                _fmt(r["load_s"], "{:.2f}"),
+                str(r["lines"]),
+            ]
+        )
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    out = []
+    for k, c in enumerate(cells):
+        out.append(
+            "  ".join(
+                x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))
+            )
+        )
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def cmd_bench(args) -> int:
+    _quiet_onnx2torch()
+    batch_sizes = sorted({int(x) for x in args.batch.split(",") if x.strip()})
+    if not batch_sizes or batch_sizes[0] < 1:
+        print("edgeocr bench: --batch takes positive integers, e.g. 1,8,32", file=sys.stderr)
+        return 2
+    wanted = ["edgeocr"] + [
+        c.strip() for c in args.compare.split(",") if c.strip() and c.strip() != "edgeocr"
+    ]
+    for c in wanted:
+        if c not in CONTENDERS:
+            print(
+                f"edgeocr bench: unknown contender {c!r}; choose from {', '.join(CONTENDERS[1:])}",
+                file=sys.stderr,
+            )
+            return 2
+    folder = args.images or default_images()
+    if folder is None:
+        print("edgeocr bench: pass --images DIR (a folder of images)", file=sys.stderr)
+        return 2
+    files = list_images(folder, args.limit)
+    paths = resolve_paths(args.model)
+    skipped = {}
+    for c in wanted[1:]:
+        miss = missing_modules(c)
+        if miss:
+            skipped[c] = f"not installed: {', '.join(miss)} (pip install 'edgeocr[bench]')"
+        elif paths is None:
+            skipped[c] = "needs a model set name or a folder of det/cls/rec files"
+    names = [c for c in wanted if c not in skipped]
+    info = machine()
+    log = (
+        (lambda *a: print(*a, file=sys.stderr, flush=True))
+        if args.json
+        else (lambda *a: print(*a, flush=True))
+    )
+    log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
+
+    # Memory first, one fresh process per contender, while this process is small.
+    mem = {}
+    if not args.no_memory:
+        for c in list(names):
+            log(f"memory: {c} alone in a subprocess ...")
+            try:
+                mem[c] = run_worker(c, args, files)
+            except Exception as e:  # a contender that cannot run is reported, the others go on
+                if c == "edgeocr":
+                    raise
+                skipped[c] = f"failed: {e}"
+                names.remove(c)
+    contenders = {}
+    for c in names:
+        t0 = time.perf_counter()
+        try:
+            contenders[c] = make_contender(c, args.model, paths, args.threads)
+        except Exception as e:
+            if c == "edgeocr":
+                raise
+            skipped[c] = f"failed to load: {e}"
+            continue
+        mem.setdefault(c, {"load_s": time.perf_counter() - t0})
+    names = list(contenders)
+    images = _load_images(files)
+    log(
+        f"latency: {len(images)} images from {folder}, batch sizes {batch_sizes}, "
+        f"contenders {', '.join(names)}"
+    )
+    lat = measure(contenders, images, batch_sizes, args.warmup)
+    rows = summarise(lat, mem, batch_sizes, names)
+    settings = {
+        "model": args.model,
+        "images": folder,
+        "n_images": len(files),
+        "threads": args.threads,
+        "batch": batch_sizes,
+        "warmup": args.warmup,
+        "paths": paths,
+    }
+    if args.json:
+        print(
+            json.dumps(
+                {"machine": info, "settings": settings, "skipped": skipped, "results": rows},
+                indent=1,
+            )
+        )
+        return 0
+    print()
+    print(
+        f"{args.model or 'default model set'}: {len(files)} images, "
+        f"{args.threads or 'default'} threads, "
+        f"contenders interleaved; x edgeocr = contender / edgeocr"
+    )
+    print(format_table(rows))
+    for c, why in skipped.items():
+        print(f"  {c}: skipped, {why}")
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="latency, throughput and memory of edgeocr vs other runtimes",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "model",
+        nargs="?",
+        default=None,
+        metavar="MODEL_OR_SET",
+        help="model set name or a folder of det/cls/rec files (default: the default set)",
+    )
+    p.add_argument("--images", help="image folder (default: the shared dev set, when there is one)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=8,
+        help="at most N images, spread over the folder (default 8; 0: all)",
+    )
+    p.add_argument(
+        "--threads", "-t", type=int, default=None, help="intra-op threads for every contender"
+    )
+    p.add_argument(
+        "--batch", default="1", help="comma-separated batch sizes (default 1), e.g. 1,8,32"
+    )
+    p.add_argument(
+        "--compare",
+        default="onnxruntime,rapidocr",
+        help=f"comma-separated, from {', '.join(CONTENDERS[1:])} (default onnxruntime,rapidocr)",
+    )
+    p.add_argument(
+        "--warmup", type=int, default=1, help="untimed calls per contender first (default 1)"
+    )
+    p.add_argument(
+        "--no-memory", action="store_true", help="skip the per-contender memory subprocesses"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print the results as JSON (progress goes to stderr)"
+    )
+    p.set_defaults(func=cmd_bench)
+
+
+if __name__ == "__main__":
+    sys.exit(worker_main(sys.argv[1:]))

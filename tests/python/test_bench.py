@@ -1,0 +1,113 @@
+"""`edgeocr bench` and the Python contenders it measures (no wall-clock assertions)."""
+
+import importlib.util
+import json
+import shutil
+
+import cv2
+import numpy as np
+import pytest
+from conftest import REPO
+
+import edgeocr
+from edgeocr import cli
+from edgeocr.eager import PythonPipeline, ctc_greedy_decode, det_target_size
+
+DATA = REPO / "tests" / "data"
+
+
+@pytest.fixture()
+def two_images(tmp_path):
+    for name in ("line_en.png", "sample_en.png"):
+        shutil.copy(DATA / name, tmp_path / name)
+    return tmp_path
+
+
+def test_bench_json_keys(two_images, v4_paths, capsys):
+    rc = cli.main(
+        [
+            "bench",
+            "--images",
+            str(two_images),
+            "--compare",
+            "onnxruntime",
+            "--json",
+            "--threads",
+            "1",
+            "--batch",
+            "1,2",
+            "--warmup",
+            "0",
+        ]
+    )
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"machine", "settings", "skipped", "results"}
+    assert out["skipped"] == {}
+    assert out["settings"]["n_images"] == 2
+    rows = {(r["contender"], r["batch"]): r for r in out["results"]}
+    assert set(rows) == {(c, b) for c in ("edgeocr", "onnxruntime") for b in (1, 2)}
+    for r in rows.values():
+        for key in (
+            "median_ms",
+            "p90_ms",
+            "images_per_s",
+            "stage_ms",
+            "model_ms",
+            "outside_model_share",
+            "peak_rss_mb",
+            "load_s",
+            "ratio_median",
+            "ratio_peak_rss",
+            "lines",
+        ):
+            assert key in r, key
+        assert r["images"] == 2 and r["median_ms"] > 0 and r["peak_rss_mb"] > 0
+        assert set(r["stage_ms"]) == {"det", "cls", "rec"}
+    assert rows[("edgeocr", 1)]["ratio_median"] == 1.0
+    assert rows[("edgeocr", 1)]["pool_high_water_mb"] > 0
+    assert rows[("onnxruntime", 1)]["pool_high_water_mb"] is None
+    # Same images, same models: both find the same lines.
+    assert rows[("edgeocr", 1)]["lines"] == rows[("onnxruntime", 1)]["lines"] > 0
+
+
+def test_bench_rejects_unknown_contender(two_images, capsys):
+    assert cli.main(["bench", "--images", str(two_images), "--compare", "tensorrt"]) == 2
+    assert "unknown contender" in capsys.readouterr().err
+
+
+def test_python_steps_match_kernels():
+    """The Python contenders' det size and CTC decoding agree with edgeocr's kernels."""
+    k = edgeocr._core.kernels
+    for w, h in [(720, 268), (460, 46), (4000, 3000), (33, 1000)]:
+        assert det_target_size(w, h, "min", 736, 2000) == k.det_target_size(w, h, "min", 736, 2000)
+        assert det_target_size(w, h, "max", 960, 4000) == k.det_target_size(w, h, "max", 960, 4000)
+    rng = np.random.default_rng(7)
+    charset = ["", *"abcdefghij"]
+    for _ in range(20):
+        probs = rng.dirichlet(np.full(len(charset), 0.3), size=25).astype(np.float32)
+        text, score = ctc_greedy_decode(probs, charset)
+        text_k, score_k = k.ctc_greedy_decode(probs, charset)
+        assert text == text_k
+        assert score == pytest.approx(score_k, abs=1e-5)
+
+
+def _texts(lines):
+    return [t for t, _, _ in lines]
+
+
+@pytest.mark.filterwarnings("ignore:Using a non-tuple sequence:UserWarning")  # inside onnx2torch
+def test_eager_reads_like_edgeocr(v4_paths):
+    for mod in ("torch", "onnx2torch"):
+        if importlib.util.find_spec(mod) is None:
+            pytest.skip(f"{mod} is not installed (pip install 'edgeocr[bench]')")
+    img = cv2.imread(str(DATA / "sample_en.png"))
+    ref = [line.text for line in edgeocr.Predictor(threads=1).predict(img).lines]
+    ort_lines = PythonPipeline(v4_paths, "onnxruntime", threads=1).predict(img)["lines"]
+    eager_lines = PythonPipeline(v4_paths, "eager", threads=1).predict(img)["lines"]
+    # Same Python pipeline, two runtimes for the same networks: identical text.
+    assert _texts(eager_lines) == _texts(ort_lines)
+    # Against edgeocr: the same characters line by line. Spaces may differ: this
+    # model's spaces are marginal, and edgeocr's one-pass bilinear crop into a
+    # 64-column width bucket differs from PaddleOCR's cubic warp + resize.
+    assert [t.replace(" ", "") for t in _texts(eager_lines)] == [t.replace(" ", "") for t in ref]

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Sanitizer and fuzzing run for CI (issue 8). Exits non-zero on any finding.
+#
+#  1. Builds the C++ and C tests in build/sanitize with AddressSanitizer,
+#     UndefinedBehaviorSanitizer and LeakSanitizer (gcc by default: its shared
+#     libasan lets libedgeocr.so keep linking with --no-undefined) and runs ctest.
+#  2. Builds the libFuzzer harnesses of tests/fuzz/ with clang
+#     (-fsanitize=fuzzer,address,undefined), replays the committed regression
+#     inputs (tests/fuzz/regressions/<harness>/), then fuzzes each harness for
+#     FUZZ_SECONDS.
+#
+# Usage: tools/sanitize.sh [--no-ctest] [--no-fuzz]
+# Environment: FUZZ_SECONDS (20), JOBS (2), SAN_CC/SAN_CXX (gcc/g++),
+#   FUZZ_CXX (clang++), EDGEOCR_SAN_BUILD (build/sanitize), CTEST_TIMEOUT (400 s per test).
+# Needs cmake, gcc with libasan/libubsan, and for the fuzzers clang with
+# libclang-rt (Debian: apt-get install clang libclang-rt-14-dev).
+# Sized to finish in under 10 minutes on 2 cores.
+set -uo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${EDGEOCR_SAN_BUILD:-$REPO/build/sanitize}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+JOBS="${JOBS:-2}"
+SAN_CC="${SAN_CC:-gcc}"
+SAN_CXX="${SAN_CXX:-g++}"
+FUZZ_CXX="${FUZZ_CXX:-clang++}"
+CTEST_TIMEOUT="${CTEST_TIMEOUT:-400}"
+run_ctest=1
+run_fuzz=1
+for a in "$@"; do
+  case "$a" in
+    --no-ctest) run_ctest=0 ;;
+    --no-fuzz) run_fuzz=0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) echo "sanitize.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+
+findings=()
+t_start=$SECONDS
+step() { printf '\n== %s (t=%ds)\n' "$*" $((SECONDS - t_start)); }
+
+# halt_on_error: the first report fails the test. The suppressions cover only
+# leaks inside the prebuilt ONNX Runtime library, which is not ours to fix.
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$REPO/tools/lsan.supp:print_suppressions=0"
+
+if [[ $run_ctest == 1 ]]; then
+  step "configure $BUILD ($SAN_CXX, -fsanitize=address,undefined)"
+  san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
+  gen=()
+  command -v ninja >/dev/null && gen=(-G Ninja)
+  if ! cmake -S "$REPO" -B "$BUILD" "${gen[@]}" \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DCMAKE_C_COMPILER="$SAN_CC" -DCMAKE_CXX_COMPILER="$SAN_CXX" \
+      -DCMAKE_C_FLAGS_RELWITHDEBINFO="$san" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$san" \
+      -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+      -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+      -DEDGEOCR_BUILD_TESTS=ON -DEDGEOCR_BUILD_PYTHON=OFF \
+      -DPython3_EXECUTABLE="$(command -v python3)" >"$BUILD.configure.log" 2>&1; then
+    tail -30 "$BUILD.configure.log"
+    echo "sanitize.sh: cmake configure failed" >&2
+    exit 1
+  fi
+  grep -E "C API tests:" "$BUILD.configure.log" || true
+  step "build"
+  if ! cmake --build "$BUILD" -j "$JOBS" >"$BUILD.build.log" 2>&1; then
+    tail -40 "$BUILD.build.log"
+    echo "sanitize.sh: build failed" >&2
+    exit 1
+  fi
+  step "ctest under ASan+UBSan+LSan"
+  if ! (cd "$BUILD" && ctest -j "$JOBS" --output-on-failure --timeout "$CTEST_TIMEOUT"); then
+    findings+=("ctest: a C/C++ test failed or a sanitizer reported (see the output above)")
+  fi
+fi
+
+if [[ $run_fuzz == 1 ]]; then
+  FZ="$BUILD/fuzz"
+  mkdir -p "$FZ"
+  if ! command -v "$FUZZ_CXX" >/dev/null; then
+    echo "sanitize.sh: $FUZZ_CXX not found; install clang and libclang-rt-14-dev for the fuzzers" >&2
+    findings+=("fuzz: $FUZZ_CXX is missing")
+  else
+    fuzz_flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+                -fno-sanitize-recover=all -I"$REPO/csrc/include" -I"$REPO/csrc" -I"$REPO/tests/fuzz")
+    declare -A fuzz_srcs=(
+      [fuzz_db_postprocess]="$REPO/csrc/postprocess/db.cpp $REPO/csrc/postprocess/geometry.cpp"
+      [fuzz_ctc_decode]="$REPO/csrc/postprocess/ctc.cpp"
+    )
+    for name in fuzz_db_postprocess fuzz_ctc_decode; do
+      step "fuzz: build $name ($FUZZ_CXX)"
+      # shellcheck disable=SC2086 # the source lists are split on purpose
+      if ! "$FUZZ_CXX" "${fuzz_flags[@]}" "$REPO/tests/fuzz/$name.cpp" ${fuzz_srcs[$name]} \
+          "$REPO/csrc/common/status.cpp" -o "$FZ/$name" >"$FZ/$name.build.log" 2>&1; then
+        cat "$FZ/$name.build.log"
+        findings+=("fuzz: $name failed to build")
+        continue
+      fi
+      reg="$REPO/tests/fuzz/regressions/$name"
+      if [[ -d $reg ]] && compgen -G "$reg/*" >/dev/null; then
+        step "fuzz: $name replays $(ls "$reg" | wc -l) regression inputs"
+        if ! "$FZ/$name" -runs=0 "$reg"/* >"$FZ/$name.regressions.log" 2>&1; then
+          tail -40 "$FZ/$name.regressions.log"
+          findings+=("fuzz: $name fails a regression input in $reg")
+        fi
+      fi
+      step "fuzz: $name for ${FUZZ_SECONDS}s"
+      corpus="$FZ/corpus_$name"
+      mkdir -p "$corpus" "$FZ/artifacts"
+      # Seeds: the regression inputs; libFuzzer grows the corpus from there.
+      [[ -d $reg ]] && cp -n "$reg"/* "$corpus"/ 2>/dev/null
+      if ! timeout $((FUZZ_SECONDS + 60)) "$FZ/$name" -max_total_time="$FUZZ_SECONDS" -seed=8 \
+          -max_len=16384 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+          -artifact_prefix="$FZ/artifacts/$name-" "$corpus" >"$FZ/$name.log" 2>&1; then
+        tail -60 "$FZ/$name.log"
+        findings+=("fuzz: $name found a crash; input in $FZ/artifacts/ (copy it to $reg/)")
+      else
+        grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "$FZ/$name.log" | tr '\n' ' '
+        echo
+      fi
+    done
+  fi
+fi
+
+step "done"
+if ((${#findings[@]})); then
+  printf 'sanitize.sh: %d finding(s):\n' "${#findings[@]}" >&2
+  printf '  - %s\n' "${findings[@]}" >&2
+  exit 1
+fi
+echo "sanitize.sh: clean (ctest=$run_ctest, fuzz=$run_fuzz ${FUZZ_SECONDS}s per harness)"
