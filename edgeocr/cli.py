@@ -267,10 +267,5 @@ def main(argv=None) -> int:
         return 130
 
 
-def pack_main(argv=None) -> int:
-    print("edgeocr-pack: bundles are not available in this version yet", file=sys.stderr)
-    return 2
-
-
 if __name__ == "__main__":
     sys.exit(main())

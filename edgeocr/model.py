@@ -80,7 +80,7 @@ def session_options(
     return o
 
 
-def load_core_model(path=None, *, data=None, options=None, pool=None, ort_library=None):
+def load_core_model(path=None, *, data=None, options=None, pool=None, ort_library=None, name="<bytes>"):
     """Create a `_core.Model` from a path (.onnx, .ort, .nb) or bytes."""
     _runtime.configure(ort_library)
     options = options if options is not None else session_options()
@@ -91,7 +91,7 @@ def load_core_model(path=None, *, data=None, options=None, pool=None, ort_librar
             raise InvalidInputError(f"data must be bytes, got {type(data).__name__}")
         if len(data) == 0:
             raise ModelError("model bytes are empty")
-        return _core.Model.from_bytes(bytes(data), options, pool, "<bytes>")
+        return _core.Model.from_bytes(data, options, pool, name)
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ModelNotFoundError(f"model file not found: {path}")

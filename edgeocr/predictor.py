@@ -118,7 +118,37 @@ class Predictor:
         spinning: bool = False,
         **overrides,
     ):
-        config = config or PipelineConfig()
+        if preprocess is not None and not callable(preprocess):
+            raise InvalidInputError("preprocess must be a callable taking and returning an image array")
+        if max_memory_mb is not None and (
+            isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, (int, float)) or not max_memory_mb > 0
+        ):
+            raise InvalidInputError(f"max_memory_mb must be a positive number, got {max_memory_mb!r}")
+        if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".eocr"):
+            if any(v is not None for v in (models, det, cls, rec, keys)):
+                raise InvalidInputError("a .eocr bundle holds its models and dictionary; pass it alone")
+            from .pack.bundle import load_bundle
+
+            # The bundle's settings, then the caller's overrides; its graphs go to the
+            # runtime straight from the mapped file (memoryviews, no copy, no temp files).
+            with load_bundle(model) as b:
+                level = b.manifest.get("runtime", {}).get("graph_optimization", "all")
+                self._init(
+                    {r: ("data", v) for r, v in b.models.items() if v is not None},
+                    b.charset, config or b.config, overrides, use_cls, threads, max_memory_mb,
+                    ort_library, memory_arena, spinning, level, os.path.basename(os.fspath(model)),
+                )
+        else:
+            paths = self._resolve(model, models, det, cls, rec, task)
+            self._init(
+                {r: ("path", p) for r, p in paths.items() if p is not None},
+                keys, config or PipelineConfig(), overrides, use_cls, threads, max_memory_mb,
+                ort_library, memory_arena, spinning, "all", None,
+            )
+        self.preprocess = preprocess
+
+    def _init(self, sources, keys, config, overrides, use_cls, threads, max_memory_mb, ort_library,
+              memory_arena, spinning, optimization, bundle_name):
         if overrides:
             known = {f.name for f in dataclasses.fields(PipelineConfig)}
             unknown = sorted(set(overrides) - known)
@@ -127,30 +157,29 @@ class Predictor:
             config = dataclasses.replace(config, **overrides)
         if not use_cls:
             config = dataclasses.replace(config, use_cls=False)
-        if preprocess is not None and not callable(preprocess):
-            raise InvalidInputError("preprocess must be a callable taking and returning an image array")
         self.config = config
-        self.preprocess = preprocess
-
-        paths = self._resolve(model, models, det, cls, rec, task)
-        opts = session_options(threads, memory_arena=memory_arena, spinning=spinning)
-        if max_memory_mb is not None and (
-            isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, (int, float)) or not max_memory_mb > 0
-        ):
-            raise InvalidInputError(f"max_memory_mb must be a positive number, got {max_memory_mb!r}")
+        opts = session_options(threads, memory_arena=memory_arena, spinning=spinning, optimization=optimization)
         self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
-        loaded = {}
-        for role, path in paths.items():
-            if path is not None:
-                m = load_core_model(path, options=opts, pool=self._pool, ort_library=ort_library)
-                actual = _role_of(m)
-                if actual != role:
-                    raise ModelError(f"{path}: given as the {role} model, but its outputs look like a {actual} model")
-                loaded[role] = m
-        self.paths = {k: (os.fspath(v) if v is not None else None) for k, v in paths.items()}
-        charset = charset_for(loaded["rec"], keys) if "rec" in loaded else []
-        if "rec" not in loaded and keys is not None:
-            raise InvalidInputError("keys= given but there is no rec model")
+        loaded, self.paths = {}, {"det": None, "cls": None, "rec": None}
+        for role, (kind, src) in sources.items():
+            if kind == "data":
+                name = f"{bundle_name}:{role}"
+                m = load_core_model(data=src, options=opts, pool=self._pool, ort_library=ort_library, name=name)
+            else:
+                name = os.fspath(src)
+                m = load_core_model(src, options=opts, pool=self._pool, ort_library=ort_library)
+            actual = _role_of(m)
+            if actual != role:
+                raise ModelError(f"{name}: given as the {role} model, but its outputs look like a {actual} model")
+            loaded[role] = m
+            self.paths[role] = name
+        if "rec" in loaded:
+            # A bundle's dictionary is the exact class list; files and metadata go through charset_for.
+            charset = list(keys) if bundle_name is not None else charset_for(loaded["rec"], keys)
+        else:
+            if keys is not None and bundle_name is None:
+                raise InvalidInputError("keys= given but there is no rec model")
+            charset = []
         self._pipe = _core.Pipeline(
             loaded.get("det"), loaded.get("cls"), loaded.get("rec"), charset, config.to_core(), self._pool
         )
@@ -182,8 +211,6 @@ class Predictor:
             if found["det"] is None and found["rec"] is None:
                 raise ModelNotFoundError(f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder")
             return found
-        if path.endswith(".eocr"):
-            raise ModelError(f"{path}: .eocr bundles are not supported by this version of edgeocr yet")
         # One model file: its role from the task= argument, its metadata or its outputs.
         if task is not None and task not in ("det", "cls", "rec"):
             raise InvalidInputError(f"task must be 'det', 'cls' or 'rec', got {task!r}")

@@ -1,0 +1,403 @@
+"""`pack()`: source models -> (quantized, offline-optimised, verified) `.eocr` bundle."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+
+from ..config import PipelineConfig
+from ..errors import EdgeOCRError, InvalidInputError, ModelNotFoundError
+from . import bundle as B
+from . import quantize as Q
+from . import verify as V
+
+TARGETS = ("generic", "x86", "arm")
+QUANTIZE = ("none", "dynamic", "int8")
+
+
+class AccuracyGateError(EdgeOCRError, ValueError):
+    """The packed models lose more accuracy than allowed (``max_drop``); no bundle was written.
+
+    ``report`` holds the verification report that failed the gate.
+    """
+
+    def __init__(self, message: str, report: dict):
+        super().__init__(message)
+        self.report = report
+
+
+def read_source(path) -> tuple[bytes, dict]:
+    """ONNX bytes of a source model (.onnx; .nb translated; Paddle inference via paddle2onnx)."""
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise ModelNotFoundError(f"model not found: {p}")
+    with open(p, "rb") as f:
+        raw = f.read()
+    info = {"file": os.path.basename(p), "sha256": B.sha256_of(raw), "size": len(raw)}
+    if p.endswith(".nb"):
+        from ..paddle_lite import cached_nb_to_onnx
+
+        info["format"] = "paddle-lite-nb"
+        return cached_nb_to_onnx(p), info
+    if p.endswith((".pdmodel", ".json")) and os.path.exists(p.rsplit(".", 1)[0] + ".pdiparams"):
+        raise InvalidInputError(
+            f"{p}: Paddle inference models need paddle2onnx; convert first "
+            "(pip install paddle2onnx; paddle2onnx --model_dir ... --save_file model.onnx), then "
+            "pack the .onnx"
+        )
+    if p.endswith(".ort"):
+        raise InvalidInputError(f"{p}: ORT-format models cannot be repacked; give the source .onnx")
+    info["format"] = "onnx"
+    return raw, info
+
+
+def pack(
+    output,
+    *,
+    det=None,
+    cls=None,
+    rec=None,
+    keys=None,
+    quantize: str = "none",
+    calib: str | None = None,
+    calib_limit: int = 8,
+    method: str = "minmax",
+    dynamic_ops: Sequence[str] | None = None,
+    keep_float: Sequence[str] = (),
+    auto_keep: bool = False,
+    layerwise: bool = False,
+    max_keep_nodes: int = 64,
+    max_drop: float = 1.0,
+    eval_dir: str | None = None,
+    eval_limit: int = 0,
+    force: bool = False,
+    target: str = "generic",
+    optimize: str | None = "extended",
+    runtime_optimization: str = "all",
+    config: PipelineConfig | None = None,
+    threads: int | None = None,
+    measure_latency: bool = True,
+    progress: bool | None = None,
+    log=print,
+) -> dict:
+    """Make a bundle at ``output``; returns its manifest.
+
+    Raises :class:`AccuracyGateError` (writing nothing) when ``eval_dir`` is
+    given and the drop in det hmean or 1-NED exceeds ``max_drop`` points,
+    unless ``force``.
+    """
+    from .. import __version__  # noqa: F401 - producer version goes in via build_manifest
+    from ..image_io import load_image
+    from ..model import load_core_model, session_options
+    from ..predictor import Predictor, charset_for
+    from . import predictor_from_models
+
+    if quantize not in QUANTIZE:
+        raise InvalidInputError(f"quantize must be one of {QUANTIZE}, got {quantize!r}")
+    if target not in TARGETS:
+        raise InvalidInputError(f"target must be one of {TARGETS}, got {target!r}")
+    if optimize not in (None, "none", "basic", "extended"):
+        raise InvalidInputError(
+            f"offline optimisation must be none, basic or extended, got {optimize!r}"
+        )
+    if optimize == "none":
+        optimize = None
+    if quantize == "int8" and not calib:
+        raise InvalidInputError("--quantize int8 needs calibration images: --calib DIR")
+    if auto_keep and quantize == "none":
+        raise InvalidInputError("--auto-keep only makes sense with --quantize dynamic or int8")
+    if max_drop < 0:
+        raise InvalidInputError(f"max_drop must be >= 0 points, got {max_drop}")
+    config = config or PipelineConfig()
+    paths = {"det": det, "cls": cls, "rec": rec}
+    if paths["det"] is None and paths["rec"] is None:
+        raise InvalidInputError("give at least a det or a rec model")
+
+    # Sources, and the float predictor everything is compared with.
+    sources, source_info = {}, {}
+    for role, p in paths.items():
+        if p is not None:
+            sources[role], source_info[role] = read_source(p)
+    t0 = time.perf_counter()
+    ref = Predictor(det=det, cls=cls, rec=rec, keys=keys, threads=threads, config=config)
+    load_before = time.perf_counter() - t0
+    charset = []
+    if "rec" in sources:
+        charset = charset_for(
+            load_core_model(data=sources["rec"], options=session_options(1)), keys
+        )
+
+    calib_paths = V.list_images(calib, calib_limit) if calib else []
+    samples = []
+    if eval_dir:
+        from .. import evaluate
+
+        if not os.path.isfile(os.path.join(eval_dir, "e2e_synth.jsonl")):
+            raise InvalidInputError(
+                f"{eval_dir}: not a labelled set (expected e2e_synth.jsonl and its images)"
+            )
+        samples = evaluate.load_e2e(eval_dir)
+        samples = samples[:eval_limit] if eval_limit else samples
+        if not samples:
+            raise InvalidInputError(f"{eval_dir}: no labelled images")
+    sample_paths = calib_paths or [s["path"] for s in samples[:4]]
+    sample_imgs = [load_image(p) for p in sample_paths]
+    # Histogram calibrators (entropy, percentile) need one input shape per model.
+    uniform = quantize == "int8" and method != "minmax"
+    inputs = Q.calibration_inputs(sample_imgs, config, ref, uniform=uniform) if sample_imgs else {}
+
+    settings = Q.settings_for(quantize, target, method, dynamic_ops) if quantize != "none" else None
+    named, kept = {}, {r: [] for r in sources}
+    tmp = tempfile.TemporaryDirectory(prefix="edgeocr-pack-")
+    try:
+        if settings is not None:
+            for role, data in sources.items():
+                named[role] = Q.load_named(Q.optimize_graph(data, "basic"))
+                kept[role] = Q.match_nodes(named[role], keep_float)
+
+        float_roles: list = []  # roles auto-keep returned to float entirely
+
+        def build(role: str) -> bytes:
+            data = sources[role]
+            if settings is not None and role not in float_roles:
+                cache = os.path.join(tmp.name, f"{role}.calib.json")
+                bar = None
+                if settings.mode == "int8" and not os.path.exists(cache):
+                    bar = V.Progress(f"calibrate {role}", len(inputs.get(role, [])), progress)
+                data = Q.quantize_bytes(
+                    named[role],
+                    settings,
+                    inputs.get(role, []),
+                    kept[role],
+                    cache_path=cache,
+                    progress=bar,
+                )
+            return Q.optimize_graph(data, optimize) if optimize else bytes(data)
+
+        t0 = time.perf_counter()
+        packed = {role: build(role) for role in sources}
+        build_seconds = time.perf_counter() - t0
+
+        def measure(models: dict) -> dict:
+            t0 = time.perf_counter()
+            pred = predictor_from_models(
+                models, charset, config, threads=threads, optimization=runtime_optimization
+            )
+            report = {
+                "load_ms": {
+                    "before": 1000 * load_before,
+                    "after": 1000 * (time.perf_counter() - t0),
+                }
+            }
+            report["stages"] = V.stage_diffs(sources, models, inputs)
+            if sample_imgs:
+                bar = V.Progress("verify (samples)", 2 * len(sample_imgs), progress)
+                a, _ = V.run_images(ref, sample_imgs, bar)
+                b, _ = V.run_images(pred, sample_imgs, bar)
+                report["agreement"] = V.line_agreement(a, b)
+            if samples:
+                bar = V.Progress("verify (eval)", 2 * len(samples), progress)
+                a, ta = V.run_images(ref, [s["path"] for s in samples], bar)
+                b, tb = V.run_images(pred, [s["path"] for s in samples], bar)
+                before, after = V.accuracy(samples, a), V.accuracy(samples, b)
+                report["eval"] = {
+                    "dataset": os.path.basename(os.path.normpath(eval_dir)),
+                    "n_images": len(samples),
+                    "before": before,
+                    "after": after,
+                    "drop_points": V.accuracy_drop(before, after),
+                }
+                if measure_latency:
+                    report["latency_ms"] = {
+                        "before": V.median_ms(ta),
+                        "after": V.median_ms(tb),
+                        "images": len(samples),
+                        "threads": threads or 0,
+                    }
+            elif measure_latency and sample_imgs:
+                _, ta = V.run_images(ref, sample_imgs)
+                _, tb = V.run_images(pred, sample_imgs)
+                report["latency_ms"] = {
+                    "before": V.median_ms(ta),
+                    "after": V.median_ms(tb),
+                    "images": len(sample_imgs),
+                    "threads": threads or 0,
+                }
+            return report
+
+        def drop_of(report: dict) -> float:
+            if "eval" in report:
+                return report["eval"]["drop_points"]
+            return 100.0 * (1.0 - report.get("agreement", {}).get("share_unchanged", 1.0))
+
+        damage_cache: dict = {}
+
+        def damage() -> dict:
+            # Per role, weighted nodes ranked by the error their quantization adds.
+            if not damage_cache:
+                for role in sources:
+                    if inputs.get(role):
+                        cache = os.path.join(tmp.name, f"{role}.calib.json")
+                        qbytes = Q.quantize_bytes(
+                            named[role], settings, inputs[role], kept[role], cache_path=cache
+                        )
+                        damage_cache[role] = Q.node_damage(named[role], qbytes, inputs[role])
+            return damage_cache
+
+        report = measure(packed)
+        if layerwise and settings is not None:
+            report["layerwise"] = {
+                role: [{"node": n, "op": op, "added_rel_error": sc} for n, op, sc in dmg[:10]]
+                for role, dmg in damage().items()
+            }
+        rounds = []
+        if auto_keep:
+            # 1. Return the most damaging nodes to float, doubling the count per round
+            #    (at most max_keep_nodes nodes).
+            # 2. If that is not enough, return whole roles to float, the one whose
+            #    quantization alone costs most first, until the drop is within max_drop.
+            ranked = []
+            if max_keep_nodes > 0 and drop_of(report) > max_drop:
+                ranked = [
+                    (role, n, op, score)
+                    for role, dmg in damage().items()
+                    for n, op, score in dmg
+                    if n not in kept[role]
+                ]
+            ranked.sort(key=lambda r: -r[3])
+            step, taken = 1, 0
+            rounds.append({"kept_float": 0, "drop_points": drop_of(report)})
+            limit = min(len(ranked), max_keep_nodes)
+            while drop_of(report) > max_drop and taken < limit:
+                batch = ranked[taken : min(limit, taken + step)]
+                taken += len(batch)
+                step *= 2
+                for role, n, _, _ in batch:
+                    kept[role].append(n)
+                for role in {r for r, *_ in batch}:
+                    packed[role] = build(role)
+                report = measure(packed)
+                rounds.append(
+                    {
+                        "kept_float": taken,
+                        "nodes": [f"{r}:{n}" for r, n, _, _ in batch],
+                        "drop_points": drop_of(report),
+                    }
+                )
+                log(f"auto-keep: {taken} node(s) kept float, drop {drop_of(report):.2f} pts")
+            if drop_of(report) > max_drop and len(sources) > 1:
+                floats = {
+                    r: Q.optimize_graph(sources[r], optimize) if optimize else sources[r]
+                    for r in sources
+                }
+                alone = {}
+                for role in sources:
+                    trial = {r: (packed[r] if r == role else floats[r]) for r in sources}
+                    alone[role] = drop_of(measure(trial))
+                    log(f"auto-keep: only {role} quantized: drop {alone[role]:.2f} pts")
+                for role in sorted(alone, key=lambda r: -alone[r]):
+                    if drop_of(report) <= max_drop:
+                        break
+                    float_roles.append(role)
+                    packed[role] = floats[role]
+                    report = measure(packed)
+                    rounds.append(
+                        {
+                            "role_float": role,
+                            "alone_drop_points": alone[role],
+                            "drop_points": drop_of(report),
+                        }
+                    )
+                    log(f"auto-keep: {role} kept float, drop {drop_of(report):.2f} pts")
+            report["auto_keep"] = rounds
+    finally:
+        tmp.cleanup()
+
+    report["drop_points"] = drop_of(report)
+    report["drop_measure"] = (
+        "eval: max drop of det_hmean and 1-NED"
+        if "eval" in report
+        else "samples: share of lines whose text changed"
+    )
+    report["max_drop"] = max_drop
+    report["build_seconds"] = build_seconds
+    report["machine"] = _machine()
+    log(V.format_report(report))
+    if "eval" in report and report["eval"]["drop_points"] > max_drop:
+        msg = (
+            f"accuracy drops {report['eval']['drop_points']:.2f} points on {eval_dir} "
+            f"(allowed: {max_drop}); bundle not written"
+        )
+        if not force:
+            raise AccuracyGateError(
+                msg + " (use --force to write it anyway, or --auto-keep / --keep-float)", report
+            )
+        log(f"warning: {msg.replace('; bundle not written', '')}; written anyway (--force)")
+        report["forced"] = True
+
+    requires = ["onnx"]
+    if optimize == "extended":
+        requires.append("ort-contrib-ops")
+    if quantize == "int8":
+        requires.append("int8-qdq")
+    elif quantize == "dynamic":
+        requires.append("int8-dynamic")
+    entries = {}
+    for role, data in packed.items():
+        entries[role] = {
+            "data": data,
+            "file": f"{role}.onnx",
+            "source": source_info[role],
+            "graph_optimization": optimize or "none",
+            "kept_float": kept[role] if settings is not None and role not in float_roles else [],
+            "quantized": settings is not None and role not in float_roles,
+        }
+    quant = (
+        {"mode": "none"}
+        if settings is None
+        else {
+            **settings.to_dict(),
+            "calibration_images": len(calib_paths) if settings.mode == "int8" else 0,
+            "calibration_shapes": "uniform" if uniform else "pipeline",
+            "calibration_inputs": {r: len(v) for r, v in inputs.items()}
+            if settings.mode == "int8"
+            else {},
+            "keep_float_patterns": list(keep_float),
+            "auto_keep": bool(auto_keep),
+            "float_roles": list(float_roles),
+        }
+    )
+    manifest = B.build_manifest(
+        entries,
+        charset,
+        config,
+        quantization=quant,
+        target=target,
+        verification=report,
+        requires=requires,
+        extra={"runtime": {"graph_optimization": runtime_optimization}},
+    )
+    size = B.write_bundle(output, manifest, packed)
+    log(
+        f"wrote {os.fspath(output)} ({size / 2**20:.2f} MiB: "
+        + ", ".join(f"{r} {len(d) / 2**20:.2f}" for r, d in packed.items())
+        + ")"
+    )
+    return manifest
+
+
+def _machine() -> dict:
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "arch": platform.machine(), "cores": os.cpu_count()}

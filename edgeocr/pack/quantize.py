@@ -1,0 +1,439 @@
+"""Quantization of det/cls/rec graphs with ONNX Runtime's quantization tools.
+
+* ``dynamic``: weights int8, activations quantized at run time
+  (``onnxruntime.quantization.quantize_dynamic``).
+* ``int8``: static QDQ, per-channel int8 weights, activation ranges calibrated
+  on images run through *edgeocr's own* preprocessing kernels (the same
+  resize / crop / normalisation the pipeline feeds the models), so the ranges
+  are those the deployed model will see.
+
+Also here: the per-node damage ranking used by ``--auto-keep`` (which nodes'
+quantization moves their outputs furthest from the float graph's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import io
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+METHODS = ("minmax", "entropy", "percentile")
+
+DYNAMIC_OPS = ("MatMul", "Gemm")
+
+
+@dataclass(frozen=True)
+class QuantSettings:
+    """How a graph is quantized; recorded in the manifest."""
+
+    mode: str  # "dynamic" | "int8"
+    method: str = "minmax"
+    per_channel: bool = True
+    activation_type: str = "uint8"
+    weight_type: str = "int8"
+    reduce_range: bool = False
+    percentile: float = 99.999
+    # dynamic only: op types to quantize. Conv is left out by default: ConvInteger with
+    # per-call activation ranges cost PP-OCR most of its accuracy and ran slower than
+    # float on the machines measured (docs/bundle-format.md, "Quantization").
+    op_types: tuple = DYNAMIC_OPS
+
+    def to_dict(self) -> dict:
+        d = {
+            "mode": self.mode,
+            "weight_type": self.weight_type,
+            "per_channel": self.per_channel,
+            "reduce_range": self.reduce_range,
+        }
+        if self.mode == "dynamic":
+            d["op_types"] = list(self.op_types)
+        if self.mode == "int8":
+            d.update(format="QDQ", method=self.method, activation_type=self.activation_type)
+            if self.method == "percentile":
+                d["percentile"] = self.percentile
+        return d
+
+
+def settings_for(
+    mode: str, target: str, method: str = "minmax", op_types: Sequence[str] | None = None
+) -> QuantSettings:
+    """ONNX Runtime's recommended CPU types for ``target`` ('x86', 'arm' or 'generic')."""
+    if method not in METHODS:
+        raise InvalidInputError(f"calibration method must be one of {METHODS}, got {method!r}")
+    ops = tuple(op_types) if op_types else DYNAMIC_OPS
+    if target == "arm":  # ARM kernels prefer symmetric int8 activations
+        return QuantSettings(mode, method, activation_type="int8", op_types=ops)
+    # x86: u8 activations, s8 weights; 7-bit weights only where VNNI is missing (saturation).
+    reduce = target == "x86" and not _has_vnni()
+    return QuantSettings(mode, method, activation_type="uint8", reduce_range=reduce, op_types=ops)
+
+
+def _has_vnni() -> bool:
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
+# ---------------------------------------------------------------------------
+# Graph helpers
+# ---------------------------------------------------------------------------
+def optimize_graph(data, level: str) -> bytes:
+    """The graph as ONNX Runtime optimises it at ``level`` ('basic' or 'extended'), as ONNX bytes.
+
+    'basic' gives plain ONNX (constants folded into initializers, Conv+BN
+    fused): the form the quantizer needs. 'extended' adds ONNX Runtime's
+    fusions (com.microsoft ops) that every CPU build supports. 'all' is
+    refused: its layout passes (NCHWc) bake in the packing machine's SIMD
+    width and are not portable.
+    """
+    from ..model import Model
+
+    if level not in ("basic", "extended"):
+        raise InvalidInputError(
+            f"offline optimisation level must be 'basic' or 'extended', got {level!r}"
+        )
+    with tempfile.TemporaryDirectory(prefix="edgeocr-opt-") as tmp:
+        out = os.path.join(tmp, "opt.onnx")
+        Model(data=bytes(data), threads=1, optimization=level, optimized_model_path=out)
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def load_named(data) -> onnx.ModelProto:  # noqa: F821
+    """Parse ONNX bytes and give every unnamed node a stable name (``<op>_<index>``),
+    so nodes can be excluded from quantization and reported by name."""
+    import onnx
+
+    model = onnx.load_from_string(bytes(data))
+    used = {n.name for n in model.graph.node if n.name}
+    for i, n in enumerate(model.graph.node):
+        if not n.name:
+            name = f"{n.op_type}_{i}"
+            while name in used:
+                name += "_"
+            n.name = name
+            used.add(name)
+    return model
+
+
+def ensure_opset(model, minimum: int = 13):
+    """The model at ONNX opset >= ``minimum`` (per-channel DequantizeLinear needs opset 13)."""
+    import onnx
+    from onnx import version_converter
+
+    current = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    if current >= minimum:
+        return model
+    try:
+        converted = version_converter.convert_version(model, minimum)
+    except Exception as e:  # noqa: BLE001 - the converter raises many kinds
+        raise InvalidInputError(
+            f"cannot convert the graph from opset {current} to {minimum} for per-channel int8: {e}"
+        ) from e
+    onnx.checker.check_model(converted)
+    return converted
+
+
+def match_nodes(model, patterns: Iterable[str]) -> list[str]:
+    """Names of nodes whose name or op type matches any shell-style pattern."""
+    patterns = list(patterns)
+    out = []
+    for n in model.graph.node:
+        if any(
+            fnmatch.fnmatchcase(n.name, p) or fnmatch.fnmatchcase(n.op_type, p) for p in patterns
+        ):
+            out.append(n.name)
+    return out
+
+
+@contextlib.contextmanager
+def _quiet():
+    """ONNX Runtime's quantizer logs advice and may warn; keep pack output readable."""
+    logger = logging.getLogger()
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        # The histogram calibrators also print progress to stdout.
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
+
+
+def _qtype(name: str):
+    from onnxruntime.quantization import QuantType
+
+    return {"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}[name]
+
+
+# ---------------------------------------------------------------------------
+# Quantization
+# ---------------------------------------------------------------------------
+def quantize_dynamic_bytes(model, settings: QuantSettings, keep_float: Sequence[str] = ()) -> bytes:
+    """Weights to int8, activations quantized at run time; ``keep_float``: node names left float."""
+    from onnxruntime.quantization import quantize_dynamic
+
+    with tempfile.TemporaryDirectory(prefix="edgeocr-q-") as tmp, _quiet():
+        out = os.path.join(tmp, "q.onnx")
+        quantize_dynamic(
+            model,
+            out,
+            per_channel=settings.per_channel,
+            reduce_range=settings.reduce_range,
+            weight_type=_qtype(settings.weight_type),
+            op_types_to_quantize=list(settings.op_types),
+            nodes_to_exclude=list(keep_float),
+        )
+        with open(out, "rb") as f:
+            return f.read()
+
+
+class _Reader:
+    """onnxruntime CalibrationDataReader over a list of input arrays."""
+
+    def __init__(self, input_name: str, arrays: Sequence[np.ndarray], progress=None):
+        self._name = input_name
+        self._arrays = arrays
+        self._i = 0
+        self._progress = progress
+
+    def get_next(self):
+        if self._i >= len(self._arrays):
+            return None
+        a = self._arrays[self._i]
+        self._i += 1
+        if self._progress is not None:
+            self._progress.step()
+        return {self._name: a}
+
+    def rewind(self):
+        self._i = 0
+
+
+def quantize_static_bytes(
+    model,
+    settings: QuantSettings,
+    inputs: Sequence[np.ndarray],
+    keep_float: Sequence[str] = (),
+    *,
+    cache_path: str | None = None,
+    progress=None,
+) -> bytes:
+    """Static QDQ quantization calibrated on ``inputs`` (arrays for the model's one input).
+
+    ``cache_path``: a JSON file for the calibrated ranges; when it exists the
+    calibration is skipped (``--auto-keep`` re-quantizes with other nodes kept
+    float without re-running the images).
+    """
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, quantize_static
+
+    if not inputs and not (cache_path and os.path.isfile(cache_path)):
+        raise InvalidInputError("static int8 quantization needs calibration images (--calib DIR)")
+    method = {
+        "minmax": CalibrationMethod.MinMax,
+        "entropy": CalibrationMethod.Entropy,
+        "percentile": CalibrationMethod.Percentile,
+    }[settings.method]
+    extra = {"ActivationSymmetric": settings.activation_type == "int8", "WeightSymmetric": True}
+    if settings.method == "percentile":
+        extra["CalibPercentile"] = settings.percentile
+    model = ensure_opset(model, 13)
+    input_name = model.graph.input[0].name
+    with tempfile.TemporaryDirectory(prefix="edgeocr-q-") as tmp, _quiet():
+        out = os.path.join(tmp, "q.onnx")
+        quantize_static(
+            model,
+            out,
+            _Reader(input_name, list(inputs), progress),
+            quant_format=QuantFormat.QDQ,
+            per_channel=settings.per_channel,
+            reduce_range=settings.reduce_range,
+            activation_type=_qtype(settings.activation_type),
+            weight_type=_qtype(settings.weight_type),
+            nodes_to_exclude=list(keep_float),
+            calibrate_method=method,
+            extra_options=extra,
+            calibration_cache_path=cache_path,
+        )
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def quantize_bytes(model, settings: QuantSettings, inputs=(), keep_float=(), **kw) -> bytes:
+    if settings.mode == "dynamic":
+        return quantize_dynamic_bytes(model, settings, keep_float)
+    if settings.mode == "int8":
+        return quantize_static_bytes(model, settings, inputs, keep_float, **kw)
+    raise InvalidInputError(f"quantize must be 'none', 'dynamic' or 'int8', got {settings.mode!r}")
+
+
+# ---------------------------------------------------------------------------
+# Calibration inputs through edgeocr's own preprocessing
+# ---------------------------------------------------------------------------
+def calibration_inputs(
+    images: Sequence[np.ndarray],
+    config,
+    float_predictor,
+    *,
+    max_crops_per_image: int = 8,
+    rec_width_cap: int = 960,
+    uniform: bool = False,
+) -> dict:
+    """Model inputs for each role, made by the pipeline's kernels from ``images`` (BGR uint8).
+
+    det: the whole image at the pipeline's target size. cls / rec: crops of the
+    boxes the float predictor finds (turned as the pipeline turns them),
+    resized into the pipeline's input sizes and width buckets. At most
+    ``max_crops_per_image`` crops per image (evenly spread over its lines);
+    rec widths above ``rec_width_cap`` are skipped to bound calibration memory.
+
+    ``uniform``: one shape per role (ONNX Runtime's histogram calibrators,
+    entropy and percentile, cannot merge tensors of different shapes): det
+    images all resized to the first image's target size, rec crops all padded
+    to the widest bucket used, as the pipeline pads a batch to its widest crop.
+    """
+    from .._core import kernels
+
+    c = config
+    det, cls, rec = [], [], []
+    rec_crops = []  # (image, quad, out_w, bucket)
+    buckets = sorted(c.rec_width_buckets)
+    fixed = None
+    for img in images:
+        h, w = img.shape[:2]
+        tw, th = kernels.det_target_size(
+            w, h, c.det_limit_type, c.det_limit_side_len, c.det_max_side_len
+        )
+        if uniform:
+            fixed = fixed or (tw, th)
+            tw, th = fixed
+        det.append(kernels.det_preprocess(img, tw, th, tuple(c.det_mean), tuple(c.det_std))[None])
+        lines = float_predictor.predict(img).lines
+        if not lines:
+            continue
+        pick = np.unique(
+            np.linspace(0, len(lines) - 1, min(len(lines), max_crops_per_image)).round().astype(int)
+        )
+        for i in pick:
+            q = np.asarray(lines[i].box, dtype=np.float32)
+            bw = max(np.linalg.norm(q[0] - q[1]), np.linalg.norm(q[3] - q[2]))
+            bh = max(np.linalg.norm(q[0] - q[3]), np.linalg.norm(q[1] - q[2]))
+            if bw <= 3 or bh <= 3:
+                continue
+            ratio = bw / bh
+            if bh / bw >= c.rotate_ratio:  # as the pipeline: a vertical line is read turned
+                q = np.roll(q, -1, axis=0)
+                ratio = bh / bw
+            ow = min(c.cls_width, max(1, int(np.ceil(c.cls_height * ratio))))
+            cls.append(
+                kernels.crop_preprocess(
+                    img, q, ow, c.cls_height, c.cls_width, tuple(c.cls_mean), tuple(c.cls_std), 0.0
+                )[None]
+            )
+            if lines[i].flipped:
+                q = np.roll(q, -2, axis=0)
+            need = int(np.ceil(c.rec_height * ratio))
+            bucket = next((b for b in buckets if b >= need), buckets[-1])
+            if bucket > rec_width_cap:
+                continue
+            rec_crops.append((img, q, min(bucket, max(1, need)), bucket))
+    widest = max((b for *_, b in rec_crops), default=0)
+    for img, q, ow, bucket in rec_crops:
+        dst = widest if uniform else bucket
+        rec.append(
+            kernels.crop_preprocess(
+                img, q, ow, c.rec_height, dst, tuple(c.rec_mean), tuple(c.rec_std), 0.0
+            )[None]
+        )
+    return {"det": det, "cls": cls, "rec": rec}
+
+
+# ---------------------------------------------------------------------------
+# Where quantization hurts
+# ---------------------------------------------------------------------------
+def _intermediate_session(model, names: Sequence[str]):
+    import onnx
+    import onnxruntime as ort
+
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    have = {o.name for o in m.graph.output}
+    for n in names:
+        if n not in have:
+            m.graph.output.append(onnx.ValueInfoProto(name=n))
+    so = ort.SessionOptions()
+    # No fusion: the QDQ graph then computes in float with quantize-dequantize
+    # steps, and every original tensor keeps its name in both graphs.
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 3
+    return ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
+def node_damage(
+    float_model,
+    quant_bytes: bytes,
+    inputs: Sequence[np.ndarray],
+    *,
+    limit: int = 2,
+    chunk: int = 48,
+) -> list:
+    """Quantized nodes ranked by the error their quantization adds, worst first.
+
+    For each node of the float graph whose output the quantized graph still
+    has, the relative L2 error of that output in the quantized graph minus
+    the largest relative error among the node's inputs: the part of the error
+    introduced where this node's inputs and weights are quantized. Measured
+    on the smallest ``limit`` inputs, ``chunk`` tensors per session (bounded
+    memory on large det inputs). Returns ``[(node name, op type, score), ...]``.
+    """
+    import onnx
+
+    qmodel = onnx.load_from_string(quant_bytes)
+    qnames = {o for n in qmodel.graph.node for o in n.output}
+    inits = {i.name for i in float_model.graph.initializer}
+    graph_in = {i.name for i in float_model.graph.input}
+    nodes = [n for n in float_model.graph.node if n.output and n.output[0] in qnames]
+    wanted = {t for n in nodes for t in [n.output[0], *n.input]}
+    tensors = sorted(t for t in wanted if t and t in qnames and t not in inits | graph_in)
+    xs = sorted(inputs, key=lambda a: a.size)[:limit]
+    in_name = float_model.graph.input[0].name
+    err: dict = {}
+    for i in range(0, len(tensors), chunk):
+        part = tensors[i : i + chunk]
+        fs = _intermediate_session(float_model, part)
+        qs = _intermediate_session(qmodel, part)
+        fnames = [o.name for o in fs.get_outputs()]
+        qnames_out = [o.name for o in qs.get_outputs()]
+        for x in xs:
+            fo = dict(zip(fnames, fs.run(None, {in_name: x})))
+            qo = dict(zip(qnames_out, qs.run(None, {in_name: x})))
+            for t in part:
+                a, b = np.asarray(fo[t]), np.asarray(qo[t])
+                if a.dtype.kind != "f" or a.shape != b.shape:
+                    continue
+                a, b = a.astype(np.float64), b.astype(np.float64)
+                e = float(np.linalg.norm(a - b) / (np.linalg.norm(a) + 1e-12))
+                err[t] = err.get(t, 0.0) + e / len(xs)
+        del fs, qs
+    ranked = []
+    for n in nodes:
+        if n.output[0] not in err:
+            continue
+        before = max([err.get(t, 0.0) for t in n.input if t and t not in inits] or [0.0])
+        ranked.append((n.name, n.op_type, err[n.output[0]] - before))
+    ranked.sort(key=lambda r: -r[2])
+    return ranked

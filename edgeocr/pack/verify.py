@@ -1,0 +1,189 @@
+"""Verification of packed models against their sources (written into the manifest).
+
+* per stage: max / mean absolute difference of the model outputs, packed vs
+  source, on the same inputs (made by edgeocr's preprocessing from sample images);
+* end to end: the share of the source predictor's lines that the packed
+  predictor reads with the same text at the same place;
+* with a labelled set: detection hmean and 1 - normalised edit distance,
+  before and after, and the drop in points;
+* latency per image, before and after, on this machine.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import evaluate
+
+_IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+class Progress:
+    """A one-line progress bar on stderr (only on a terminal unless forced)."""
+
+    def __init__(self, label: str, total: int, enabled: bool | None = None):
+        self.label, self.total, self.n = label, max(total, 1), 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._t0 = time.perf_counter()
+        self._draw()
+
+    def step(self, k: int = 1) -> None:
+        self.n = min(self.total, self.n + k)
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.enabled:
+            return
+        frac = self.n / self.total
+        bar = "#" * int(24 * frac)
+        dt = time.perf_counter() - self._t0
+        sys.stderr.write(f"\r{self.label:<22} [{bar:<24}] {self.n}/{self.total} {dt:5.1f}s")
+        if self.n >= self.total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.n < self.total:
+            sys.stderr.write("\n")
+
+
+def list_images(folder: str, limit: int = 0) -> list[str]:
+    """Image files directly in ``folder`` (sorted), at most ``limit`` (0 = all)."""
+    from ..errors import InvalidInputError
+
+    if not os.path.isdir(folder):
+        raise InvalidInputError(f"not a folder of images: {folder}")
+    out = sorted(
+        os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(_IMAGE_EXT)
+    )
+    if not out:
+        raise InvalidInputError(f"{folder}: no images ({', '.join(_IMAGE_EXT)})")
+    return out[:limit] if limit else out
+
+
+def stage_diffs(source: dict, packed: dict, inputs: dict, *, limit: int = 4) -> dict:
+    """Per role: max / mean |packed - source| of the first output over up to ``limit`` inputs."""
+    from ..model import Model
+
+    out = {}
+    for role, data in packed.items():
+        xs = inputs.get(role) or []
+        if not xs:
+            continue
+        a, b = Model(data=bytes(source[role]), threads=1), Model(data=bytes(data), threads=1)
+        mx, sums, count = 0.0, 0.0, 0
+        for x in xs[:limit]:
+            ya = next(iter(a.run(x).values())).astype(np.float64)
+            yb = next(iter(b.run(x).values())).astype(np.float64)
+            d = np.abs(ya - yb)
+            mx = max(mx, float(d.max()))
+            sums += float(d.sum())
+            count += d.size
+        out[role] = {
+            "max_abs_diff": mx,
+            "mean_abs_diff": sums / max(count, 1),
+            "n_inputs": min(limit, len(xs)),
+        }
+    return out
+
+
+def line_agreement(reference: Sequence, candidate: Sequence) -> dict:
+    """Share of the reference lines found in the candidates with the same text (IoU > 0.5)."""
+    total = same = 0
+    for ra, rb in zip(reference, candidate):
+        used = set()
+        for la in ra.lines:
+            total += 1
+            for j, lb in enumerate(rb.lines):
+                if j in used or lb.text != la.text:
+                    continue
+                if evaluate.polygon_iou(la.box, lb.box) > 0.5:
+                    used.add(j)
+                    same += 1
+                    break
+    return {"lines": total, "unchanged": same, "share_unchanged": same / total if total else 1.0}
+
+
+def run_images(predictor, images: Sequence, progress: Progress | None = None) -> tuple[list, list]:
+    """Results and per-image seconds."""
+    results, seconds = [], []
+    for im in images:
+        t0 = time.perf_counter()
+        results.append(predictor.predict(im))
+        seconds.append(time.perf_counter() - t0)
+        if progress is not None:
+            progress.step()
+    return results, seconds
+
+
+def accuracy(samples: Sequence[dict], results: Sequence) -> dict:
+    """det hmean, e2e hmean, line accuracy, 1-NED (edgeocr.evaluate), results in sample order."""
+    preds = {
+        s["id"]: [
+            {"text": ln.text, "box": np.asarray(ln.box).tolist(), "score": ln.score}
+            for ln in r.lines
+        ]
+        for s, r in zip(samples, results)
+    }
+    rep = evaluate.evaluate_e2e(samples, preds)["all"]
+    keys = ("det_hmean", "e2e_hmean", "line_acc", "one_minus_ned", "cer")
+    return {k: float(rep[k]) for k in keys if k in rep}
+
+
+def accuracy_drop(before: dict, after: dict) -> float:
+    """The gate's measure: the largest drop, in points, of det hmean and 1-NED."""
+    return max(100.0 * (before[k] - after[k]) for k in ("det_hmean", "one_minus_ned"))
+
+
+def median_ms(seconds: Sequence[float]) -> float:
+    s = sorted(seconds)
+    return 1000.0 * (s[len(s) // 2] if s else float("nan"))
+
+
+def format_report(report: dict) -> str:
+    """The verification report as a few readable lines."""
+    lines = []
+    for role, d in report.get("stages", {}).items():
+        lines.append(
+            f"  {role:<4} output diff vs source: max {d['max_abs_diff']:.4g}, mean "
+            f"{d['mean_abs_diff']:.4g} "
+            f"({d['n_inputs']} inputs)"
+        )
+    agr = report.get("agreement")
+    if agr:
+        lines.append(
+            f"  lines unchanged end to end: {agr['unchanged']}/{agr['lines']} "
+            f"({100 * agr['share_unchanged']:.1f}%)"
+        )
+    ev = report.get("eval")
+    if ev:
+        lines.append(f"  accuracy on {ev['n_images']} labelled images ({ev['dataset']}):")
+        for k in ev["before"]:
+            b, a = ev["before"][k], ev["after"][k]
+            lines.append(f"    {k:<14} {b:.4f} -> {a:.4f} ({100 * (a - b):+.2f} pts)")
+        lines.append(f"    drop (max of det_hmean, 1-NED): {ev['drop_points']:.2f} pts")
+    lat = report.get("latency_ms")
+    if lat:
+        ratio = lat["after"] / lat["before"] if lat["before"] else float("nan")
+        verdict = "faster" if ratio < 0.95 else ("slower" if ratio > 1.05 else "about the same")
+        lines.append(
+            f"  latency (median per image, {lat['images']} images, threads={lat['threads']}): "
+            f"{lat['before']:.0f} ms -> {lat['after']:.0f} ms (x{ratio:.2f}, {verdict} on this "
+            "machine)"
+        )
+    for role, nodes in report.get("layerwise", {}).items():
+        worst = ", ".join(
+            f"{d['node']} ({d['op']}, +{d['added_rel_error']:.3f})" for d in nodes[:5]
+        )
+        lines.append(f"  {role:<4} nodes adding the most error when quantized: {worst}")
+    load = report.get("load_ms")
+    if load:
+        lines.append(
+            f"  load: {load['before']:.0f} ms (source graphs) -> {load['after']:.0f} ms (bundle)"
+        )
+    return "\n".join(lines)
