@@ -50,13 +50,13 @@ void rect_to_quad(const Quad& q, int w, int h, double m[9]) {
   m[8] = 1.0;
 }
 
-// Scratch reused across calls (grow-only): per output column, the two crop
-// columns it blends and the weight; two rectified crop rows (a line buffer,
-// not an image).
+// Per output column of the current row: where its four bilinear taps are and their weights.
 struct CropScratch {
-  std::vector<int> x0, x1;
-  std::vector<float> fx;
-  std::vector<float> rows[2];  // crop_w * planes values each, interleaved by channel
+  std::vector<double> cx;             // crop x coordinate of each output column
+  std::vector<std::ptrdiff_t> ofs;    // byte offset of the top-left tap
+  std::vector<int> dx;                // 0 or CN: byte step to the right tap (0 on the border)
+  std::vector<std::ptrdiff_t> dy;     // 0 or stride: byte step to the bottom tap
+  std::vector<float> fx, fy;
 };
 
 thread_local CropScratch t_crop_scratch;
@@ -67,110 +67,84 @@ T* grow(std::vector<T>& v, std::size_t n) {
   return v.data();
 }
 
-// One row of the rectified crop: crop pixel (ix, iy) for every ix, sampled from
-// the source bilinearly with replicated border, as cv2.warpPerspective does.
-template <int CN, int kPlanes>
-void warp_row(const ImageView& src, const double m[9], int crop_w, int iy, float* out) {
-  const double nx = m[1] * iy + m[2], ny = m[4] * iy + m[5], nw = m[7] * iy + m[8];
-  const double wmax = src.width, hmax = src.height;
-  const std::ptrdiff_t stride = src.stride;
-  for (int ix = 0; ix < crop_w; ++ix) {
-    const double iw = 1.0 / (m[6] * ix + nw);
-    // Coordinates beyond [-1, size] give the same taps as -1 / size (max(-1, NaN) is -1 for a
-    // point sent to infinity); truncating s + 1 >= 0 is floor; clamped taps replicate the border.
-    const double sx = std::min(wmax, std::max(-1.0, (m[0] * ix + nx) * iw));
-    const double sy = std::min(hmax, std::max(-1.0, (m[3] * ix + ny) * iw));
-    const int x = static_cast<int>(sx + 1.0) - 1;
-    const int y = static_cast<int>(sy + 1.0) - 1;
-    const float fx = static_cast<float>(sx - x), fy = static_cast<float>(sy - y);
-    const int x0 = std::min(std::max(x, 0), src.width - 1);
-    const int x1 = std::min(x + 1, src.width - 1);
-    const int y0 = std::min(std::max(y, 0), src.height - 1);
-    const int y1 = std::min(y + 1, src.height - 1);
-    const std::uint8_t* p = src.data + y0 * stride + x0 * CN;
-    const int dx = (x1 - x0) * CN;
-    const std::ptrdiff_t dy = (y1 - y0) * stride;
-    for (int c = 0; c < kPlanes; ++c) {
-      const float t = p[c] + (static_cast<float>(p[dx + c]) - p[c]) * fx;
-      const float b = p[dy + c] + (static_cast<float>(p[dy + dx + c]) - p[dy + c]) * fx;
-      out[ix * kPlanes + c] = t + (b - t) * fy;
-    }
-  }
-}
-
-// The crop as PaddleOCR makes it (warp to the crop size, then a bilinear
-// resize to the output size), in one pass: each output row blends two
-// rectified crop rows, which are computed once and kept while needed.
 template <int CN>
 void crop_impl(const ImageView& src, const double m[9], int crop_w, int crop_h, int out_w,
                int out_h, int dst_w, const detail::ChannelPlan& plan, float pad_value,
                float* dst) {
-  constexpr int kPlanes = CN < 3 ? CN : 3;
   CropScratch& s = t_crop_scratch;
   const std::size_t n = static_cast<std::size_t>(out_w);
-  int* xs0 = grow(s.x0, n);
-  int* xs1 = grow(s.x1, n);
+  double* cxs = grow(s.cx, n);
+  std::ptrdiff_t* ofs = grow(s.ofs, n);
+  int* dxs = grow(s.dx, n);
+  std::ptrdiff_t* dys = grow(s.dy, n);
   float* fxs = grow(s.fx, n);
-  float* rows[2] = {grow(s.rows[0], static_cast<std::size_t>(crop_w) * kPlanes),
-                    grow(s.rows[1], static_cast<std::size_t>(crop_w) * kPlanes)};
-  int row_y[2] = {-1, -1};
+  float* fys = grow(s.fy, n);
 
   const double scale_x = static_cast<double>(crop_w) / out_w;
-  for (int u = 0; u < out_w; ++u) {
-    const double cx = std::min(std::max((u + 0.5) * scale_x - 0.5, 0.0), crop_w - 1.0);
-    const int x0 = static_cast<int>(cx);
-    xs0[u] = x0 * kPlanes;
-    xs1[u] = std::min(x0 + 1, crop_w - 1) * kPlanes;
-    fxs[u] = static_cast<float>(cx - x0);
-  }
+  for (int u = 0; u < out_w; ++u)
+    cxs[u] = std::min(std::max((u + 0.5) * scale_x - 0.5, 0.0), crop_w - 1.0);
 
+  // Output plane k for each source channel; gray feeds all three from channel 0.
+  constexpr int kPlanes = CN < 3 ? CN : 3;
   const std::size_t plane = static_cast<std::size_t>(out_h) * dst_w;
   const double scale_y = static_cast<double>(crop_h) / out_h;
-  const int* sc = plan.src_ch;
+  const std::ptrdiff_t stride = src.stride;
+  const double wmax = src.width, hmax = src.height;
   for (int v = 0; v < out_h; ++v) {
     const double cy = std::min(std::max((v + 0.5) * scale_y - 0.5, 0.0), crop_h - 1.0);
-    const int y0 = static_cast<int>(cy);
-    const int y1 = std::min(y0 + 1, crop_h - 1);
-    const float fy = static_cast<float>(cy - y0);
-    // Rows only move forward: reuse what is cached (swap when the old bottom becomes the top).
-    if (row_y[0] != y0) {
-      if (row_y[1] == y0) {
-        std::swap(rows[0], rows[1]);
-        std::swap(row_y[0], row_y[1]);
-      } else {
-        warp_row<CN, kPlanes>(src, m, crop_w, y0, rows[0]);
-        row_y[0] = y0;
-      }
-    }
-    if (row_y[1] != y1) {
-      warp_row<CN, kPlanes>(src, m, crop_w, y1, rows[1]);
-      row_y[1] = y1;
-    }
-    const float* r0 = rows[0];
-    const float* r1 = rows[1];
+    // Along an output row the homography's numerators and denominator are affine in cx.
+    const double nx = m[1] * cy + m[2], ny = m[4] * cy + m[5], nw = m[7] * cy + m[8];
 
+    // Pass 1: source taps. Coordinates beyond [-1, size] give the same taps as -1 / size, so
+    // they are clamped there first (max(-1, NaN) is -1, for a point sent to infinity); then
+    // truncating s + 1 >= 0 is floor, and the border replicates by clamping the tap indices.
+    for (int u = 0; u < out_w; ++u) {
+      const double cx = cxs[u];
+      const double iw = 1.0 / (m[6] * cx + nw);
+      const double sx = std::min(wmax, std::max(-1.0, (m[0] * cx + nx) * iw));
+      const double sy = std::min(hmax, std::max(-1.0, (m[3] * cx + ny) * iw));
+      const int x = static_cast<int>(sx + 1.0) - 1;
+      const int y = static_cast<int>(sy + 1.0) - 1;
+      fxs[u] = static_cast<float>(sx - x);
+      fys[u] = static_cast<float>(sy - y);
+      const int x0 = std::min(std::max(x, 0), src.width - 1);
+      const int x1 = std::min(x + 1, src.width - 1);
+      const int y0 = std::min(std::max(y, 0), src.height - 1);
+      const int y1 = std::min(y + 1, src.height - 1);
+      ofs[u] = y0 * stride + x0 * CN;
+      dxs[u] = (x1 - x0) * CN;
+      dys[u] = (y1 - y0) * stride;
+    }
+
+    // Pass 2: gather and blend into the output planes; pass 3 normalises them in place.
     float* const o0 = dst + static_cast<std::size_t>(v) * dst_w;
     float* const o1 = o0 + plane;
     float* const o2 = o1 + plane;
     float* out[3] = {o0, o1, o2};
+    const int* sc = plan.src_ch;
     // The output plane fed by each source channel (a permutation for colour sources).
-    float* const q[3] = {out[sc[0] == 0 ? 0 : (sc[1] == 0 ? 1 : 2)],
-                         out[sc[0] == 1 ? 0 : (sc[1] == 1 ? 1 : 2)],
-                         out[sc[0] == 2 ? 0 : (sc[1] == 2 ? 1 : 2)]};
+    float* const q0 = out[sc[0] == 0 ? 0 : (sc[1] == 0 ? 1 : 2)];
+    float* const q1 = out[sc[0] == 1 ? 0 : (sc[1] == 1 ? 1 : 2)];
+    float* const q2 = out[sc[0] == 2 ? 0 : (sc[1] == 2 ? 1 : 2)];
     for (int u = 0; u < out_w; ++u) {
-      const int a = xs0[u], b = xs1[u];
-      const float fx = fxs[u];
+      const std::uint8_t* p = src.data + ofs[u];
+      const int dx = dxs[u];
+      const std::ptrdiff_t dy = dys[u];
+      const float fx = fxs[u], fy = fys[u];
+      float val[kPlanes];
       for (int c = 0; c < kPlanes; ++c) {
-        const float t = r0[a + c] + (r0[b + c] - r0[a + c]) * fx;
-        const float bo = r1[a + c] + (r1[b + c] - r1[a + c]) * fx;
-        const float val = t + (bo - t) * fy;
-        if (kPlanes == 1) {
-          o0[u] = val * plan.scale[0] + plan.bias[0];
-          o1[u] = val * plan.scale[1] + plan.bias[1];
-          o2[u] = val * plan.scale[2] + plan.bias[2];
-        } else {
-          q[c][u] = val;
-        }
+        const float t = p[c] + (static_cast<float>(p[dx + c]) - p[c]) * fx;
+        const float b = p[dy + c] + (static_cast<float>(p[dy + dx + c]) - p[dy + c]) * fx;
+        val[c] = t + (b - t) * fy;
+      }
+      if (kPlanes == 1) {
+        o0[u] = val[0] * plan.scale[0] + plan.bias[0];
+        o1[u] = val[0] * plan.scale[1] + plan.bias[1];
+        o2[u] = val[0] * plan.scale[2] + plan.bias[2];
+      } else {
+        q0[u] = val[0];
+        q1[u] = val[kPlanes > 1 ? 1 : 0];
+        q2[u] = val[kPlanes > 2 ? 2 : 0];
       }
     }
     if (kPlanes != 1) {

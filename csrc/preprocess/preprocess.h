@@ -41,14 +41,15 @@ void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeP
 // w = int(max(|tl - tr|, |bl - br|)), h = int(max(|tl - bl|, |tr - br|)), each at least 1.
 void crop_size(const Quad& q, int* w, int* h);
 
-// Perspective crop + resize + normalise + pad in one pass, equal (up to float rounding) to
-// PaddleOCR's two steps without the intermediate image: with (crop_w, crop_h) = crop_size(q), the
-// rectified crop R(ix, iy) at integer crop pixels is the source sampled bilinearly (replicated
-// border) at H(ix, iy), H being the homography taking (0,0), (crop_w,0), (crop_w,crop_h),
-// (0,crop_h) to q.p[0..3] (cv2.warpPerspective); output pixel (u, v) blends the four R pixels
-// around cx = clamp((u + 0.5) * crop_w / out_w - 0.5, 0, crop_w - 1),
-//        cy = clamp((v + 0.5) * crop_h / out_h - 0.5, 0, crop_h - 1)  (cv2.resize INTER_LINEAR).
-// Only two rows of R are kept at a time. Writes planar CHW with row pitch dst_w floats
+// Perspective crop + resize + normalise + pad in one pass. With (crop_w, crop_h) = crop_size(q),
+// output pixel (u, v) samples the rectified crop at
+//   cx = clamp((u + 0.5) * crop_w / out_w - 0.5, 0, crop_w - 1),
+//   cy = clamp((v + 0.5) * crop_h / out_h - 0.5, 0, crop_h - 1),
+// which the homography taking (0,0), (crop_w,0), (crop_w,crop_h), (0,crop_h) to q.p[0..3] maps to
+// a source point (as cv2.warpPerspective does with the inverse of
+// getPerspectiveTransform(q, rect));
+// the source is sampled bilinearly with replicated border. The clamp reproduces what resizing a
+// materialised crop would do at its edges. Writes planar CHW with row pitch dst_w floats
 // (dst_w >= out_w) and plane size out_h * dst_w; columns [out_w, dst_w) get pad_value.
 // To get the crop rotated by 90 degrees, pass q with its corners rotated.
 void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, int dst_w,

@@ -141,21 +141,12 @@ void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, 
         continue;
       }
       const double cx = clamp((u + 0.5) * cw / out_w - 0.5, 0, cw - 1);
-      // The rectified crop exists only at integer crop pixels (as warpPerspective makes it);
-      // the output blends the four around (cx, cy) (as resize does).
-      const int x0 = static_cast<int>(std::floor(cx)), y0 = static_cast<int>(std::floor(cy));
-      const int x1 = std::min(x0 + 1, cw - 1), y1 = std::min(y0 + 1, ch - 1);
-      const double fx = cx - x0, fy = cy - y0;
-      auto warped = [&](int ix, int iy, int c) {
-        const double w = h[6] * ix + h[7] * iy + 1;
-        const double sx = (h[0] * ix + h[1] * iy + h[2]) / w;
-        const double sy = (h[3] * ix + h[4] * iy + h[5]) / w;
-        return bilinear(src, sx, sy, source_channel(src.format, norm.to_rgb, c));
-      };
+      const double w = h[6] * cx + h[7] * cy + 1;
+      const double sx = (h[0] * cx + h[1] * cy + h[2]) / w;
+      const double sy = (h[3] * cx + h[4] * cy + h[5]) / w;
       for (int c = 0; c < 3; ++c) {
-        const double top = warped(x0, y0, c) * (1 - fx) + warped(x1, y0, c) * fx;
-        const double bot = warped(x0, y1, c) * (1 - fx) + warped(x1, y1, c) * fx;
-        o[c * plane] = normalise(top * (1 - fy) + bot * fy, norm, c);
+        const double val = bilinear(src, sx, sy, source_channel(src.format, norm.to_rgb, c));
+        o[c * plane] = normalise(val, norm, c);
       }
     }
   }
