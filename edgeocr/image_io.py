@@ -76,7 +76,7 @@ def _check_png_chunks(data: bytes, what: str) -> None:
         if length > n - pos - 12 + 4 and kind != b"IEND":  # 4 length + 4 type + data + 4 crc
             if pos + 12 + length > n:
                 raise InvalidInputError(
-                    f"{what}: corrupt PNG: a {kind.decode('latin-1', 'replace')} chunk claims "
+                    f"{what}: not a readable image: corrupt PNG: a {kind.decode('latin-1', 'replace')} chunk claims "
                     f"{length} bytes but the file has {n - pos - 12} left"
                 )
         if kind == b"IEND":
