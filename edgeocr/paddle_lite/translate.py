@@ -1076,6 +1076,11 @@ def _fc_like(ctx: _Ctx, op: NbOp, xslot: str, wslot: str, xcols: int, ycols: int
     xs = ctx.shape(x)
     if xs is None:
         raise _Unsupported("multiplies a tensor of unknown rank")
+    # Attributes from the file: bounded by the ranks before anything is sized from them.
+    if not 1 <= xcols < max(2, len(xs)) + 1 or xcols > len(xs):
+        raise _Unsupported(f"has x_num_col_dims={xcols} for an input of rank {len(xs)}")
+    if wc is not None and not 1 <= ycols < max(2, wc.ndim):
+        raise _Unsupported(f"has y_num_col_dims={ycols} for a weight of rank {wc.ndim}")
     if wc is not None:
         if bool(_a(op, "padding_weights", False)):
             wc = wc[:-4, :-4]
