@@ -47,7 +47,7 @@ class PipelineConfig:
     rec_mean: tuple = (0.5, 0.5, 0.5)
     rec_std: tuple = (0.5, 0.5, 0.5)
     rotate_ratio: float = 1.5
-    drop_score: float = 0.65  # PaddleOCR: 0.5; see docs/pipeline-config.md
+    drop_score: float = 0.5  # model sets may set their own (ppocr-v4-mobile: 0.65)
 
     def to_core(self) -> dict:
         d = dataclasses.asdict(self)

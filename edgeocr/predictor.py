@@ -140,6 +140,10 @@ class Predictor:
                 )
         else:
             paths = self._resolve(model, models, det, cls, rec, task)
+            if config is None:  # a whole model set: its own measured settings, under the caller's
+                from .models import model_set_config
+
+                overrides = {**model_set_config(paths), **overrides}
             self._init(
                 {r: ("path", p) for r, p in paths.items() if p is not None},
                 keys, config or PipelineConfig(), overrides, use_cls, threads, max_memory_mb,

@@ -141,7 +141,7 @@ typedef struct edgeocr_options_t {
   float det_box_thresh;        /* minimum box score; default 0.5 */
   float det_unclip_ratio;      /* box expansion; default 1.6 */
   float cls_thresh;            /* minimum confidence to turn a line 180 degrees; default 0.9 */
-  float drop_score;            /* lines recognised with a lower score are dropped; default 0.65 */
+  float drop_score;            /* lines recognised with a lower score are dropped; default 0.5 */
   int rec_batch;               /* lines per recognition batch; default 6 */
 } edgeocr_options_t;
 

@@ -118,7 +118,7 @@ static void test_args(void) {
   CHECK(opt.det_limit_side_len == 736 && opt.det_max_side_len == 2000);
   CHECK(fabs(opt.det_thresh - 0.3) < 1e-6 && fabs(opt.det_box_thresh - 0.5) < 1e-6);
   CHECK(fabs(opt.det_unclip_ratio - 1.6) < 1e-6 && fabs(opt.cls_thresh - 0.9) < 1e-6);
-  CHECK(fabs(opt.drop_score - 0.65) < 1e-6 && opt.rec_batch == 6);
+  CHECK(fabs(opt.drop_score - 0.5) < 1e-6 && opt.rec_batch == 6);
 
   /* last error is per thread */
   CHECK_STATUS(edgeocr_options_init(NULL), INVALID);
