@@ -14,20 +14,8 @@ import time
 _RESULT_PREFIX = "@@RESULT "
 
 
-def median(xs) -> float:
-    s = sorted(xs)
-    n = len(s)
-    if n == 0:
-        return float("nan")
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-
-
-def p90(xs) -> float:
-    """Nearest-rank 90th percentile."""
-    s = sorted(xs)
-    if not s:
-        return float("nan")
-    return s[max(0, math.ceil(0.9 * len(s)) - 1)]
+# The statistics live in the package, shared with `edgeocr bench`.
+from edgeocr.bench import median, p90  # noqa: E402,F401
 
 
 def _proc_status_mb(key: str) -> float:
