@@ -32,20 +32,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load_pl():
-    try:
-        return importlib.import_module("edgeocr.paddle_lite")
-    except Exception:  # noqa: BLE001 - edgeocr's own __init__ may not import yet
-        name = "_edgeocr_paddle_lite_under_test"
-        if name in sys.modules:
-            return sys.modules[name]
-        pkg_dir = REPO / "edgeocr" / "paddle_lite"
-        spec = importlib.util.spec_from_file_location(
-            name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
+from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
 
 pl = _load_pl()

@@ -24,9 +24,6 @@ Skipped when the folder is absent.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -44,20 +41,7 @@ ort = pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
 
-def _load_pl():
-    try:
-        return importlib.import_module("edgeocr.paddle_lite")
-    except Exception:  # noqa: BLE001 - edgeocr's own __init__ may not import yet
-        name = "_edgeocr_paddle_lite_under_test"
-        if name in sys.modules:
-            return sys.modules[name]
-        pkg_dir = REPO / "edgeocr" / "paddle_lite"
-        spec = importlib.util.spec_from_file_location(
-            name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
+from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
 
 pl = _load_pl()
