@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "check.h"
+#include "pre_test_util.h"
 #include "edgeocr/status.h"
 #include "preprocess/preprocess.h"
 #include "preprocess/reference/reference.h"
@@ -17,33 +18,9 @@ namespace {
 // Fused (float, tables) vs reference (double, per pixel), after normalisation.
 constexpr double kTol = 1e-4;
 
-struct TestImage {
-  std::vector<std::uint8_t> pixels;
-  ImageView view;
-};
-
-// Random pixels; each row is followed by pad_bytes of 0xEE, which no output may depend on.
-TestImage make_image(int w, int h, PixelFormat f, int pad_bytes, std::uint32_t seed) {
-  TestImage t;
-  const int cn = channels_of(f);
-  const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(w) * cn + pad_bytes;
-  t.pixels.assign(static_cast<std::size_t>(stride) * h, 0xEE);
-  std::mt19937 rng(seed);
-  for (int y = 0; y < h; ++y)
-    for (int i = 0; i < w * cn; ++i) t.pixels[y * stride + i] = static_cast<std::uint8_t>(rng());
-  t.view.data = t.pixels.data();
-  t.view.width = w;
-  t.view.height = h;
-  t.view.stride = stride;
-  t.view.format = f;
-  return t;
-}
-
-double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(double(a[i]) - b[i]));
-  return m;
-}
+using edgeocr_test::make_image;
+using edgeocr_test::max_abs_diff;
+using edgeocr_test::TestImage;
 
 NormalizeParams imagenet(bool to_rgb) {
   NormalizeParams n;
