@@ -177,8 +177,10 @@ def ctc(rows, charset, runs):
     def base():
         return [ctc_greedy_decode(r, charset) for r in rows]
 
+    table = K.Charset(charset)  # converted once, as the pipeline holds it
+
     def fused():
-        return [K.ctc_greedy_decode(r, charset) for r in rows]
+        return [K.ctc_greedy_decode(r, table) for r in rows]
 
     same = all(x[0] == y[0] and abs(x[1] - y[1]) < 1e-5 for x, y in zip(base(), fused()))
     return {

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -50,12 +51,20 @@ void rect_to_quad(const Quad& q, int w, int h, double m[9]) {
   m[8] = 1.0;
 }
 
-// Per output column of the current row: where its four bilinear taps are and their weights.
+// Where one output column's (or row's) two bilinear taps are and the weight of the second.
+struct Taps {
+  std::vector<std::ptrdiff_t> ofs;  // byte offset of the first tap
+  std::vector<std::ptrdiff_t> d;    // 0 or the byte step to the second tap (0 on the border)
+  std::vector<float> f;             // weight of the second tap
+};
+
+// Per-thread scratch, grown to the largest crop seen and reused.
 struct CropScratch {
-  std::vector<double> cx;             // crop x coordinate of each output column
-  std::vector<std::ptrdiff_t> ofs;    // byte offset of the top-left tap
-  std::vector<int> dx;                // 0 or CN: byte step to the right tap (0 on the border)
-  std::vector<std::ptrdiff_t> dy;     // 0 or stride: byte step to the bottom tap
+  std::vector<double> cx;  // crop x coordinate of each output column
+  Taps col;                // separable path: per output column
+  std::vector<float> row;  // separable path: the two source rows blended vertically
+  std::vector<std::ptrdiff_t> ofs, dx, dy;  // general path: per output pixel of the row
+  std::vector<int> xi, yi;
   std::vector<float> fx, fy;
 };
 
@@ -67,97 +76,226 @@ T* grow(std::vector<T>& v, std::size_t n) {
   return v.data();
 }
 
+// The tap index and weight for source coordinate s along an axis of `size` pixels. Coordinates
+// beyond [-1, size] give the same taps as -1 / size, so they are clamped there first (max(-1, NaN)
+// is -1, for a point sent to infinity); then truncating s + 1 >= 0 is floor, and the border
+// replicates by clamping the tap indices.
+struct Tap {
+  int i0, i1;
+  float f;
+};
+inline Tap tap(double s, int size) {
+  s = std::min(static_cast<double>(size), std::max(-1.0, s));
+  const int i = static_cast<int>(s + 1.0) - 1;
+  return {std::min(std::max(i, 0), size - 1), std::min(i + 1, size - 1), static_cast<float>(s - i)};
+}
+
+// q[c]: the output plane fed by source channel src(c), with its normalisation (colour: a
+// permutation of the planes; gray: plane c, all fed by channel 0).
 template <int CN>
-void crop_impl(const ImageView& src, const double m[9], int crop_w, int crop_h, int out_w,
-               int out_h, int dst_w, const detail::ChannelPlan& plan, float pad_value,
-               float* dst) {
+struct Planes {
+  static constexpr int kPlanes = CN < 3 ? CN : 3;  // source channels read
+  static constexpr int src(int c) { return CN == 1 ? 0 : c; }
+  float* q[3];
+  float scale[3], bias[3];
+  Planes(float* const out[3], const detail::ChannelPlan& plan) {
+    for (int c = 0; c < 3; ++c) {
+      const int k = CN == 1 ? c : (plan.src_ch[0] == c ? 0 : (plan.src_ch[1] == c ? 1 : 2));
+      q[c] = out[k];
+      scale[c] = plan.scale[k];
+      bias[c] = plan.bias[k];
+    }
+  }
+};
+
+// The rectangle maps onto the quad without rotation (the common case: DB boxes of horizontal
+// text are axis-aligned rectangles), so source x depends on the output column only and source y
+// on the output row only: per row, blend the two source rows vertically into a float row over
+// the columns the taps touch (contiguous, vectorised), then blend horizontally per output pixel
+// with the normalisation folded in.
+template <int CN>
+void crop_separable(const ImageView& src, const double m[9], const double* cxs, int crop_h,
+                    int out_w, int out_h, int dst_w, const detail::ChannelPlan& plan, float* dst) {
   CropScratch& s = t_crop_scratch;
   const std::size_t n = static_cast<std::size_t>(out_w);
-  double* cxs = grow(s.cx, n);
+  std::ptrdiff_t* ofs = grow(s.col.ofs, n);
+  std::ptrdiff_t* dxs = grow(s.col.d, n);
+  float* fxs = grow(s.col.f, n);
+  int lo = src.width, hi = 0;
+  for (int u = 0; u < out_w; ++u) {
+    const Tap t = tap(m[0] * cxs[u] + m[2], src.width);
+    lo = std::min(lo, t.i0);
+    hi = std::max(hi, t.i1);
+    ofs[u] = static_cast<std::ptrdiff_t>(t.i0) * CN;
+    dxs[u] = static_cast<std::ptrdiff_t>(t.i1 - t.i0) * CN;
+    fxs[u] = t.f;
+  }
+  for (int u = 0; u < out_w; ++u) ofs[u] -= static_cast<std::ptrdiff_t>(lo) * CN;
+  const int span = (hi - lo + 1) * CN;
+  float* row = grow(s.row, static_cast<std::size_t>(span));
+
+  const std::size_t plane = static_cast<std::size_t>(out_h) * dst_w;
+  const double scale_y = static_cast<double>(crop_h) / out_h;
+  for (int v = 0; v < out_h; ++v) {
+    const double cy = std::min(std::max((v + 0.5) * scale_y - 0.5, 0.0), crop_h - 1.0);
+    const Tap ty = tap(m[4] * cy + m[5], src.height);
+    const std::uint8_t* r0 = src.data + ty.i0 * src.stride + static_cast<std::ptrdiff_t>(lo) * CN;
+    const std::uint8_t* r1 = src.data + ty.i1 * src.stride + static_cast<std::ptrdiff_t>(lo) * CN;
+    const float fy = ty.f;
+    for (int i = 0; i < span; ++i) {
+      const float a = r0[i];
+      row[i] = a + (static_cast<float>(r1[i]) - a) * fy;
+    }
+    float* const o0 = dst + static_cast<std::size_t>(v) * dst_w;
+    float* const out[3] = {o0, o0 + plane, o0 + 2 * plane};
+    const Planes<CN> pl(out, plan);
+    for (int c = 0; c < 3; ++c) {
+      float* q = pl.q[c];
+      const float* rc = row + Planes<CN>::src(c);
+      const float sc = pl.scale[c], bi = pl.bias[c];
+      for (int u = 0; u < out_w; ++u) {
+        const float l = rc[ofs[u]];
+        q[u] = (l + (rc[ofs[u] + dxs[u]] - l) * fxs[u]) * sc + bi;
+      }
+    }
+  }
+}
+
+// Four floats in one SIMD register (SSE2 / NEON through GCC's and Clang's vector extensions).
+typedef float v4f __attribute__((vector_size(16)));
+typedef std::int32_t v4i __attribute__((vector_size(16)));
+typedef std::uint8_t v4u8 __attribute__((vector_size(4)));
+inline v4f load4(const std::uint8_t* p) {
+  v4u8 b;
+  std::memcpy(&b, p, 4);
+  // Through int32 lanes: widening unpacks and one cvtdq2ps (a direct u8 -> float
+  // conversion compiles to four scalar conversions with SSE2).
+  return __builtin_convertvector(__builtin_convertvector(b, v4i), v4f);
+}
+
+// Any homography (an affine one skips the division): per pixel, source taps, then the
+// four-tap blend with the normalisation folded in.
+template <int CN, bool kAffine>
+void crop_general(const ImageView& src, const double m[9], const double* cxs, int crop_h,
+                  int out_w, int out_h, int dst_w, const detail::ChannelPlan& plan, float* dst) {
+  CropScratch& s = t_crop_scratch;
+  const std::size_t n = static_cast<std::size_t>(out_w);
   std::ptrdiff_t* ofs = grow(s.ofs, n);
-  int* dxs = grow(s.dx, n);
+  std::ptrdiff_t* dxs = grow(s.dx, n);
   std::ptrdiff_t* dys = grow(s.dy, n);
   float* fxs = grow(s.fx, n);
   float* fys = grow(s.fy, n);
-
-  const double scale_x = static_cast<double>(crop_w) / out_w;
-  for (int u = 0; u < out_w; ++u)
-    cxs[u] = std::min(std::max((u + 0.5) * scale_x - 0.5, 0.0), crop_w - 1.0);
-
-  // Output plane k for each source channel; gray feeds all three from channel 0.
-  constexpr int kPlanes = CN < 3 ? CN : 3;
+  constexpr int P = Planes<CN>::kPlanes;
   const std::size_t plane = static_cast<std::size_t>(out_h) * dst_w;
   const double scale_y = static_cast<double>(crop_h) / out_h;
   const std::ptrdiff_t stride = src.stride;
-  const double wmax = src.width, hmax = src.height;
   for (int v = 0; v < out_h; ++v) {
     const double cy = std::min(std::max((v + 0.5) * scale_y - 0.5, 0.0), crop_h - 1.0);
     // Along an output row the homography's numerators and denominator are affine in cx.
     const double nx = m[1] * cy + m[2], ny = m[4] * cy + m[5], nw = m[7] * cy + m[8];
+    float* const o0 = dst + static_cast<std::size_t>(v) * dst_w;
+    float* const out[3] = {o0, o0 + plane, o0 + 2 * plane};
+    const Planes<CN> pl(out, plan);
+    const v4f vscale = {pl.scale[0], pl.scale[1], pl.scale[2], 0.f};
+    const v4f vbias = {pl.bias[0], pl.bias[1], pl.bias[2], 0.f};
 
-    // Pass 1: source taps. Coordinates beyond [-1, size] give the same taps as -1 / size, so
-    // they are clamped there first (max(-1, NaN) is -1, for a point sent to infinity); then
-    // truncating s + 1 >= 0 is floor, and the border replicates by clamping the tap indices.
-    for (int u = 0; u < out_w; ++u) {
-      const double cx = cxs[u];
-      const double iw = 1.0 / (m[6] * cx + nw);
-      const double sx = std::min(wmax, std::max(-1.0, (m[0] * cx + nx) * iw));
-      const double sy = std::min(hmax, std::max(-1.0, (m[3] * cx + ny) * iw));
-      const int x = static_cast<int>(sx + 1.0) - 1;
-      const int y = static_cast<int>(sy + 1.0) - 1;
-      fxs[u] = static_cast<float>(sx - x);
-      fys[u] = static_cast<float>(sy - y);
-      const int x0 = std::min(std::max(x, 0), src.width - 1);
-      const int x1 = std::min(x + 1, src.width - 1);
-      const int y0 = std::min(std::max(y, 0), src.height - 1);
-      const int y1 = std::min(y + 1, src.height - 1);
-      ofs[u] = y0 * stride + x0 * CN;
-      dxs[u] = (x1 - x0) * CN;
-      dys[u] = (y1 - y0) * stride;
+    // Source x and y are monotonic along the row (a ratio of affine functions whose denominator
+    // keeps its sign), so if both ends of the row sample inside the image with a tap to spare,
+    // every pixel does: one fused loop, no clamping, the right and lower taps one step away.
+    // The margin covers rounding; NaN fails the comparisons and takes the clamped path.
+    const double wa = m[6] * cxs[0] + nw, wb = m[6] * cxs[out_w - 1] + nw;
+    if (kAffine || (wa > 0.0) == (wb > 0.0)) {
+      const double ia = kAffine ? 1.0 : 1.0 / wa, ib = kAffine ? 1.0 : 1.0 / wb;
+      const double xa = (m[0] * cxs[0] + nx) * ia, xb = (m[0] * cxs[out_w - 1] + nx) * ib;
+      const double ya = (m[3] * cxs[0] + ny) * ia, yb = (m[3] * cxs[out_w - 1] + ny) * ib;
+      constexpr double kMargin = 1e-3;
+      const double xmax = src.width - (CN == 3 ? 2 : 1) - kMargin, ymax = src.height - 1 - kMargin;
+      if (std::min(xa, xb) >= kMargin && std::max(xa, xb) < xmax && std::min(ya, yb) >= kMargin &&
+          std::max(ya, yb) < ymax) {
+        // Coordinates first (simple loops the compiler vectorises), then the gathers.
+        int* xs = grow(s.xi, n);
+        int* ys = grow(s.yi, n);
+        for (int u = 0; u < out_w; ++u) {
+          const double cx = cxs[u];
+          const double iw = kAffine ? 1.0 : 1.0 / (m[6] * cx + nw);
+          const double sx = (m[0] * cx + nx) * iw, sy = (m[3] * cx + ny) * iw;
+          const int x = static_cast<int>(sx), y = static_cast<int>(sy);
+          xs[u] = x;
+          ys[u] = y;
+          fxs[u] = static_cast<float>(sx - x);
+          fys[u] = static_cast<float>(sy - y);
+        }
+        for (int u = 0; u < out_w; ++u) {
+          const float fx = fxs[u], fy = fys[u];
+          const std::uint8_t* p = src.data + ys[u] * stride + static_cast<std::ptrdiff_t>(xs[u]) * CN;
+          if constexpr (CN >= 3) {
+            // The four taps' channels as 4-lane vectors (lane 3 is ignored); the fast path's
+            // margin keeps the fourth byte read for CN == 3 inside the image.
+            const v4f t = load4(p), r = load4(p + CN);
+            const v4f b = load4(p + stride), br = load4(p + stride + CN);
+            const v4f top = t + (r - t) * fx;
+            const v4f val = top + (b + (br - b) * fx - top) * fy;
+            const v4f o = val * vscale + vbias;
+            pl.q[0][u] = o[0];
+            pl.q[1][u] = o[1];
+            pl.q[2][u] = o[2];
+          } else {
+            const float t = p[0] + (static_cast<float>(p[1]) - p[0]) * fx;
+            const float b = p[stride] + (static_cast<float>(p[stride + 1]) - p[stride]) * fx;
+            const float val = t + (b - t) * fy;
+            for (int c = 0; c < 3; ++c) pl.q[c][u] = val * pl.scale[c] + pl.bias[c];
+          }
+        }
+        continue;
+      }
     }
 
-    // Pass 2: gather and blend into the output planes; pass 3 normalises them in place.
-    float* const o0 = dst + static_cast<std::size_t>(v) * dst_w;
-    float* const o1 = o0 + plane;
-    float* const o2 = o1 + plane;
-    float* out[3] = {o0, o1, o2};
-    const int* sc = plan.src_ch;
-    // The output plane fed by each source channel (a permutation for colour sources).
-    float* const q0 = out[sc[0] == 0 ? 0 : (sc[1] == 0 ? 1 : 2)];
-    float* const q1 = out[sc[0] == 1 ? 0 : (sc[1] == 1 ? 1 : 2)];
-    float* const q2 = out[sc[0] == 2 ? 0 : (sc[1] == 2 ? 1 : 2)];
+    // Near the border: clamped taps per pixel, then the blend.
+    for (int u = 0; u < out_w; ++u) {
+      const double cx = cxs[u];
+      const double iw = kAffine ? 1.0 : 1.0 / (m[6] * cx + nw);
+      const Tap tx = tap((m[0] * cx + nx) * iw, src.width);
+      const Tap ty = tap((m[3] * cx + ny) * iw, src.height);
+      ofs[u] = ty.i0 * stride + static_cast<std::ptrdiff_t>(tx.i0) * CN;
+      dxs[u] = static_cast<std::ptrdiff_t>(tx.i1 - tx.i0) * CN;
+      dys[u] = (ty.i1 - ty.i0) * stride;
+      fxs[u] = tx.f;
+      fys[u] = ty.f;
+    }
     for (int u = 0; u < out_w; ++u) {
       const std::uint8_t* p = src.data + ofs[u];
-      const int dx = dxs[u];
-      const std::ptrdiff_t dy = dys[u];
+      const std::ptrdiff_t dx = dxs[u], dy = dys[u];
       const float fx = fxs[u], fy = fys[u];
-      float val[kPlanes];
-      for (int c = 0; c < kPlanes; ++c) {
+      float val[P];
+      for (int c = 0; c < P; ++c) {
         const float t = p[c] + (static_cast<float>(p[dx + c]) - p[c]) * fx;
         const float b = p[dy + c] + (static_cast<float>(p[dy + dx + c]) - p[dy + c]) * fx;
         val[c] = t + (b - t) * fy;
       }
-      if (kPlanes == 1) {
-        o0[u] = val[0] * plan.scale[0] + plan.bias[0];
-        o1[u] = val[0] * plan.scale[1] + plan.bias[1];
-        o2[u] = val[0] * plan.scale[2] + plan.bias[2];
-      } else {
-        q0[u] = val[0];
-        q1[u] = val[kPlanes > 1 ? 1 : 0];
-        q2[u] = val[kPlanes > 2 ? 2 : 0];
-      }
+      for (int c = 0; c < 3; ++c) pl.q[c][u] = val[Planes<CN>::src(c)] * pl.scale[c] + pl.bias[c];
     }
-    if (kPlanes != 1) {
-      for (int c = 0; c < 3; ++c) {
-        float* o = out[c];
-        const float sc_c = plan.scale[c], bi_c = plan.bias[c];
-        for (int u = 0; u < out_w; ++u) o[u] = o[u] * sc_c + bi_c;
-      }
-    }
-    if (dst_w > out_w) {
-      std::fill(o0 + out_w, o0 + dst_w, pad_value);
-      std::fill(o1 + out_w, o1 + dst_w, pad_value);
-      std::fill(o2 + out_w, o2 + dst_w, pad_value);
+  }
+}
+
+template <int CN>
+void crop_impl(const ImageView& src, const double m[9], int crop_w, int crop_h, int out_w,
+               int out_h, int dst_w, const detail::ChannelPlan& plan, float pad_value,
+               float* dst) {
+  double* cxs = grow(t_crop_scratch.cx, static_cast<std::size_t>(out_w));
+  const double scale_x = static_cast<double>(crop_w) / out_w;
+  for (int u = 0; u < out_w; ++u)
+    cxs[u] = std::min(std::max((u + 0.5) * scale_x - 0.5, 0.0), crop_w - 1.0);
+  const bool affine = m[6] == 0.0 && m[7] == 0.0;
+  if (affine && m[1] == 0.0 && m[3] == 0.0)
+    crop_separable<CN>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
+  else if (affine)
+    crop_general<CN, true>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
+  else
+    crop_general<CN, false>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
+  if (dst_w > out_w) {
+    for (std::size_t r = 0; r < 3 * static_cast<std::size_t>(out_h); ++r) {
+      float* o = dst + r * dst_w;
+      std::fill(o + out_w, o + dst_w, pad_value);
     }
   }
 }

@@ -105,23 +105,39 @@ void bind_postprocess(py::module_& m) {
       "Returns (boxes float32 (N, 4, 2) in source pixels, each clockwise from the top-left; "
       "scores float32 (N,)).");
 
+  // A dictionary converted once: passing a Python list converts its strings on every call
+  // (6,625 of them for the Chinese models, which costs more than the decoding itself).
+  struct Charset {
+    std::vector<std::string> chars;
+  };
+  py::class_<Charset>(m, "Charset",
+                      "The rec model's classes (charset[0] the blank), converted once for "
+                      "ctc_greedy_decode.")
+      .def(py::init([](std::vector<std::string> chars) { return Charset{std::move(chars)}; }),
+           py::arg("chars"))
+      .def("__len__", [](const Charset& c) { return c.chars.size(); });
+
+  auto decode = [](const py::array& probs, const std::vector<std::string>& charset) {
+    const py::array_t<float> a = float_array(probs, 2, "probs");
+    const py::ssize_t nd = a.ndim();
+    const int T = checked_int(a.shape(nd - 2), "probs steps");
+    const int C = checked_int(a.shape(nd - 1), "probs classes");
+    edgeocr::CtcResult r;
+    {
+      py::gil_scoped_release nogil;
+      r = edgeocr::ctc_greedy_decode(a.data(), T, C, charset);
+    }
+    return py::make_tuple(py::str(r.text), r.score);
+  };
+  const char* doc =
+      "Greedy CTC decoding of float32 probabilities (T, C); charset[0] is the blank (a list of "
+      "strings, or a Charset built once).\n"
+      "Returns (text, score), score being the mean max-probability of the emitted characters.";
   m.def(
       "ctc_greedy_decode",
-      [](const py::array& probs, const std::vector<std::string>& charset) {
-        const py::array_t<float> a = float_array(probs, 2, "probs");
-        const py::ssize_t nd = a.ndim();
-        const int T = checked_int(a.shape(nd - 2), "probs steps");
-        const int C = checked_int(a.shape(nd - 1), "probs classes");
-        edgeocr::CtcResult r;
-        {
-          py::gil_scoped_release nogil;
-          r = edgeocr::ctc_greedy_decode(a.data(), T, C, charset);
-        }
-        return py::make_tuple(py::str(r.text), r.score);
-      },
-      py::arg("probs"), py::arg("charset"),
-      "Greedy CTC decoding of float32 probabilities (T, C); charset[0] is the blank.\n"
-      "Returns (text, score), score being the mean max-probability of the emitted characters.");
+      [decode](const py::array& probs, const Charset& charset) { return decode(probs, charset.chars); },
+      py::arg("probs"), py::arg("charset"), doc);
+  m.def("ctc_greedy_decode", decode, py::arg("probs"), py::arg("charset"), doc);
 
   m.def(
       "reading_order",

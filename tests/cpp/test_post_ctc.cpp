@@ -1,4 +1,8 @@
 // CTC greedy decoding.
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -63,6 +67,36 @@ TEST(argmax_ties_take_the_first_class) {
   CHECK(ctc_greedy_decode(probs.data(), 1, 4, kAbc).text == "a");
   const std::vector<float> with_nan = {std::nanf(""), 0.2f, 0.7f, 0.1f};
   CHECK(ctc_greedy_decode(with_nan.data(), 1, 4, kAbc).text == "b");
+}
+
+TEST(argmax_matches_a_scalar_scan_with_nan_inf_and_ties) {
+  // Rows wide enough for the SIMD lanes, with NaN, infinities and repeated maxima anywhere:
+  // the decoded class must be the first maximum (NaN never winning), as a plain scan finds it.
+  std::mt19937 rng(7);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int C = 1 + static_cast<int>(rng() % 70);
+    std::vector<float> row(C);
+    for (float& v : row) {
+      switch (rng() % 8) {
+        case 0: v = std::nanf(""); break;
+        case 1: v = -inf; break;
+        case 2: v = 0.5f; break;  // ties
+        case 3: v = trial % 5 == 0 ? inf : 0.25f; break;
+        default: v = std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
+      }
+    }
+    if (trial % 7 == 0) std::fill(row.begin(), row.end(), std::nanf(""));
+    int want = 0;
+    float best = row[0];
+    for (int c = 1; c < C; ++c)
+      if (row[c] > best || (best != best && row[c] == row[c])) best = row[c], want = c;
+    std::vector<std::string> cs(C);
+    for (int c = 1; c < C; ++c) cs[c] = "<" + std::to_string(c) + ">";
+    const CtcResult r = ctc_greedy_decode(row.data(), 1, C, cs);
+    CHECK(r.text == cs[want]);
+    if (r.text != cs[want]) std::fprintf(stderr, "  C=%d want %d got %s\n", C, want, r.text.c_str());
+  }
 }
 
 TEST(bad_arguments_throw) {
