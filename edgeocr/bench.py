@@ -21,6 +21,12 @@ latency is a batch's wall time / N. Memory: each contender also runs alone in
 a fresh subprocess, over the batch sizes in increasing order, reporting its
 peak RSS (VmHWM) after each, its model load time and (edgeocr) its memory
 pool's high-water mark. Ratios are contender / edgeocr from this one run.
+
+Throughput (``--throughput``): edgeocr's ``predict_iter`` over all the images
+with 1, 2, 4 ... images in flight (``Predictor(workers=N)``, each run getting
+cores // N intra-op threads), the configurations taking turns; it prints
+images/s, the share of time outside the networks, and which setting won on
+this device.
 """
 
 from __future__ import annotations
@@ -362,6 +368,89 @@ def summarise(lat: dict, mem: dict, batch_sizes: list, names: list) -> list:
     return rows
 
 
+def throughput_configs(nproc: int) -> list:
+    """Images in flight to try: 1 (all cores on one image), then powers of two up to the cores."""
+    out, w = [1], 2
+    while w <= nproc:
+        out.append(w)
+        w *= 2
+    if nproc > 1 and nproc not in out:
+        out.append(nproc)
+    return out
+
+
+def measure_throughput(model, threads, images: list, workers: list, rounds: int) -> list:
+    """edgeocr's predict_iter over all images with `w` images in flight, for each w.
+
+    Each w gets its own Predictor (threads: --threads, else cores // w); the
+    configurations take turns, the order flipping every round. Model share =
+    the networks' time / (wall time x w): what is left is pre/post-processing,
+    decoding, Python and idle workers."""
+    from .predictor import Predictor
+
+    preds = {w: Predictor(model, threads=threads, workers=w) for w in workers}
+    for p in preds.values():
+        p.predict(images[0])
+    acc = {w: {"wall_s": 0.0, "model_s": 0.0, "pipeline_s": 0.0, "images": 0} for w in workers}
+    for r in range(rounds):
+        for w in workers if r % 2 == 0 else workers[::-1]:
+            t0 = time.perf_counter()
+            res = list(preds[w].predict_iter(images))
+            a = acc[w]
+            a["wall_s"] += time.perf_counter() - t0
+            a["images"] += len(res)
+            for x in res:
+                a["model_s"] += sum(x.timings.get(f"{k}_model", 0.0) for k in ("det", "cls", "rec"))
+                a["pipeline_s"] += x.timings.get("total", 0.0)
+    rows = []
+    for w in workers:
+        a = acc[w]
+        rows.append(
+            {
+                "workers": w,
+                "threads_per_run": threads or (_nproc() // w if w > 1 else None),
+                "images": a["images"],
+                "images_per_s": a["images"] / a["wall_s"],
+                "ratio_vs_1": (a["images"] / a["wall_s"]) / (acc[1]["images"] / acc[1]["wall_s"]),
+                "model_share": a["model_s"] / (a["wall_s"] * w),
+                "outside_model_share": 1.0 - a["model_s"] / (a["wall_s"] * w),
+                "pool_high_water_mb": preds[w].memory_stats()["high_water_bytes"] / 2**20,
+            }
+        )
+    return rows
+
+
+def _nproc() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def format_throughput(rows: list) -> str:
+    head = ["images in flight", "threads per run", "img/s", "x 1 in flight", "outside model", "pool HWM MiB"]
+    cells = [head] + [
+        [
+            str(r["workers"]),
+            str(r["threads_per_run"] or "runtime default"),
+            _fmt(r["images_per_s"], "{:.3f}"),
+            _fmt(r["ratio_vs_1"], "{:.2f}x"),
+            _fmt(r["outside_model_share"] * 100, "{:.1f}%"),
+            _fmt(r["pool_high_water_mb"]),
+        ]
+        for r in rows
+    ]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    out = ["  ".join(x.rjust(w) for x, w in zip(c, widths)) for c in cells]
+    out.insert(1, "  ".join("-" * w for w in widths))
+    best = max(rows, key=lambda r: r["images_per_s"])
+    out.append(
+        f"best here: Predictor(workers={best['workers']}) "
+        + ("(the default)" if best["workers"] == 1 else f"({best['ratio_vs_1']:.2f}x the default's images/s)")
+    )
+    return "\n".join(out)
+
+
 def _fmt(v, spec="{:.1f}"):
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else spec.format(v)
 
@@ -495,6 +584,12 @@ def cmd_bench(args) -> int:
     )
     lat = measure(contenders, images, batch_sizes, args.warmup)
     rows = summarise(lat, mem, batch_sizes, names)
+    tput = None
+    if args.throughput:
+        contenders.clear()  # free the other contenders' memory first
+        workers = throughput_configs(_nproc())
+        log(f"throughput: edgeocr predict_iter over {len(images)} images, images in flight {workers}")
+        tput = measure_throughput(args.model, args.threads, images, workers, args.rounds)
     settings = {
         "model": args.model,
         "images": folder,
@@ -502,12 +597,19 @@ def cmd_bench(args) -> int:
         "threads": args.threads,
         "batch": batch_sizes,
         "warmup": args.warmup,
+        "throughput_rounds": args.rounds if args.throughput else None,
         "paths": paths,
     }
     if args.json:
         print(
             json.dumps(
-                {"machine": info, "settings": settings, "skipped": skipped, "results": rows},
+                {
+                    "machine": info,
+                    "settings": settings,
+                    "skipped": skipped,
+                    "results": rows,
+                    "throughput": tput,
+                },
                 indent=1,
             )
         )
@@ -521,6 +623,13 @@ def cmd_bench(args) -> int:
     print(format_table(rows))
     for c, why in skipped.items():
         print(f"  {c}: skipped, {why}")
+    if tput:
+        print()
+        print(
+            f"throughput mode (predict_iter, decoding overlapped, {args.rounds} interleaved rounds; "
+            "outside model = 1 - network time / (wall x images in flight)):"
+        )
+        print(format_throughput(tput))
     return 0
 
 
@@ -558,6 +667,14 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--warmup", type=int, default=1, help="untimed calls per contender first (default 1)"
+    )
+    p.add_argument(
+        "--throughput",
+        action="store_true",
+        help="also measure edgeocr's images/s with 1, 2, 4 ... images in flight (Predictor(workers=N))",
+    )
+    p.add_argument(
+        "--rounds", type=int, default=2, help="throughput rounds per configuration (default 2)"
     )
     p.add_argument(
         "--no-memory", action="store_true", help="skip the per-contender memory subprocesses"

@@ -47,11 +47,16 @@ def session_options(
     execution_mode: str = "sequential",
     optimization: str | int = "all",
     spinning: bool = False,
-    memory_arena: bool = True,
+    memory_arena: bool | str = True,
     memory_pattern: bool = False,
     optimized_model_path: str | os.PathLike | None = None,
 ) -> Any:
-    """Build the core's SessionOptions, checking every value."""
+    """Build the core's SessionOptions, checking every value.
+
+    ``memory_arena``: True (an ONNX Runtime arena per session), False (plain
+    allocations), or ``"shared"`` (one process-wide arena for every session
+    that asks for it, growing by what is asked, kept until the process ends).
+    """
     o = _core.SessionOptions()
     if threads is not None:
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
@@ -73,7 +78,12 @@ def session_options(
         optimization = _OPT_LEVELS[optimization]
     o.optimization = int(optimization)
     o.allow_spinning = bool(spinning)
-    o.memory_arena = bool(memory_arena)
+    if memory_arena == "shared":
+        o.shared_arena = True
+    elif isinstance(memory_arena, bool):
+        o.memory_arena = memory_arena
+    else:
+        raise InvalidInputError(f"memory_arena must be True, False or 'shared', got {memory_arena!r}")
     o.memory_pattern = bool(memory_pattern)
     if optimized_model_path:
         o.optimized_model_path = os.fspath(optimized_model_path)

@@ -18,6 +18,22 @@ from .models import MODEL_SETS, resolve_model_set
 from .results import OcrLine, OcrResult
 
 
+_END = object()
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _check_workers(workers) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidInputError(f"workers must be an integer >= 1, got {workers!r}")
+    return workers
+
+
 def read_keys(keys) -> list[str]:
     """Characters from a keys file (one per line) or a list of strings."""
     if isinstance(keys, (list, tuple)):
@@ -94,6 +110,14 @@ class Predictor:
 
     Thread-safe: one Predictor may be shared by many threads (the models'
     weights are loaded once); calls run in parallel with the GIL released.
+
+    ``threads`` is each model run's intra-op thread count (default: the
+    runtime's, all cores). ``workers`` is how many images ``predict_batch``
+    and ``predict_iter`` run at once (default 1: one image at a time on all
+    cores, which gives the lowest latency); with ``workers > 1`` and no
+    ``threads`` each run gets ``cores // workers`` threads. Which gives more
+    images/s depends on the device and the images: ``edgeocr bench
+    --throughput`` measures it (docs/performance.md has this machine's figures).
     ``preprocess`` is an optional Python hook run on the decoded image
     (a numpy array) before the static pipeline, e.g. to shrink huge scans.
     """
@@ -114,11 +138,16 @@ class Predictor:
         max_memory_mb: float | None = None,
         preprocess: Callable[[np.ndarray], np.ndarray] | None = None,
         ort_library: str | None = None,
-        memory_arena: bool = False,
+        memory_arena: bool | str = "shared",
         memory_pattern: bool = True,
         spinning: bool = False,
+        workers: int = 1,
         **overrides,
     ):
+        self.workers = _check_workers(workers)
+        if threads is None and self.workers > 1:
+            # Throughput mode: the cores are shared out between the images in flight.
+            threads = max(1, _cpu_count() // self.workers)
         if preprocess is not None and not callable(preprocess):
             raise InvalidInputError("preprocess must be a callable taking and returning an image array")
         if max_memory_mb is not None and (
@@ -164,8 +193,9 @@ class Predictor:
         if not use_cls:
             config = dataclasses.replace(config, use_cls=False)
         self.config = config
-        # Defaults measured on dev pages (varying shapes): ORT's arena off + memory pattern on gave
-        # the same latency as arena on + pattern off and 0.66x its peak RSS (836 vs 1264 MiB).
+        # Defaults measured on 12 dev pages, 2 rounds (docs/performance.md, "Session memory"): one
+        # ORT arena shared by det/cls/rec + memory pattern on took 0.69x the time of arena off +
+        # pattern on (the previous default) at 1.09x its peak RSS.
         opts = session_options(threads, memory_arena=memory[0], memory_pattern=memory[1], spinning=spinning,
                                optimization=optimization)
         self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
@@ -243,26 +273,49 @@ class Predictor:
 
     def predict(self, image) -> OcrResult:
         """OCR one image: a path, encoded bytes, a numpy array (BGR/gray/BGRA uint8) or a PIL image."""
-        img = self._prepare(image)
-        if "det" in self._roles:
-            raw = self._pipe.run(img)
-        else:  # a rec-only predictor reads the whole image as one line
-            raw = self._recognize(img)
-        return self._result(raw, img, image)
+        return self._run(self._prepare(image), image)
 
-    def predict_batch(self, images: Iterable) -> list[OcrResult]:
-        """OCR several images in one call (the GIL is released for the whole batch)."""
-        images = list(images)
-        arrays = [self._prepare(im) for im in images]
-        if "det" not in self._roles:
-            return [self._result(self._recognize(a), a, im) for a, im in zip(arrays, images)]
-        raws = self._pipe.run_many(arrays)
-        return [self._result(r, a, im) for r, a, im in zip(raws, arrays, images)]
+    def _run(self, img: np.ndarray, source) -> OcrResult:
+        # A rec-only predictor reads the whole image as one line.
+        raw = self._pipe.run(img) if "det" in self._roles else self._recognize(img)
+        return self._result(raw, img, source)
 
-    def predict_iter(self, images: Iterable) -> Iterator[OcrResult]:
-        """Stream results for an iterable of images, one at a time (bounded memory)."""
-        for im in images:
-            yield self.predict(im)
+    def predict_batch(self, images: Iterable, *, workers: int | None = None) -> list[OcrResult]:
+        """OCR several images; results in the order given. See :meth:`predict_iter`."""
+        return list(self.predict_iter(images, workers=workers))
+
+    def predict_iter(self, images: Iterable, *, workers: int | None = None) -> Iterator[OcrResult]:
+        """Stream results for an iterable of images, in order, in bounded memory.
+
+        One thread decodes the next images while ``workers`` images (default:
+        the Predictor's ``workers``) run through the pipeline at once, with the
+        GIL released; at most ``2 * workers`` decoded images are held. An image
+        that fails raises its error at its place in the stream.
+        """
+        n = self.workers if workers is None else _check_workers(workers)
+        it = iter(images)
+        first = next(it, _END)
+        if first is _END:
+            return
+        from collections import deque
+        from concurrent.futures import ThreadPoolExecutor
+
+        decode = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-decode")
+        run = ThreadPoolExecutor(n, thread_name_prefix="edgeocr-run")
+        window: deque = deque()
+        try:
+            im = first
+            while im is not _END:
+                img = decode.submit(self._prepare, im)
+                window.append(run.submit(lambda f, src: self._run(f.result(), src), img, im))
+                if len(window) >= 2 * n:
+                    yield window.popleft().result()
+                im = next(it, _END)
+            while window:
+                yield window.popleft().result()
+        finally:  # also when the caller stops early or an image failed: drop what is queued
+            decode.shutdown(wait=True, cancel_futures=True)
+            run.shutdown(wait=True, cancel_futures=True)
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""

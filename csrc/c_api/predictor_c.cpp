@@ -363,9 +363,9 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     auto p = std::make_unique<edgeocr_predictor_s>();
     p->pool = MemoryPool::create(o.max_memory_mb << 20);
     SessionOptions so;
-    // As the Python Predictor: for the whole pipeline (varying shapes) arena off + memory
-    // pattern on gave the same latency and 0.66x the peak RSS of arena on + pattern off.
-    so.memory_arena = false;
+    // As the Python Predictor (docs/performance.md, "Session memory"): one arena shared by
+    // the det, cls and rec sessions, memory pattern on.
+    so.shared_arena = true;
     so.memory_pattern = true;
     so.intra_threads = o.threads;
     auto det = capi::load_model("det", o.det_model_path, o.det_model_data, o.det_model_size, so, p->pool);

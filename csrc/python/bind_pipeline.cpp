@@ -144,19 +144,6 @@ void bind_pipeline(py::module_& m) {
              }
              return result_dict(r);
            })
-      .def("run_many",
-           [](const Pipeline& p, const std::vector<py::array>& imgs) {
-             std::vector<ImageView> views;
-             for (const auto& a : imgs) views.push_back(python::image_view_of(a));
-             std::vector<OcrResult> rs(views.size());
-             {
-               py::gil_scoped_release nogil;
-               for (std::size_t i = 0; i < views.size(); ++i) rs[i] = p.run(views[i]);
-             }
-             py::list out;
-             for (const auto& r : rs) out.append(result_dict(r));
-             return out;
-           })
       .def("recognize", [](const Pipeline& p, const py::array& img) {
         ImageView view = python::image_view_of(img);
         OcrLine l;

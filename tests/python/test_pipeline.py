@@ -97,6 +97,50 @@ def test_predict_batch_and_iter_match_predict(predictor):
     assert batch == single == streamed
 
 
+def test_throughput_mode_gives_the_same_results_in_order(predictor):
+    names = ["sample_en.png", "sample_en_rot180.png", "line_en.png", "sample_en_skew6.png"] * 2
+    want = [(texts(r), r.boxes.tolist()) for r in map(predictor.predict, (DATA / n for n in names))]
+    for workers in (1, 2, 3):
+        got = [(texts(r), r.boxes.tolist()) for r in predictor.predict_batch([DATA / n for n in names], workers=workers)]
+        assert got == want
+        got = [(texts(r), r.boxes.tolist()) for r in predictor.predict_iter((DATA / n for n in names), workers=workers)]
+        assert got == want
+
+
+def test_predict_iter_reads_ahead_a_bounded_number_of_images(predictor):
+    pulled = []
+
+    def images():
+        for i in range(50):
+            pulled.append(i)
+            yield DATA / "line_en.png"
+
+    it = predictor.predict_iter(images(), workers=2)
+    next(it)
+    assert len(pulled) <= 2 * 2 + 1  # the window, not the whole stream
+    it.close()  # stopping early neither hangs nor runs the rest
+    assert len(pulled) <= 2 * 2 + 1
+
+
+def test_a_bad_image_in_a_stream_raises_at_its_place(predictor):
+    stream = [DATA / "line_en.png", b"not an image", DATA / "line_en.png"]
+    it = predictor.predict_iter(stream, workers=2)
+    assert texts(next(it)) == texts(predictor.predict(DATA / "line_en.png"))
+    with pytest.raises(InvalidInputError):
+        next(it)
+    with pytest.raises(InvalidInputError):
+        predictor.predict_batch(stream)
+    assert predictor.predict_batch([]) == []
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_workers_must_be_a_positive_integer(predictor, v4_paths, workers):
+    with pytest.raises(InvalidInputError, match="workers"):
+        predictor.predict_batch([DATA / "line_en.png"], workers=workers)
+    with pytest.raises(InvalidInputError, match="workers"):
+        edgeocr.Predictor(rec=v4_paths["rec"], workers=workers)
+
+
 def test_one_predictor_shared_by_8_threads(predictor):
     names = ["sample_en.png", "sample_en_rot180.png", "sample_en_skew6.png", "line_en.png"]
     images = [str(DATA / n) for n in names]

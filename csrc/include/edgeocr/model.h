@@ -27,6 +27,11 @@ struct SessionOptions {
   // both on (pattern plans are per shape and OCR shapes vary).
   bool memory_arena = true;
   bool memory_pattern = false;
+  // Use one process-wide CPU arena, shared by every session that asks for it, instead of an
+  // arena per session (memory_arena is then not used): the det, cls and rec models of a
+  // pipeline, run one after another, reuse the same memory. The arena grows by what is
+  // asked and is kept until the process ends.
+  bool shared_arena = false;
   std::string optimized_model_path;  // if set, ORT writes the optimised graph there
 };
 

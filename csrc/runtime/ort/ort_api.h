@@ -31,6 +31,7 @@ struct OrtTensorTypeAndShapeInfo;
 struct OrtMemoryInfo;
 struct OrtAllocator;
 struct OrtModelMetadata;
+struct OrtArenaCfg;
 
 enum OrtLoggingLevel : int { kLogVerbose = 0, kLogInfo = 1, kLogWarning = 2, kLogError = 3, kLogFatal = 4 };
 enum OrtErrorCode : int { kOrtOk = 0 };
@@ -121,7 +122,12 @@ using GetApiBaseFn = const OrtApiBase* (*)();
   X(ReleaseModelMetadata, 118, void, (OrtModelMetadata*))                                          \
   X(ModelMetadataGetCustomMetadataMapKeys, 123, OrtStatus*,                                        \
     (const OrtModelMetadata*, OrtAllocator*, char*** keys, std::int64_t* n))                       \
-  X(AddSessionConfigEntry, 130, OrtStatus*, (OrtSessionOptions*, const char* key, const char* value))
+  X(AddSessionConfigEntry, 130, OrtStatus*, (OrtSessionOptions*, const char* key, const char* value)) \
+  X(CreateAndRegisterAllocator, 144, OrtStatus*,                                                   \
+    (OrtEnv*, const OrtMemoryInfo*, const OrtArenaCfg*))                                           \
+  X(ReleaseArenaCfg, 157, void, (OrtArenaCfg*))                                                    \
+  X(CreateArenaCfgV2, 164, OrtStatus*,                                                             \
+    (const char* const* keys, const std::size_t* values, std::size_t n, OrtArenaCfg** out))
 
 // The loaded runtime: typed accessors to each entry above.
 class Api {
@@ -154,6 +160,12 @@ struct Runtime {
 // next to the library that contains edgeocr, then the system's
 // libonnxruntime.so. Throws RuntimeUnavailable with every place tried.
 const Runtime& runtime();
+
+// Registers, once per process, the CPU arena that sessions created with
+// SessionOptions::shared_arena use ("session.use_env_allocators"): one arena for
+// every such model, growing by what is asked (not by powers of two). Thread-safe;
+// throws BackendError if the runtime refuses it.
+void ensure_shared_arena(const Runtime& rt);
 
 // Throws edgeocr::Error(code) with `context` and ORT's message when `st` is
 // an error; releases `st`.

@@ -85,6 +85,11 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
         "CpuMemArena", kBackend);
   check((o.memory_pattern ? api.EnableMemPattern() : api.DisableMemPattern())(so),
         "MemPattern", kBackend);
+  if (o.shared_arena) {
+    ort::ensure_shared_arena(rt);
+    check(api.AddSessionConfigEntry()(so, "session.use_env_allocators", "1"),
+          "AddSessionConfigEntry", kBackend);
+  }
   const char* spin = o.allow_spinning ? "1" : "0";
   check(api.AddSessionConfigEntry()(so, "session.intra_op.allow_spinning", spin),
         "AddSessionConfigEntry", kBackend);

@@ -100,6 +100,29 @@ Runtime* load(const std::string& path, std::string* why) {
 
 }  // namespace
 
+void ensure_shared_arena(const Runtime& rt) {
+  static std::mutex mu;
+  static bool done = false;
+  std::lock_guard<std::mutex> lock(mu);
+  if (done) return;
+  const Api& api = rt.api;
+  // arena_extend_strategy 1 = kSameAsRequested: measured on dev pages, one shared arena
+  // growing by what is asked holds less than per-session arenas growing by powers of two.
+  const char* keys[] = {"arena_extend_strategy"};
+  const std::size_t values[] = {1};
+  OrtArenaCfg* cfg = nullptr;
+  check(api.CreateArenaCfgV2()(keys, values, 1, &cfg), "CreateArenaCfgV2");
+  OrtMemoryInfo* info = nullptr;
+  OrtStatus* st = api.CreateCpuMemoryInfo()(kArenaAllocator, kMemTypeDefault, &info);
+  if (!st) {
+    st = api.CreateAndRegisterAllocator()(rt.env, info, cfg);
+    api.ReleaseMemoryInfo()(info);
+  }
+  api.ReleaseArenaCfg()(cfg);
+  check(st, "registering the shared CPU arena (CreateAndRegisterAllocator)");
+  done = true;
+}
+
 const Runtime& runtime() {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_runtime) return *g_runtime;

@@ -167,6 +167,24 @@ SelfTestReport ort_selftest() {
     api.ReleaseSessionOptions()(so);
     ort::OrtSessionOptions* so2 = nullptr;
     ok(api.CreateSessionOptions()(&so2), "CreateSessionOptions");
+    // The second session runs on the shared arena (CreateArenaCfgV2, CreateAndRegisterAllocator,
+    // ReleaseArenaCfg); an unknown arena key must be refused.
+    {
+      const char* bad_keys[] = {"edgeocr_not_a_key"};
+      const std::size_t bad_values[] = {1};
+      ort::OrtArenaCfg* cfg = nullptr;
+      ort::OrtStatus* st = api.CreateArenaCfgV2()(bad_keys, bad_values, 1, &cfg);
+      expect(st != nullptr, "CreateArenaCfgV2 rejects an unknown key");
+      if (st) api.ReleaseStatus()(st);
+      if (cfg) api.ReleaseArenaCfg()(cfg);
+      try {
+        ort::ensure_shared_arena(rt);
+        expect(true, "shared arena");
+      } catch (const Error& e) {
+        expect(false, std::string("shared arena: ") + e.what());
+      }
+      ok(api.AddSessionConfigEntry()(so2, "session.use_env_allocators", "1"), "AddSessionConfigEntry");
+    }
     ok(api.CreateSessionFromArray()(rt.env, model.data(), model.size(), so2, &sess2),
        "CreateSessionFromArray");
     // Bytes that are not a model must fail cleanly.
