@@ -382,13 +382,15 @@ def throughput_configs(nproc: int) -> list:
 def measure_throughput(model, threads, images: list, workers: list, rounds: int) -> list:
     """edgeocr's predict_iter over all images with `w` images in flight, for each w.
 
-    Each w gets its own Predictor (threads: --threads, else cores // w); the
+    Each w gets its own Predictor (threads: --threads // w, else cores // w); the
     configurations take turns, the order flipping every round. Model share =
     the networks' time / (wall time x w): what is left is pre/post-processing,
     decoding, Python and idle workers."""
     from .predictor import Predictor
 
-    preds = {w: Predictor(model, threads=threads, workers=w) for w in workers}
+    # --threads is the total: each of w images in flight gets threads // w (at least 1).
+    per_run = {w: (threads if w == 1 else max(1, (threads or _nproc()) // w)) for w in workers}
+    preds = {w: Predictor(model, threads=per_run[w], workers=w) for w in workers}
     for p in preds.values():
         p.predict(images[0])
     acc = {w: {"wall_s": 0.0, "model_s": 0.0, "pipeline_s": 0.0, "images": 0} for w in workers}
@@ -408,7 +410,7 @@ def measure_throughput(model, threads, images: list, workers: list, rounds: int)
         rows.append(
             {
                 "workers": w,
-                "threads_per_run": threads or (_nproc() // w if w > 1 else None),
+                "threads_per_run": per_run[w],
                 "images": a["images"],
                 "images_per_s": a["images"] / a["wall_s"],
                 "ratio_vs_1": (a["images"] / a["wall_s"]) / (acc[1]["images"] / acc[1]["wall_s"]),
@@ -600,19 +602,12 @@ def cmd_bench(args) -> int:
         "throughput_rounds": args.rounds if args.throughput else None,
         "paths": paths,
     }
+    doc = {"machine": info, "settings": settings, "skipped": skipped, "results": rows, "throughput": tput}
+    if args.save:
+        with open(args.save, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "machine": info,
-                    "settings": settings,
-                    "skipped": skipped,
-                    "results": rows,
-                    "throughput": tput,
-                },
-                indent=1,
-            )
-        )
+        print(json.dumps(doc, indent=1))
         return 0
     print()
     print(
@@ -682,6 +677,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--json", action="store_true", help="print the results as JSON (progress goes to stderr)"
     )
+    p.add_argument("--save", metavar="FILE", help="also write the JSON results to FILE")
     p.set_defaults(func=cmd_bench)
 
 

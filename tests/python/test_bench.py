@@ -42,7 +42,8 @@ def test_bench_json_keys(two_images, v4_paths, capsys):
     )
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"machine", "settings", "skipped", "results"}
+    assert set(out) == {"machine", "settings", "skipped", "results", "throughput"}
+    assert out["throughput"] is None  # not asked for
     assert out["skipped"] == {}
     assert out["settings"]["n_images"] == 2
     rows = {(r["contender"], r["batch"]): r for r in out["results"]}
@@ -69,6 +70,23 @@ def test_bench_json_keys(two_images, v4_paths, capsys):
     assert rows[("onnxruntime", 1)]["pool_high_water_mb"] is None
     # Same images, same models: both find the same lines.
     assert rows[("edgeocr", 1)]["lines"] == rows[("onnxruntime", 1)]["lines"] > 0
+
+
+def test_bench_throughput_mode(two_images, tmp_path, capsys):
+    saved = tmp_path / "bench.json"
+    rc = cli.main(
+        ["bench", "--images", str(two_images), "--compare", "", "--no-memory", "--warmup", "0",
+         "--throughput", "--rounds", "1", "--save", str(saved)]
+    )
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "throughput mode" in text and "best here: Predictor(workers=" in text
+    rows = json.loads(saved.read_text())["throughput"]
+    assert [r["workers"] for r in rows][0] == 1 and len(rows) >= 1
+    for r in rows:
+        assert r["images"] == 2 and r["images_per_s"] > 0
+        assert 0.0 < r["model_share"] <= 1.0 and r["pool_high_water_mb"] > 0
+    assert rows[0]["ratio_vs_1"] == 1.0
 
 
 def test_bench_rejects_unknown_contender(two_images, capsys):
