@@ -10,6 +10,7 @@ namespace edgeocr {
 namespace {
 
 typedef float v4f __attribute__((vector_size(16)));
+typedef std::int32_t v4i __attribute__((vector_size(16)));
 
 // Index of the first maximum of row[0..C), NaN never winning over a number (0 if all are NaN).
 // Two passes: a SIMD max over independent lanes (NaN fails every comparison, so never enters),
@@ -36,7 +37,19 @@ int argmax(const float* row, int C, float* best_p) {
   float m = lo;
   for (int k = 0; k < 4; ++k) m = m0[k] > m ? m0[k] : m;
   for (; c < C; ++c) m = row[c] > m ? row[c] : m;
-  for (int k = 0; k < C; ++k) {
+  // Second pass, 16 at a time: skip blocks that do not hold the maximum.
+  const v4f mv = {m, m, m, m};
+  int k = 0;
+  for (; k + 16 <= C; k += 16) {
+    v4f a, b, d, e;
+    std::memcpy(&a, row + k, sizeof a);
+    std::memcpy(&b, row + k + 4, sizeof b);
+    std::memcpy(&d, row + k + 8, sizeof d);
+    std::memcpy(&e, row + k + 12, sizeof e);
+    const v4i hit = (a == mv) | (b == mv) | (d == mv) | (e == mv);
+    if (hit[0] | hit[1] | hit[2] | hit[3]) break;
+  }
+  for (; k < C; ++k) {
     if (row[k] == m) {
       *best_p = m;
       return k;
