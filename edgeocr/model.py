@@ -138,7 +138,7 @@ class Model:
         execution_mode: str = "sequential",
         optimization: str | int = "all",
         spinning: bool = False,
-        memory_arena: bool = True,
+        memory_arena: bool | str = True,
         memory_pattern: bool = False,
         optimized_model_path: str | os.PathLike | None = None,
         max_memory_mb: float | None = None,

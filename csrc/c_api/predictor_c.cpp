@@ -364,9 +364,9 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     p->pool = MemoryPool::create(o.max_memory_mb << 20);
     SessionOptions so;
     // As the Python Predictor (docs/performance.md, "Session memory"): one arena shared by
-    // the det, cls and rec sessions, memory pattern on.
+    // the det, cls and rec sessions, memory pattern off.
     so.shared_arena = true;
-    so.memory_pattern = true;
+    so.memory_pattern = false;
     so.intra_threads = o.threads;
     auto det = capi::load_model("det", o.det_model_path, o.det_model_data, o.det_model_size, so, p->pool);
     auto cls = capi::load_model("cls", o.cls_model_path, o.cls_model_data, o.cls_model_size, so, p->pool);

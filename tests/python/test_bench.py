@@ -80,7 +80,7 @@ def test_bench_throughput_mode(two_images, tmp_path, capsys):
     )
     assert rc == 0
     text = capsys.readouterr().out
-    assert "throughput mode" in text and "best here: Predictor(workers=" in text
+    assert "throughput mode" in text and "best here:" in text and "Predictor(workers=" in text
     rows = json.loads(saved.read_text())["throughput"]
     assert [r["workers"] for r in rows][0] == 1 and len(rows) >= 1
     for r in rows:

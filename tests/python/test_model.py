@@ -140,6 +140,19 @@ def test_session_options(v4_paths, tmp_path):
     assert np.allclose(next(iter(m2.run(x).values())), reference(v4_paths["cls"], x)[0], atol=1e-6)
 
 
+def test_shared_arena_gives_the_same_outputs(v4_paths):
+    # One process-wide arena for every session that asks (the Predictor's default): the same
+    # bits as a session with its own arena, for two models sharing it, also across shapes.
+    rng = np.random.default_rng(3)
+    for role, shapes in (("rec", [(2, 3, 48, 320), (1, 3, 48, 640)]), ("det", [(1, 3, 320, 480)])):
+        shared = edgeocr.Model(v4_paths[role], threads=1, memory_arena="shared")
+        own = edgeocr.Model(v4_paths[role], threads=1, memory_arena=True)
+        for shape in shapes:
+            x = rng.uniform(-1, 1, shape).astype(np.float32)
+            a, b = next(iter(shared.run(x).values())), next(iter(own.run(x).values()))
+            assert np.array_equal(a, b)
+
+
 # -- bad models and inputs -------------------------------------------------------
 
 
@@ -207,6 +220,8 @@ def test_bad_options(v4_paths):
         edgeocr.Model(v4_paths["cls"], execution_mode="fast")
     with pytest.raises(InvalidInputError, match="max_memory_mb"):
         edgeocr.Model(v4_paths["cls"], max_memory_mb=-5)
+    with pytest.raises(InvalidInputError, match="memory_arena"):
+        edgeocr.Model(v4_paths["cls"], memory_arena="global")
 
 
 def test_memory_cap_gives_resource_error(v4_paths):
