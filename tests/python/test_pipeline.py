@@ -107,6 +107,25 @@ def test_throughput_mode_gives_the_same_results_in_order(predictor):
         assert got == want
 
 
+def test_predict_batch_from_several_threads_at_once(predictor):
+    names = ["sample_en.png", "line_en.png", "sample_en_rot180.png"]
+    want = [texts(predictor.predict(DATA / n)) for n in names]
+    got, errors = {}, []
+
+    def call(k):
+        try:
+            got[k] = [texts(r) for r in predictor.predict_batch([DATA / n for n in names], workers=1 + k % 2)]
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert errors == [] and all(got[k] == want for k in range(4))
+
+
 def test_predict_iter_reads_ahead_a_bounded_number_of_images(predictor):
     pulled = []
 
