@@ -15,7 +15,7 @@ _RESULT_PREFIX = "@@RESULT "
 
 
 # The statistics live in the package, shared with `edgeocr bench`.
-from edgeocr.bench import median, p90  # noqa: E402,F401
+from edgeocr.bench import median, p90, render_table  # noqa: E402,F401
 
 
 def _proc_status_mb(key: str) -> float:
@@ -105,18 +105,7 @@ def ratio(a: float, b: float) -> str:
 
 
 def table(header: list[str], rows: list[list]) -> str:
-    cells = [header] + [[c if isinstance(c, str) else f"{c:.1f}" for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = []
-    for k, r in enumerate(cells):
-        lines.append(
-            "  ".join(
-                c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
-            )
-        )
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return render_table([header] + [[c if isinstance(c, str) else f"{c:.1f}" for c in r] for r in rows])
 
 
 def write_json(path: str | None, data: dict) -> None:

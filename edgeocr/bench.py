@@ -386,10 +386,10 @@ def measure_throughput(model, threads, images: list, workers: list, rounds: int)
     configurations take turns, the order flipping every round. Model share =
     the networks' time / (wall time x w): what is left is pre/post-processing,
     decoding, Python and idle workers."""
-    from .predictor import Predictor
+    from .predictor import Predictor, _cpu_count
 
     # --threads is the total: each of w images in flight gets threads // w (at least 1).
-    per_run = {w: (threads if w == 1 else max(1, (threads or _nproc()) // w)) for w in workers}
+    per_run = {w: (threads if w == 1 else max(1, (threads or _cpu_count()) // w)) for w in workers}
     preds = {w: Predictor(model, threads=per_run[w], workers=w) for w in workers}
     for p in preds.values():
         p.predict(images[0])
@@ -422,13 +422,6 @@ def measure_throughput(model, threads, images: list, workers: list, rounds: int)
     return rows
 
 
-def _nproc() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def format_throughput(rows: list) -> str:
     head = ["images in flight", "threads per run", "img/s", "x 1 in flight", "outside model", "pool HWM MiB"]
     cells = [head] + [
@@ -442,9 +435,7 @@ def format_throughput(rows: list) -> str:
         ]
         for r in rows
     ]
-    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
-    out = ["  ".join(x.rjust(w) for x, w in zip(c, widths)) for c in cells]
-    out.insert(1, "  ".join("-" * w for w in widths))
+    out = [render_table(cells)]
     best = max(rows, key=lambda r: r["images_per_s"])
     if best["workers"] == 1 or best["ratio_vs_1"] < 1.02:  # within noise: keep the lowest latency
         out.append(
@@ -455,6 +446,21 @@ def format_throughput(rows: list) -> str:
         out.append(
             f"best here: Predictor(workers={best['workers']}) ({best['ratio_vs_1']:.2f}x the default's images/s)"
         )
+    return "\n".join(out)
+
+
+def render_table(cells: list) -> str:
+    """Rows of strings (the first the header) as aligned columns: the first left, the rest right."""
+    widths = [max(len(c[i]) for c in cells) for i in range(len(cells[0]))]
+    out = []
+    for k, c in enumerate(cells):
+        out.append(
+            "  ".join(
+                x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))
+            )
+        )
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
 
 
@@ -509,17 +515,7 @@ def format_table(rows: list) -> str:
                 str(r["lines"]),
             ]
         )
-    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
-    out = []
-    for k, c in enumerate(cells):
-        out.append(
-            "  ".join(
-                x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))
-            )
-        )
-        if k == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
+    return render_table(cells)
 
 
 def cmd_bench(args) -> int:
@@ -594,7 +590,9 @@ def cmd_bench(args) -> int:
     tput = None
     if args.throughput:
         contenders.clear()  # free the other contenders' memory first
-        workers = throughput_configs(_nproc())
+        from .predictor import _cpu_count
+
+        workers = throughput_configs(_cpu_count())
         log(f"throughput: edgeocr predict_iter over {len(images)} images, images in flight {workers}")
         tput = measure_throughput(args.model, args.threads, images, workers, args.rounds)
     settings = {

@@ -21,15 +21,12 @@ int argmax(const float* row, int C, float* best_p) {
   v4f m0 = {lo, lo, lo, lo}, m1 = m0, m2 = m0, m3 = m0;
   int c = 0;
   for (; c + 16 <= C; c += 16) {
-    v4f a, b, d, e;
-    std::memcpy(&a, row + c, sizeof a);
-    std::memcpy(&b, row + c + 4, sizeof b);
-    std::memcpy(&d, row + c + 8, sizeof d);
-    std::memcpy(&e, row + c + 12, sizeof e);
-    m0 = a > m0 ? a : m0;
-    m1 = b > m1 ? b : m1;
-    m2 = d > m2 ? d : m2;
-    m3 = e > m3 ? e : m3;
+    v4f v[4];
+    std::memcpy(v, row + c, sizeof v);
+    m0 = v[0] > m0 ? v[0] : m0;
+    m1 = v[1] > m1 ? v[1] : m1;
+    m2 = v[2] > m2 ? v[2] : m2;
+    m3 = v[3] > m3 ? v[3] : m3;
   }
   m0 = m1 > m0 ? m1 : m0;
   m2 = m3 > m2 ? m3 : m2;
@@ -41,12 +38,9 @@ int argmax(const float* row, int C, float* best_p) {
   const v4f mv = {m, m, m, m};
   int k = 0;
   for (; k + 16 <= C; k += 16) {
-    v4f a, b, d, e;
-    std::memcpy(&a, row + k, sizeof a);
-    std::memcpy(&b, row + k + 4, sizeof b);
-    std::memcpy(&d, row + k + 8, sizeof d);
-    std::memcpy(&e, row + k + 12, sizeof e);
-    const v4i hit = (a == mv) | (b == mv) | (d == mv) | (e == mv);
+    v4f v[4];
+    std::memcpy(v, row + k, sizeof v);
+    const v4i hit = (v[0] == mv) | (v[1] == mv) | (v[2] == mv) | (v[3] == mv);
     if (hit[0] | hit[1] | hit[2] | hit[3]) break;
   }
   for (; k < C; ++k) {
