@@ -30,6 +30,20 @@ The metrics follow the dev-set README (``shared/datasets/dev/README.md``):
 Scores over a set of images (overall and per tag) are computed from summed
 counts (micro average), like the ICDAR scripts, except 1-NED and recognition
 accuracy which are means over lines.
+
+Whitespace-aware figures, beside the ones above (the dev set's metrics remove
+all whitespace, which hides a recogniser that drops the spaces of Latin text):
+
+* Text normalisation with spaces (:func:`normalize_text_ws`): NFKC, every run
+  of whitespace becomes one space, no leading or trailing space.
+* Predictions assigned to one line are joined with a space, except where
+  either side of the join is a wide (CJK) character.
+* ``line_acc_ws`` and ``cer_ws``: line accuracy and CER on these texts
+  (spaces count as characters).
+* ``space_acc``: of the lines read right apart from whitespace, the share
+  whose whitespace is right too (1.0 when no line is right).
+* The line figures are also given per line language (``langs``: the ``lang``
+  field of each ground-truth line).
 """
 from __future__ import annotations
 
@@ -44,6 +58,7 @@ import numpy as np
 
 __all__ = [
     "normalize_text",
+    "normalize_text_ws",
     "edit_distance",
     "polygon_area",
     "polygon_intersection_area",
@@ -76,6 +91,44 @@ def normalize_text(s: Optional[str]) -> str:
     s = _WS_RE.sub("", s)
     # A few format characters survive \s (zero-width space and friends).
     return s.replace("\u200b", "").replace("\u200c", "").replace("\u200d", "").replace("\ufeff", "")
+
+
+_ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\ufeff")
+
+
+def normalize_text_ws(s: Optional[str]) -> str:
+    """NFKC-normalise, turn every run of whitespace into one space, strip the ends."""
+    if not s:
+        return ""
+    s = unicodedata.normalize("NFKC", s)
+    for z in _ZERO_WIDTH:
+        s = s.replace(z, "")
+    return _WS_RE.sub(" ", s).strip()
+
+
+def _wide(c: str) -> bool:
+    return unicodedata.east_asian_width(c) in ("W", "F")
+
+
+def join_ws(parts: Sequence[str]) -> str:
+    """Texts of several predictions for one line, in reading order: joined by
+    a space, except next to a wide (CJK) character, where no space is written."""
+    out = ""
+    for p in parts:
+        if not p:
+            continue
+        if out and not (_wide(out[-1]) or _wide(p[0])):
+            out += " "
+        out += p
+    return out
+
+
+def space_errors(pred: str, gt: str) -> Optional[bool]:
+    """For two texts already normalised with :func:`normalize_text_ws`: None
+    when they differ apart from whitespace, else whether the whitespace differs."""
+    if pred.replace(" ", "") != gt.replace(" ", ""):
+        return None
+    return pred != gt
 
 
 def edit_distance(a: Sequence, b: Sequence) -> int:
@@ -470,7 +523,12 @@ def _greedy(pairs: List[tuple]) -> Dict[int, int]:
 _COUNT_KEYS = (
     "n_gt", "n_pred", "det_tp", "area_n_pred", "area_tp", "e2e_tp",
     "lines", "lines_exact", "ned_sum", "ed_sum", "unassigned_chars", "gt_chars",
+    "lines_exact_ws", "ed_ws_sum", "unassigned_chars_ws", "gt_chars_ws",
 )
+# Per line language: counts that belong to ground-truth lines (unassigned
+# predictions have no language and are left out of the per-language CER).
+_LANG_KEYS = ("lines", "lines_exact", "ned_sum", "ed_sum", "gt_chars",
+              "lines_exact_ws", "ed_ws_sum", "gt_chars_ws")
 
 
 def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
@@ -480,6 +538,9 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
     gign = [bool(ln.get("ignore", False)) for ln in gt_lines]
     ppoly = [_Poly(p["box"]) for p in preds]
     ptext = [normalize_text(p.get("text", "")) for p in preds]
+    gtext_ws = [normalize_text_ws(ln.get("text", "")) for ln in gt_lines]
+    ptext_ws = [normalize_text_ws(p.get("text", "")) for p in preds]
+    glang = [str(ln.get("lang") or "?") for ln in gt_lines]
     G, P = len(gpoly), len(ppoly)
 
     # Intersections only for pairs whose bounding boxes overlap.
@@ -531,6 +592,7 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
     # Granularity-tolerant assignment.
     assigned: Dict[int, List[int]] = {}
     unassigned_chars = 0
+    unassigned_chars_ws = 0
     for pj in range(P):
         pa = ppoly[pj].area
         best, best_share = None, -1.0
@@ -545,26 +607,34 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
                     best, best_share = gi, share
         if best is None:
             unassigned_chars += len(ptext[pj])
+            unassigned_chars_ws += len(ptext_ws[pj])
         else:
             assigned.setdefault(best, []).append(pj)
-    lines_exact = 0
-    ned_sum = 0.0
-    ed_sum = 0
-    gt_chars = 0
+    langs: Dict[str, Dict[str, float]] = {}
     for gi in range(G):
         if gign[gi]:
             continue
-        gt = gtext[gi]
-        gt_chars += len(gt)
+        gt, gt_ws = gtext[gi], gtext_ws[gi]
+        c = langs.setdefault(glang[gi], {k: 0 for k in _LANG_KEYS})
+        c["lines"] += 1
+        c["gt_chars"] += len(gt)
+        c["gt_chars_ws"] += len(gt_ws)
         if gi in assigned:
             pred = "".join(ptext[pj] for pj in assigned[gi])  # reading order
+            pred_ws = join_ws([ptext_ws[pj] for pj in assigned[gi]])
             ed = edit_distance(pred, gt)
             n = max(len(pred), len(gt))
-            ned_sum += 1.0 - ed / n if n else 1.0
-            ed_sum += ed
-            lines_exact += int(pred == gt)
+            c["ned_sum"] += 1.0 - ed / n if n else 1.0
+            c["ed_sum"] += ed
+            c["lines_exact"] += int(pred == gt)
+            c["ed_ws_sum"] += edit_distance(pred_ws, gt_ws)
+            c["lines_exact_ws"] += int(pred_ws == gt_ws)
         else:
-            ed_sum += len(gt)
+            c["ed_sum"] += len(gt)
+            c["ed_ws_sum"] += len(gt_ws)
+
+    def total(k):
+        return sum(c[k] for c in langs.values())
 
     return {
         "n_gt": n_care,
@@ -574,11 +644,16 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
         "area_tp": area_tp,
         "e2e_tp": e2e_tp,
         "lines": n_care,
-        "lines_exact": lines_exact,
-        "ned_sum": ned_sum,
-        "ed_sum": ed_sum,
+        "lines_exact": total("lines_exact"),
+        "ned_sum": total("ned_sum"),
+        "ed_sum": total("ed_sum"),
         "unassigned_chars": unassigned_chars,
-        "gt_chars": gt_chars,
+        "gt_chars": total("gt_chars"),
+        "lines_exact_ws": total("lines_exact_ws"),
+        "ed_ws_sum": total("ed_ws_sum"),
+        "unassigned_chars_ws": unassigned_chars_ws,
+        "gt_chars_ws": total("gt_chars_ws"),
+        "langs": langs,
     }
 
 
@@ -599,10 +674,33 @@ def _summarise(c: Mapping[str, float], n_images: int) -> Dict[str, float]:
         "line_acc": _ratio(c["lines_exact"], c["lines"], 1.0),
         "one_minus_ned": _ratio(c["ned_sum"], c["lines"], 1.0),
         "cer": _ratio(c["ed_sum"] + c["unassigned_chars"], c["gt_chars"], 0.0),
+        "line_acc_ws": _ratio(c["lines_exact_ws"], c["lines"], 1.0),
+        "cer_ws": _ratio(c["ed_ws_sum"] + c["unassigned_chars_ws"], c["gt_chars_ws"], 0.0),
+        "space_acc": _ratio(c["lines_exact_ws"], c["lines_exact"], 1.0),
         "n_images": n_images,
         "n_lines": int(c["lines"]),
         "n_pred": int(c["n_pred"]),
     }
+
+
+def _summarise_lang(c: Mapping[str, float]) -> Dict[str, float]:
+    return {
+        "line_acc": _ratio(c["lines_exact"], c["lines"], 1.0),
+        "one_minus_ned": _ratio(c["ned_sum"], c["lines"], 1.0),
+        "cer": _ratio(c["ed_sum"], c["gt_chars"], 0.0),
+        "line_acc_ws": _ratio(c["lines_exact_ws"], c["lines"], 1.0),
+        "cer_ws": _ratio(c["ed_ws_sum"], c["gt_chars_ws"], 0.0),
+        "space_acc": _ratio(c["lines_exact_ws"], c["lines_exact"], 1.0),
+        "n_lines": int(c["lines"]),
+        "n_exact": int(c["lines_exact"]),
+    }
+
+
+def _add_langs(acc: Dict[str, Dict[str, float]], langs: Mapping[str, Mapping[str, float]]) -> None:
+    for lang, c in langs.items():
+        a = acc.setdefault(lang, {k: 0 for k in _LANG_KEYS})
+        for k in _LANG_KEYS:
+            a[k] += c[k]
 
 
 def _pred_list(predictions: Any, sid: str) -> List[Mapping]:
@@ -625,8 +723,10 @@ def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
     by_tag: Dict[str, Dict[str, float]] = {}
     tag_n: Dict[str, int] = {}
     per_image: Dict[str, Dict[str, float]] = {}
+    by_lang: Dict[str, Dict[str, float]] = {}
     for s in samples:
         c = _eval_image(s, _pred_list(predictions, s["id"]))
+        _add_langs(by_lang, c["langs"])
         for k in _COUNT_KEYS:
             total[k] += c[k]
         for t in s.get("tags", []):
@@ -636,13 +736,15 @@ def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
             tag_n[t] = tag_n.get(t, 0) + 1
         summ = _summarise(c, 1)
         per_image[s["id"]] = {
-            k: summ[k] for k in ("det_hmean", "e2e_hmean", "line_acc", "one_minus_ned", "cer", "n_lines", "n_pred")
+            k: summ[k]
+            for k in ("det_hmean", "e2e_hmean", "line_acc", "one_minus_ned", "cer", "line_acc_ws", "n_lines", "n_pred")
         }
     return {
         "kind": "e2e",
         "n_images": len(samples),
         "all": _summarise(total, len(samples)),
         "tags": {t: _summarise(by_tag[t], tag_n[t]) for t in sorted(by_tag)},
+        "langs": {lang: _summarise_lang(by_lang[lang]) for lang in sorted(by_lang)},
         "per_image": per_image,
     }
 
@@ -653,17 +755,23 @@ def evaluate_rec(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
 
     def agg(items: List[tuple]) -> Dict[str, float]:
         n = len(items)
-        ed = sum(e for _, _, e, _ in items)
-        chars = sum(c for _, _, _, c in items)
+        ed = sum(r[2] for r in items)
+        chars = sum(r[3] for r in items)
+        exact = sum(r[0] for r in items)
+        exact_ws = sum(r[4] for r in items)
         return {
-            "accuracy": _ratio(sum(x for x, _, _, _ in items), n, 1.0),
-            "one_minus_ned": _ratio(sum(y for _, y, _, _ in items), n, 1.0),
+            "accuracy": _ratio(exact, n, 1.0),
+            "one_minus_ned": _ratio(sum(r[1] for r in items), n, 1.0),
             "cer": _ratio(ed, chars, 0.0),
+            "accuracy_ws": _ratio(exact_ws, n, 1.0),
+            "cer_ws": _ratio(sum(r[5] for r in items), sum(r[6] for r in items), 0.0),
+            "space_acc": _ratio(exact_ws, exact, 1.0),
             "n": n,
         }
 
     rows: List[tuple] = []
     tag_rows: Dict[str, List[tuple]] = {}
+    lang_rows: Dict[str, List[tuple]] = {}
     per_sample: Dict[str, Dict[str, Any]] = {}
     for s in samples:
         p = predictions.get(s["id"], "") if isinstance(predictions, Mapping) else ""
@@ -671,18 +779,23 @@ def evaluate_rec(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
             p = p.get("text", "")
         pred = normalize_text(p or "")
         gt = normalize_text(s.get("text", ""))
+        pred_ws = normalize_text_ws(p or "")
+        gt_ws = normalize_text_ws(s.get("text", ""))
         ed = edit_distance(pred, gt)
         n = max(len(pred), len(gt))
-        row = (int(pred == gt), 1.0 - ed / n if n else 1.0, ed, len(gt))
+        row = (int(pred == gt), 1.0 - ed / n if n else 1.0, ed, len(gt),
+               int(pred_ws == gt_ws), edit_distance(pred_ws, gt_ws), len(gt_ws))
         rows.append(row)
         for t in s.get("tags", []):
             tag_rows.setdefault(t, []).append(row)
+        lang_rows.setdefault(str(s.get("lang") or "?"), []).append(row)
         per_sample[s["id"]] = {"exact": bool(row[0]), "one_minus_ned": row[1]}
     return {
         "kind": "rec",
         "n_images": len(samples),
         "all": agg(rows),
         "tags": {t: agg(tag_rows[t]) for t in sorted(tag_rows)},
+        "langs": {lang: agg(lang_rows[lang]) for lang in sorted(lang_rows)},
         "per_image": per_sample,
     }
 
@@ -703,6 +816,9 @@ _E2E_ROWS = [
     ("line_acc", "line acc"),
     ("one_minus_ned", "1-NED"),
     ("cer", "CER"),
+    ("line_acc_ws", "line acc (ws)"),
+    ("cer_ws", "CER (ws)"),
+    ("space_acc", "spaces right"),
 ]
 _E2E_TAG_COLS = [
     ("det_hmean", "detH"),
@@ -711,9 +827,35 @@ _E2E_TAG_COLS = [
     ("line_acc", "lineAcc"),
     ("one_minus_ned", "1-NED"),
     ("cer", "CER"),
+    ("line_acc_ws", "lineAcWS"),
+    ("cer_ws", "CER-WS"),
+    ("space_acc", "spaceOK"),
 ]
-_REC_ROWS = [("accuracy", "accuracy"), ("one_minus_ned", "1-NED"), ("cer", "CER")]
-_LOWER_IS_BETTER = {"cer"}
+_LANG_COLS = [
+    ("line_acc", "lineAcc"),
+    ("one_minus_ned", "1-NED"),
+    ("cer", "CER"),
+    ("line_acc_ws", "lineAcWS"),
+    ("cer_ws", "CER-WS"),
+    ("space_acc", "spaceOK"),
+]
+_REC_ROWS = [
+    ("accuracy", "accuracy"),
+    ("one_minus_ned", "1-NED"),
+    ("cer", "CER"),
+    ("accuracy_ws", "accuracy (ws)"),
+    ("cer_ws", "CER (ws)"),
+    ("space_acc", "spaces right"),
+]
+_REC_TAG_COLS = [
+    ("accuracy", "acc"),
+    ("one_minus_ned", "1-NED"),
+    ("cer", "CER"),
+    ("accuracy_ws", "accWS"),
+    ("cer_ws", "CER-WS"),
+    ("space_acc", "spaceOK"),
+]
+_LOWER_IS_BETTER = {"cer", "cer_ws"}
 
 
 def _fmt(v: Any) -> str:
@@ -727,7 +869,7 @@ def _fmt(v: Any) -> str:
 def _format_one(report: Mapping, baseline: Optional[Mapping], names: Sequence[str]) -> str:
     kind = report.get("kind") or ("rec" if "accuracy" in report.get("all", {}) else "e2e")
     rows = _REC_ROWS if kind == "rec" else _E2E_ROWS
-    tag_cols = _REC_ROWS if kind == "rec" else _E2E_TAG_COLS
+    tag_cols = _REC_TAG_COLS if kind == "rec" else _E2E_TAG_COLS
     a = report.get("all", {})
     b = baseline.get("all", {}) if baseline else None
     out: List[str] = []
@@ -744,28 +886,37 @@ def _format_one(report: Mapping, baseline: Optional[Mapping], names: Sequence[st
             va, vb = a.get(k), b.get(k)
             d = f"{va - vb:+.4f}" if isinstance(va, (int, float)) and isinstance(vb, (int, float)) else "-"
             out.append(f"{label:<{w}} {_fmt(va):>10} {_fmt(vb):>10} {d:>8}")
-    tags = report.get("tags", {})
-    if tags:
-        out.append("")
-        out.append("-- per tag --")
-        if b is None:
-            head = f"{'tag':<12} {'n':>4} " + " ".join(f"{lab:>8}" for _, lab in tag_cols)
-            out.append(head)
-            for t in sorted(tags):
-                r = tags[t]
-                n = r.get("n_images", r.get("n", ""))
-                out.append(f"{t:<12} {n!s:>4} " + " ".join(f"{_fmt(r.get(k)):>8}" for k, _ in tag_cols))
-        else:
-            btags = baseline.get("tags", {})
-            head = f"{'tag':<12} {'n':>4} " + " ".join(f"{lab:>17}" for _, lab in tag_cols)
-            out.append(head)
-            out.append(f"{'':<12} {'':>4} " + " ".join(f"{names[0][:8]:>8} {names[1][:8]:>8}" for _ in tag_cols))
-            for t in sorted(set(tags) | set(btags)):
-                r, rb = tags.get(t, {}), btags.get(t, {})
-                n = r.get("n_images", r.get("n", rb.get("n_images", rb.get("n", ""))))
-                cells = " ".join(f"{_fmt(r.get(k)):>8} {_fmt(rb.get(k)):>8}" for k, _ in tag_cols)
-                out.append(f"{t:<12} {n!s:>4} {cells}")
+    lang_cols = _REC_TAG_COLS if kind == "rec" else _LANG_COLS
+    for key, title, cols in (("tags", "per tag", tag_cols), ("langs", "per line language", lang_cols)):
+        groups = report.get(key, {})
+        if groups:
+            out.append("")
+            out.append(f"-- {title} --")
+            out.extend(_group_table(groups, baseline.get(key, {}) if baseline else None, cols, names))
     return "\n".join(out)
+
+
+def _group_table(
+    groups: Mapping, bgroups: Optional[Mapping], cols: Sequence[tuple], names: Sequence[str]
+) -> List[str]:
+    def count(r: Mapping) -> Any:
+        return r.get("n_images", r.get("n", r.get("n_lines", "")))
+
+    out: List[str] = []
+    if bgroups is None:
+        out.append(f"{'tag':<12} {'n':>4} " + " ".join(f"{lab:>8}" for _, lab in cols))
+        for t in sorted(groups):
+            r = groups[t]
+            out.append(f"{t:<12} {count(r)!s:>4} " + " ".join(f"{_fmt(r.get(k)):>8}" for k, _ in cols))
+        return out
+    out.append(f"{'tag':<12} {'n':>4} " + " ".join(f"{lab:>17}" for _, lab in cols))
+    out.append(f"{'':<12} {'':>4} " + " ".join(f"{names[0][:8]:>8} {names[1][:8]:>8}" for _ in cols))
+    for t in sorted(set(groups) | set(bgroups)):
+        r, rb = groups.get(t, {}), bgroups.get(t, {})
+        n = count(r) if r else count(rb)
+        cells = " ".join(f"{_fmt(r.get(k)):>8} {_fmt(rb.get(k)):>8}" for k, _ in cols)
+        out.append(f"{t:<12} {n!s:>4} {cells}")
+    return out
 
 
 def format_report(

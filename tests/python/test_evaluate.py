@@ -316,6 +316,72 @@ def test_format_report():
     assert "Recognition-only" in both and "End-to-end" in both
 
 
+# ---------------------------------------------------------------- whitespace-aware figures
+def test_normalize_text_ws():
+    assert ev.normalize_text_ws("  Invoice\t2041   due\u3000on ") == "Invoice 2041 due on"  # ideographic space too
+    assert ev.normalize_text_ws("ＡＢＣ　１２３") == "ABC 123"
+    assert ev.normalize_text_ws("a\u200bb") == "ab"
+    assert ev.normalize_text_ws(None) == "" and ev.normalize_text_ws(" \n ") == ""
+
+
+def test_space_errors_known_strings():
+    assert ev.space_errors("Invoice2041dueonMarch3", "Invoice 2041 due on March 3") is True
+    assert ev.space_errors("Invoice 2041 due on March 3", "Invoice 2041 due on March 3") is False
+    assert ev.space_errors("Invoice 2041 dueon March 3", "Invoice 2041 due on March 3") is True
+    assert ev.space_errors("Invoice 2041 due on March 8", "Invoice 2041 due on March 3") is None  # other error
+
+
+def test_join_ws_spaces_latin_not_cjk():
+    assert ev.join_ws(["Total:", "12.00"]) == "Total: 12.00"
+    assert ev.join_ws(["合计", "12.00"]) == "合计12.00"
+    assert ev.join_ws(["共计", "三项"]) == "共计三项"
+    assert ev.join_ws(["", "a", "b"]) == "a b"
+
+
+def test_space_metrics_by_hand():
+    g = [
+        line("Invoice 2041 due on March 3", rect(0, 0, 200, 10)),
+        line("Total 12", rect(0, 20, 100, 30)),
+        line("abc", rect(0, 40, 30, 50)),
+        {"text": "合计 12元", "points": rect(0, 60, 100, 70), "lang": "zh", "ignore": False},
+    ]
+    preds = [
+        pred("Invoice2041dueonMarch3", rect(0, 0, 200, 10)),  # right apart from spaces, spaces wrong
+        pred("Total", rect(0, 20, 48, 30)),  # split line: joined "Total 12", right with spaces
+        pred("12", rect(52, 20, 100, 30)),
+        pred("abd", rect(0, 40, 30, 50)),  # wrong
+        pred("合计 12元", rect(0, 60, 100, 70)),  # right
+    ]
+    rep = ev.evaluate_e2e([_sample(g)], {"s": preds})
+    r = rep["all"]
+    assert r["line_acc"] == pytest.approx(3 / 4)
+    assert r["line_acc_ws"] == pytest.approx(2 / 4)
+    assert r["space_acc"] == pytest.approx(2 / 3)
+    # edit distances with spaces: 5 (dropped spaces) + 0 + 1 + 0; characters with spaces: 27 + 8 + 3 + 6
+    assert r["cer_ws"] == pytest.approx(6 / 44)
+    assert r["cer"] == pytest.approx(1 / (22 + 7 + 3 + 5))
+    en, zh = rep["langs"]["en"], rep["langs"]["zh"]
+    assert en["n_lines"] == 3 and zh["n_lines"] == 1
+    assert en["line_acc"] == pytest.approx(2 / 3) and en["space_acc"] == pytest.approx(1 / 2)
+    assert zh["line_acc_ws"] == 1.0 and zh["space_acc"] == 1.0
+    assert "spaces right" in ev.format_report(rep) and "per line language" in ev.format_report(rep)
+
+
+def test_space_metrics_rec():
+    samples = [
+        {"id": "a", "text": "due on March 3", "lang": "en", "tags": []},
+        {"id": "b", "text": "Total 12", "lang": "en", "tags": []},
+        {"id": "c", "text": "中文", "lang": "zh", "tags": []},
+    ]
+    r = ev.evaluate_rec(samples, {"a": "dueonMarch3", "b": "Total 12", "c": "中文"})
+    assert r["all"]["accuracy"] == 1.0
+    assert r["all"]["accuracy_ws"] == pytest.approx(2 / 3)
+    assert r["all"]["space_acc"] == pytest.approx(2 / 3)
+    assert r["all"]["cer_ws"] == pytest.approx(3 / (14 + 8 + 2))
+    assert r["langs"]["en"]["space_acc"] == pytest.approx(1 / 2)
+    assert r["langs"]["zh"]["space_acc"] == 1.0
+
+
 # ---------------------------------------------------------------- real dev set
 @needs_dev
 def test_dev_ground_truth_scores_perfect():
@@ -332,6 +398,9 @@ def test_dev_ground_truth_scores_perfect():
                   "det_area_hmean", "e2e_precision", "e2e_recall", "e2e_hmean", "line_acc", "one_minus_ned"):
             assert group[k] == pytest.approx(1.0), k
         assert group["cer"] == pytest.approx(0.0)
+        assert group["line_acc_ws"] == pytest.approx(1.0) and group["space_acc"] == pytest.approx(1.0)
+        assert group["cer_ws"] == pytest.approx(0.0)
+    assert set(rep["langs"]) == {ln["lang"] for s in samples for ln in s["lines"]}
     assert rep["n_images"] == len(samples)
     assert "det H" in ev.format_report(rep, rep)
 
