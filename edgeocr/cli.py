@@ -149,9 +149,15 @@ def cmd_eval(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from .paddle_lite import nb_to_onnx
+    from . import _core
+    from .errors import ModelNotFoundError
 
-    data = nb_to_onnx(args.model)
+    try:
+        with open(args.model, "rb") as f:
+            nb = f.read()
+    except OSError as e:
+        raise ModelNotFoundError(f"{args.model}: cannot read the file ({e.strerror or e})") from e
+    data = _core.nb_to_onnx(nb, args.model)
     with open(args.output, "wb") as f:
         f.write(data)
     print(f"wrote {args.output} ({len(data) / 2**20:.1f} MiB)")

@@ -101,6 +101,8 @@ def load_core_model(path=None, *, data=None, options=None, pool=None, ort_librar
             raise InvalidInputError(f"data must be bytes, got {type(data).__name__}")
         if len(data) == 0:
             raise ModelError("model bytes are empty")
+        if _core.nb_looks_like(data):  # a Paddle Lite .nb file given as bytes
+            data = _core.nb_cached_to_onnx(data, name)
         return _core.Model.from_bytes(data, options, pool, name)
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -109,9 +111,13 @@ def load_core_model(path=None, *, data=None, options=None, pool=None, ort_librar
         raise ModelError(f"{path} is a directory; edgeocr.Model takes one model file "
                          "(use edgeocr.Predictor for a folder of det/cls/rec models)")
     if path.endswith(".nb"):
-        from .paddle_lite import cached_nb_to_onnx
-
-        onnx_bytes = cached_nb_to_onnx(path)
+        # translated by the C++ core (csrc/loader/nb), cached by content hash
+        try:
+            with open(path, "rb") as f:
+                nb = f.read()
+        except OSError as e:
+            raise ModelError(f"{path}: cannot read the file ({e.strerror or e})") from e
+        onnx_bytes = _core.nb_cached_to_onnx(nb, path)
         return _core.Model.from_bytes(onnx_bytes, options, pool, path)
     return _core.Model.from_file(path, options, pool)
 

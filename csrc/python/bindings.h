@@ -20,3 +20,4 @@ void bind_preprocess(pybind11::module_& m);
 void bind_postprocess(pybind11::module_& m);
 void bind_model(pybind11::module_& m);
 void bind_pipeline(pybind11::module_& m);
+void bind_nb(pybind11::module_& m);

@@ -74,6 +74,7 @@ PYBIND11_MODULE(_core, m) {
   });
 
   bind_model(m);
+  bind_nb(m);
   auto kernels = m.def_submodule("kernels", "pixel and post-processing kernels (for tests and benchmarks)");
 #ifdef EDGEOCR_HAVE_BIND_PREPROCESS
   bind_preprocess(kernels);

@@ -37,10 +37,10 @@ def read_source(path) -> tuple[bytes, dict]:
         raw = f.read()
     info = {"file": os.path.basename(p), "sha256": B.sha256_of(raw), "size": len(raw)}
     if p.endswith(".nb"):
-        from ..paddle_lite import cached_nb_to_onnx
+        from .. import _core
 
         info["format"] = "paddle-lite-nb"
-        return cached_nb_to_onnx(p), info
+        return _core.nb_cached_to_onnx(raw, p), info
     if p.endswith((".pdmodel", ".json")) and os.path.exists(p.rsplit(".", 1)[0] + ".pdiparams"):
         raise InvalidInputError(
             f"{p}: Paddle inference models need paddle2onnx; convert first "
