@@ -1,8 +1,10 @@
 """`PipelineConfig`: every pre/post-processing parameter of the OCR pipeline.
 
 The defaults are edgeocr's, documented in docs/pipeline-config.md together
-with where they differ from PaddleOCR and RapidOCR and why. The C++ core holds
-the same defaults (csrc/include/edgeocr/pipeline.h); a test keeps them equal.
+with where they differ from PaddleOCR and RapidOCR and why. The names, types,
+ranges and defaults are those of the C++ settings table
+(csrc/pipeline/settings.cpp), which checks every value: a test keeps this
+class's fields equal to the table, field by field.
 """
 
 from __future__ import annotations
@@ -48,6 +50,17 @@ class PipelineConfig:
     rec_std: tuple = (0.5, 0.5, 0.5)
     rotate_ratio: float = 1.5
     drop_score: float = 0.5  # model sets may set their own (ppocr-v4-mobile: 0.65)
+
+    def __post_init__(self):
+        # Each value checked by the C++ settings table (type and range; InvalidInputError
+        # naming the setting and what it allows) and stored as the core holds it
+        # (ints in float fields as floats, lists as tuples).
+        from . import _core
+
+        for f in dataclasses.fields(self):
+            v = _core.check_setting(f.name, getattr(self, f.name))
+            object.__setattr__(self, f.name, tuple(v) if isinstance(v, list) else v)
+        _core.validate_config(self.to_core())
 
     def to_core(self) -> dict:
         d = dataclasses.asdict(self)

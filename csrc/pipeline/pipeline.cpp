@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
+
+#include "edgeocr/settings.h"
 
 #include "edgeocr/status.h"
 #include "postprocess/ctc.h"
@@ -27,12 +30,6 @@ Quad turned(const Quad& q, int quarter_turns) {
 
 float edge(const Point2f& a, const Point2f& b) { return std::hypot(a.x - b.x, a.y - b.y); }
 
-void check_norm(const NormalizeParams& n, const char* what) {
-  for (int c = 0; c < 3; ++c)
-    if (!(n.std[c] > 0.f) || !std::isfinite(n.mean[c]))
-      fail(StatusCode::kInvalidArgument, std::string(what) + ": std must be > 0 and mean finite");
-}
-
 }  // namespace
 
 Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
@@ -45,6 +42,20 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
       config_(std::move(config)),
       pool_(pool ? std::move(pool) : MemoryPool::create()) {
   if (!det_ && !rec_) fail(StatusCode::kInvalidArgument, "a pipeline needs a det or a rec model");
+  // The caller's settings, before the models' fixed input sizes replace some of them.
+  validate_config(config_, pool_->stats().cap_bytes);
+  bool model_fixed = false;
+  std::string model_fixed_names;
+  // A size the model fixes, saturated so that the range check sees a huge dim as huge.
+  auto fix = [&](int& field, std::int64_t dim, const Model& m) {
+    const int v = dim > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
+                                                         : static_cast<int>(dim);
+    if (v == field) return;
+    field = v;
+    if (model_fixed_names.find(m.name()) == std::string::npos)
+      model_fixed_names += (model_fixed ? ", " : "") + m.name();
+    model_fixed = true;
+  };
   auto check_io = [](const std::shared_ptr<Model>& m, const char* role, std::size_t out_rank) {
     if (!m) return;
     if (m->inputs().size() != 1 || m->inputs()[0].shape.size() != 4 ||
@@ -69,36 +80,35 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
                std::to_string(charset_.size()) + " (blank + characters [+ space]); wrong keys file?");
     // A model with a fixed input width (e.g. converted at 1x3x48x320) gets one bucket.
     const auto& in = rec_->inputs()[0].shape;
-    if (in[2] > 0 && in[2] != config_.rec_height) config_.rec_height = static_cast<int>(in[2]);
-    if (in[3] > 0) config_.rec_width_buckets = {static_cast<int>(in[3])};
-    if (in[0] > 0) config_.rec_batch = static_cast<int>(in[0]);
+    if (in[2] > 0) fix(config_.rec_height, in[2], *rec_);
+    if (in[3] > 0) {
+      int w = 0;
+      fix(w, in[3], *rec_);
+      config_.rec_width_buckets = {w};
+    }
+    if (in[0] > 0) fix(config_.rec_batch, in[0], *rec_);
   }
   if (cls_) {
     const auto& in = cls_->inputs()[0].shape;
-    if (in[2] > 0) config_.cls_height = static_cast<int>(in[2]);
-    if (in[3] > 0) config_.cls_width = static_cast<int>(in[3]);
-    if (in[0] > 0) config_.cls_batch = static_cast<int>(in[0]);
+    if (in[2] > 0) fix(config_.cls_height, in[2], *cls_);
+    if (in[3] > 0) fix(config_.cls_width, in[3], *cls_);
+    if (in[0] > 0) fix(config_.cls_batch, in[0], *cls_);
   }
   if (det_) {
     const auto& in = det_->inputs()[0].shape;
     if (in[0] > 1) fail(StatusCode::kInvalidModel, det_->name() + ": det models with a fixed batch > 1 are not supported");
   }
-  auto& c = config_;
-  if (c.rec_width_buckets.empty()) fail(StatusCode::kInvalidArgument, "rec_width_buckets is empty");
-  std::sort(c.rec_width_buckets.begin(), c.rec_width_buckets.end());
-  if (c.rec_width_buckets.front() < 8) fail(StatusCode::kInvalidArgument, "rec widths must be >= 8");
-  if (c.rec_batch < 1 || c.cls_batch < 1) fail(StatusCode::kInvalidArgument, "batch sizes must be >= 1");
-  if (c.rec_height < 8 || c.cls_height < 8 || c.cls_width < 8)
-    fail(StatusCode::kInvalidArgument, "model input sizes must be >= 8 pixels");
-  if (c.det_resize.limit_side_len < 32 || c.det_resize.max_side_len < 32)
-    fail(StatusCode::kInvalidArgument, "det limit_side_len and max_side_len must be >= 32");
-  if (!(c.db.thresh > 0.f && c.db.thresh < 1.f) || !(c.db.box_thresh >= 0.f && c.db.box_thresh <= 1.f) ||
-      !(c.db.unclip_ratio > 0.f) || c.db.max_candidates < 1)
-    fail(StatusCode::kInvalidArgument,
-         "det thresholds must satisfy 0 < thresh < 1, 0 <= box_thresh <= 1, unclip_ratio > 0, max_candidates >= 1");
-  check_norm(c.det_norm, "det normalisation");
-  check_norm(c.cls_norm, "cls normalisation");
-  check_norm(c.rec_norm, "rec normalisation");
+  std::sort(config_.rec_width_buckets.begin(), config_.rec_width_buckets.end());
+  // The settings with the sizes the models fix: a model's huge fixed input is
+  // refused here, before any tensor is allocated for it.
+  const std::int64_t rec_classes = rec_ ? static_cast<std::int64_t>(charset_.size()) : 0;
+  try {
+    validate_config(config_, pool_->stats().cap_bytes, rec_classes);
+  } catch (const Error& e) {
+    if (!model_fixed) throw;
+    fail(StatusCode::kInvalidModel,
+         std::string("with the input sizes the models fix (") + model_fixed_names + "): " + e.what());
+  }
 }
 
 int Pipeline::rec_bucket(int width) const {

@@ -1,7 +1,10 @@
 #include <pybind11/stl.h>
 
+#include <cmath>
+
 #include "bindings.h"
 #include "edgeocr/pipeline.h"
+#include "edgeocr/settings.h"
 #include "edgeocr/status.h"
 
 namespace py = pybind11;
@@ -9,86 +12,103 @@ using namespace edgeocr;
 
 namespace {
 
-void set3(float dst[3], const py::handle& v, const char* key) {
-  auto seq = v.cast<std::vector<float>>();
-  if (seq.size() != 3) throw Error(StatusCode::kInvalidArgument, std::string(key) + " needs 3 values");
-  for (int i = 0; i < 3; ++i) dst[i] = seq[i];
+// A Python value as the settings table takes it. Types are kept (a str stays
+// a str) so that the table, not a cast, decides what is accepted.
+SettingValue setting_value_of(const SettingInfo& s, const py::handle& v, int depth = 0) {
+  PyObject* o = v.ptr();
+  if (PyBool_Check(o)) return SettingValue::of_bool(o == Py_True);
+  if (PyUnicode_Check(o)) return SettingValue::of_string(v.cast<std::string>());
+  if (PyFloat_Check(o)) return SettingValue::of_float(PyFloat_AS_DOUBLE(o));
+  if (PyIndex_Check(o)) {  // int and numpy integers
+    py::int_ i = py::reinterpret_steal<py::int_>(PyNumber_Index(o));
+    if (!i) throw py::error_already_set();
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow != 0) {  // out of any range; shown as the number it is
+      const double d = PyLong_AsDouble(i.ptr());
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return SettingValue::of_float(overflow > 0 ? HUGE_VAL : -HUGE_VAL);
+      }
+      return SettingValue::of_float(d);
+    }
+    return SettingValue::of_int(x);
+  }
+  const bool numpy_float = py::hasattr(v, "dtype") && py::hasattr(v, "is_integer") && PyNumber_Check(o);
+  if (numpy_float) {
+    const double x = PyFloat_AsDouble(o);
+    if (x == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return SettingValue::of_float(x);
+  }
+  if (depth == 0 && (PyList_Check(o) || PyTuple_Check(o) || py::hasattr(v, "__array__") ||
+                     PyRange_Check(o))) {
+    const py::ssize_t n = py::len(v);
+    // More values than the setting can take are not converted: the length check refuses them.
+    const py::ssize_t keep = std::min<py::ssize_t>(n, std::max(s.max_len, 3) + 1);
+    std::vector<SettingValue> items;
+    py::iterator it = py::iter(v);
+    for (py::ssize_t k = 0; k < keep && it != py::iterator::sentinel(); ++k, ++it)
+      items.push_back(setting_value_of(s, *it, depth + 1));
+    return SettingValue::of_list(std::move(items));
+  }
+  fail(StatusCode::kInvalidArgument,
+       "pipeline setting " + s.name + " must be " + s.allowed() + ", got " +
+           std::string(py::repr(v)).substr(0, 80) + " (" + Py_TYPE(o)->tp_name + ")");
 }
 
-py::list list3(const float v[3]) { return py::cast(std::vector<float>(v, v + 3)); }
+py::object to_python(const SettingInfo& s, const SettingValue& v) {
+  switch (v.kind) {
+    case SettingValue::Kind::kBool: return py::bool_(v.b);
+    case SettingValue::Kind::kInt: return py::int_(v.i);
+    // As the float the field holds, printed short (0.3, not 0.30000001192092896).
+    case SettingValue::Kind::kFloat: return py::float_(py::str(float_text(static_cast<float>(v.f))));
+    case SettingValue::Kind::kString: return py::str(v.s);
+    case SettingValue::Kind::kList: {
+      py::list out;
+      for (const auto& x : v.list) out.append(to_python(s, x));
+      return std::move(out);
+    }
+  }
+  return py::none();
+}
 
 PipelineConfig config_from_dict(const py::dict& d) {
   PipelineConfig c;
   for (auto item : d) {
     const std::string k = py::str(item.first);
-    const py::handle v = item.second;
-    if (k == "det_limit_type") {
-      std::string s = v.cast<std::string>();
-      if (s != "min" && s != "max") throw Error(StatusCode::kInvalidArgument, "det_limit_type must be 'min' or 'max'");
-      c.det_resize.limit_type = s == "min" ? DetLimitType::kMin : DetLimitType::kMax;
-    } else if (k == "det_limit_side_len") c.det_resize.limit_side_len = v.cast<int>();
-    else if (k == "det_max_side_len") c.det_resize.max_side_len = v.cast<int>();
-    else if (k == "det_mean") set3(c.det_norm.mean, v, "det_mean");
-    else if (k == "det_std") set3(c.det_norm.std, v, "det_std");
-    else if (k == "det_thresh") c.db.thresh = v.cast<float>();
-    else if (k == "det_box_thresh") c.db.box_thresh = v.cast<float>();
-    else if (k == "det_unclip_ratio") c.db.unclip_ratio = v.cast<float>();
-    else if (k == "det_max_candidates") c.db.max_candidates = v.cast<int>();
-    else if (k == "det_use_dilation") c.db.use_dilation = v.cast<bool>();
-    else if (k == "det_score_mode") {
-      std::string s = v.cast<std::string>();
-      if (s != "fast" && s != "slow") throw Error(StatusCode::kInvalidArgument, "det_score_mode must be 'fast' or 'slow'");
-      c.db.score_mode = s == "fast" ? DbScoreMode::kFast : DbScoreMode::kSlow;
-    } else if (k == "det_min_size") c.db.min_size = v.cast<float>();
-    else if (k == "use_cls") c.use_cls = v.cast<bool>();
-    else if (k == "cls_height") c.cls_height = v.cast<int>();
-    else if (k == "cls_width") c.cls_width = v.cast<int>();
-    else if (k == "cls_batch") c.cls_batch = v.cast<int>();
-    else if (k == "cls_thresh") c.cls_thresh = v.cast<float>();
-    else if (k == "cls_verify") c.cls_verify = v.cast<bool>();
-    else if (k == "cls_mean") set3(c.cls_norm.mean, v, "cls_mean");
-    else if (k == "cls_std") set3(c.cls_norm.std, v, "cls_std");
-    else if (k == "rec_height") c.rec_height = v.cast<int>();
-    else if (k == "rec_batch") c.rec_batch = v.cast<int>();
-    else if (k == "rec_width_buckets") c.rec_width_buckets = v.cast<std::vector<int>>();
-    else if (k == "rec_mean") set3(c.rec_norm.mean, v, "rec_mean");
-    else if (k == "rec_std") set3(c.rec_norm.std, v, "rec_std");
-    else if (k == "rotate_ratio") c.rotate_ratio = v.cast<float>();
-    else if (k == "drop_score") c.drop_score = v.cast<float>();
-    else throw Error(StatusCode::kInvalidArgument, "unknown pipeline setting '" + k + "'");
+    const SettingInfo& s = setting_info(k);
+    s.set(c, check_setting(s, setting_value_of(s, item.second)));
   }
   return c;
 }
 
 py::dict config_to_dict(const PipelineConfig& c) {
   py::dict d;
-  d["det_limit_type"] = c.det_resize.limit_type == DetLimitType::kMin ? "min" : "max";
-  d["det_limit_side_len"] = c.det_resize.limit_side_len;
-  d["det_max_side_len"] = c.det_resize.max_side_len;
-  d["det_mean"] = list3(c.det_norm.mean);
-  d["det_std"] = list3(c.det_norm.std);
-  d["det_thresh"] = c.db.thresh;
-  d["det_box_thresh"] = c.db.box_thresh;
-  d["det_unclip_ratio"] = c.db.unclip_ratio;
-  d["det_max_candidates"] = c.db.max_candidates;
-  d["det_use_dilation"] = c.db.use_dilation;
-  d["det_score_mode"] = c.db.score_mode == DbScoreMode::kFast ? "fast" : "slow";
-  d["det_min_size"] = c.db.min_size;
-  d["use_cls"] = c.use_cls;
-  d["cls_height"] = c.cls_height;
-  d["cls_width"] = c.cls_width;
-  d["cls_batch"] = c.cls_batch;
-  d["cls_thresh"] = c.cls_thresh;
-  d["cls_verify"] = c.cls_verify;
-  d["cls_mean"] = list3(c.cls_norm.mean);
-  d["cls_std"] = list3(c.cls_norm.std);
-  d["rec_height"] = c.rec_height;
-  d["rec_batch"] = c.rec_batch;
-  d["rec_width_buckets"] = c.rec_width_buckets;
-  d["rec_mean"] = list3(c.rec_norm.mean);
-  d["rec_std"] = list3(c.rec_norm.std);
-  d["rotate_ratio"] = c.rotate_ratio;
-  d["drop_score"] = c.drop_score;
+  for (const SettingInfo& s : settings_table()) d[py::str(s.name)] = to_python(s, s.get(c));
+  return d;
+}
+
+py::dict setting_dict(const SettingInfo& s) {
+  const PipelineConfig defaults;
+  py::dict d;
+  d["name"] = s.name;
+  d["type"] = setting_type_name(s.type);
+  d["doc"] = s.doc;
+  d["default"] = to_python(s, s.get(defaults));
+  d["default_text"] = format_setting(s, s.get(defaults));
+  d["allowed"] = s.allowed();
+  if (s.type == SettingType::kEnum) {
+    d["choices"] = s.choices;
+  } else if (s.type != SettingType::kBool) {
+    d["min"] = s.min;
+    d["max"] = s.max;
+    d["min_exclusive"] = s.min_exclusive;
+    d["max_exclusive"] = s.max_exclusive;
+  }
+  if (s.type == SettingType::kFloat3 || s.type == SettingType::kIntList) {
+    d["min_len"] = s.min_len;
+    d["max_len"] = s.max_len;
+  }
   return d;
 }
 
@@ -122,6 +142,30 @@ py::dict result_dict(const OcrResult& r) {
 
 void bind_pipeline(py::module_& m) {
   m.def("default_config", [] { return config_to_dict(PipelineConfig{}); });
+  // The settings table (csrc/pipeline/settings.cpp): one dict per setting, in order.
+  m.def("settings", [] {
+    py::list out;
+    for (const SettingInfo& s : settings_table()) out.append(setting_dict(s));
+    return out;
+  });
+  // One setting checked (InvalidInputError naming it and its range); returns the
+  // value as the field holds it.
+  m.def("check_setting", [](const std::string& name, const py::handle& value) {
+    const SettingInfo& s = setting_info(name);
+    return to_python(s, check_setting(s, setting_value_of(s, value)));
+  }, py::arg("name"), py::arg("value"));
+  m.def("parse_setting", [](const std::string& name, const std::string& text) {
+    const SettingInfo& s = setting_info(name);
+    return to_python(s, parse_setting(s, text));
+  }, py::arg("name"), py::arg("text"));
+  // A whole config (a dict of settings over the defaults) checked as every
+  // Pipeline checks it; max_memory_mb as the Predictor's (0: none).
+  m.def("validate_config", [](const py::dict& config, double max_memory_mb) {
+    if (!(max_memory_mb >= 0 && max_memory_mb <= 1e12))
+      fail(StatusCode::kInvalidArgument, "max_memory_mb must be a positive number");
+    const PipelineConfig c = config_from_dict(config);
+    validate_config(c, static_cast<std::uint64_t>(max_memory_mb * 1048576.0));
+  }, py::arg("config"), py::arg("max_memory_mb") = 0.0);
   py::class_<Pipeline, std::shared_ptr<Pipeline>>(m, "Pipeline")
       .def(py::init([](std::shared_ptr<Model> det, std::shared_ptr<Model> cls, std::shared_ptr<Model> rec,
                        std::vector<std::string> charset, const py::dict& config,
