@@ -8,7 +8,9 @@
 
 #include "edgeocr/settings.h"
 
+#include "common/checked.h"
 #include "edgeocr/status.h"
+#include "pipeline/model_checks.h"
 #include "postprocess/ctc.h"
 #include "postprocess/order.h"
 
@@ -29,6 +31,14 @@ Quad turned(const Quad& q, int quarter_turns) {
 }
 
 float edge(const Point2f& a, const Point2f& b) { return std::hypot(a.x - b.x, a.y - b.y); }
+
+// ceil(h * ratio) clamped to [1, cap] in floating point (the product of a
+// model's input height and a long line's ratio may not fit in an int).
+int scaled_width(int h, float ratio, int cap) {
+  const double w = std::ceil(static_cast<double>(h) * ratio);
+  if (!(w >= 1.0)) return 1;
+  return w >= cap ? cap : static_cast<int>(w);
+}
 
 }  // namespace
 
@@ -125,15 +135,14 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result) 
   TensorView in;
   in.dtype = DType::kFloat32;
   in.shape = {1, 3, h, w};
-  PoolBlock buf = pool_->acquire(sizeof(float) * 3 * static_cast<std::size_t>(w) * h);
+  PoolBlock buf = pool_->acquire(checked_product({sizeof(float), 3, w, h}, "det input"));
   det_preprocess(image, w, h, config_.det_norm, static_cast<float*>(buf.data()));
   in.data = buf.data();
   auto t0 = Clock::now();
   std::vector<Tensor> out = det_->run({in});
   result->timings.det_model += since(t0);
   buf.reset();
-  const Tensor& map = out[0];
-  const int mh = static_cast<int>(map.shape[2]), mw = static_cast<int>(map.shape[3]);
+  const DetMap map = checked_det_output(*det_, out, 1);
 
   std::unique_ptr<DbWorkspace> ws;
   {
@@ -145,7 +154,7 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result) 
   }
   if (!ws) ws = std::make_unique<DbWorkspace>();
   std::vector<DetBox> boxes =
-      db_postprocess(map.ptr<float>(), mw, mh, image.width, image.height, config_.db, ws.get());
+      db_postprocess(map.data, map.width, map.height, image.width, image.height, config_.db, ws.get());
   {
     std::lock_guard<std::mutex> lock(ws_mu_);
     if (workspaces_.size() < 16) workspaces_.push_back(std::move(ws));
@@ -156,24 +165,24 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result) 
 void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
                         OcrTimings* t) const {
   const int H = config_.cls_height, W = config_.cls_width, B = config_.cls_batch;
-  const std::size_t plane = static_cast<std::size_t>(3) * H * W;
+  const std::size_t plane = checked_product({3, H, W}, "cls input");
   for (std::size_t start = 0; start < crops.size(); start += B) {
     const int n = static_cast<int>(std::min<std::size_t>(B, crops.size() - start));
-    PoolBlock buf = pool_->acquire(sizeof(float) * plane * n);
+    PoolBlock buf = pool_->acquire(checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "cls input"));
     float* dst = static_cast<float*>(buf.data());
     for (int i = 0; i < n; ++i) {
       const Crop& c = crops[start + i];
-      int out_w = std::min(W, std::max(1, static_cast<int>(std::ceil(H * c.ratio))));
+      int out_w = scaled_width(H, c.ratio, W);
       crop_preprocess(image, c.quad, out_w, H, W, config_.cls_norm, 0.f, dst + plane * i);
     }
     TensorView in{buf.data(), DType::kFloat32, {n, 3, H, W}};
     auto t0 = Clock::now();
     std::vector<Tensor> out = cls_->run({in});
     t->cls_model += since(t0);
-    const Tensor& probs = out[0];
-    const int classes = static_cast<int>(probs.shape[1]);
+    const int classes = checked_cls_output(*cls_, out, n);
+    const float* probs = out[0].ptr<float>();
     for (int i = 0; i < n; ++i) {
-      const float* p = probs.ptr<float>() + static_cast<std::size_t>(i) * classes;
+      const float* p = probs + static_cast<std::size_t>(i) * classes;
       int best = static_cast<int>(std::max_element(p, p + classes) - p);
       // label '180' (index 1) with enough confidence: turn the crop around.
       if (best == 1 && p[1] > config_.cls_thresh) {
@@ -198,14 +207,14 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
     // Widest crop of the batch decides the bucket (PaddleOCR: max ratio, at least 320/48).
     float max_ratio = 0.f;
     for (int i = 0; i < n; ++i) max_ratio = std::max(max_ratio, crops[order[start + i]].ratio);
-    const int need = static_cast<int>(std::ceil(H * max_ratio));
+    const int need = scaled_width(H, max_ratio, std::numeric_limits<int>::max());
     const int W = rec_bucket(need);
-    const std::size_t plane = static_cast<std::size_t>(3) * H * W;
-    PoolBlock buf = pool_->acquire(sizeof(float) * plane * n);
+    const std::size_t plane = checked_product({3, H, W}, "rec input");
+    PoolBlock buf = pool_->acquire(checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "rec input"));
     float* dst = static_cast<float*>(buf.data());
     for (int i = 0; i < n; ++i) {
       const Crop& c = crops[order[start + i]];
-      int out_w = std::min(W, std::max(1, static_cast<int>(std::ceil(H * c.ratio))));
+      int out_w = scaled_width(H, c.ratio, W);
       crop_preprocess(image, c.quad, out_w, H, W, config_.rec_norm, 0.f, dst + plane * i);
     }
     TensorView in{buf.data(), DType::kFloat32, {n, 3, H, W}};
@@ -213,10 +222,11 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
     std::vector<Tensor> out = rec_->run({in});
     t->rec_model += since(t0);
     buf.reset();
-    const Tensor& probs = out[0];
-    const int T = static_cast<int>(probs.shape[1]), C = static_cast<int>(probs.shape[2]);
+    const int T = checked_rec_output(*rec_, out, n, charset_.size());
+    const int C = static_cast<int>(charset_.size());
+    const float* probs = out[0].ptr<float>();
     for (int i = 0; i < n; ++i) {
-      CtcResult r = ctc_greedy_decode(probs.ptr<float>() + static_cast<std::size_t>(i) * T * C, T, C, charset_);
+      CtcResult r = ctc_greedy_decode(probs + static_cast<std::size_t>(i) * T * C, T, C, charset_);
       OcrLine& line = lines[crops[order[start + i]].index];
       line.text = std::move(r.text);
       line.score = r.score;

@@ -1,6 +1,8 @@
 // edgeocr._core: converts arguments, releases the GIL, maps errors. Nothing else.
 #include <pybind11/stl.h>
 
+#include <new>
+
 #include "bindings.h"
 #include "edgeocr/runtime.h"
 #include "edgeocr/status.h"
@@ -54,6 +56,13 @@ PYBIND11_MODULE(_core, m) {
     } catch (const edgeocr::Error& e) {
       py::object exc = py::module_::import("edgeocr.errors")
                            .attr("from_status")(static_cast<int>(e.code()), e.what());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
+    } catch (const std::bad_alloc&) {
+      // An allocation the core could not make (pybind11 would give a bare
+      // MemoryError): edgeocr.ResourceError, which is also a MemoryError.
+      py::object exc = py::module_::import("edgeocr.errors")
+                           .attr("from_status")(static_cast<int>(edgeocr::StatusCode::kOutOfMemory),
+                                                "out of memory: an allocation in the edgeocr core failed");
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
     }
   });

@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "common/checked.h"
 #include "edgeocr/status.h"
 
 namespace edgeocr {
@@ -37,7 +38,9 @@ MemoryPool::~MemoryPool() {
   for (auto& b : free_) std::free(b.data);
 }
 
-static std::size_t round_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
+static std::size_t round_up(std::size_t n, std::size_t a) {
+  return checked_add(n, a - 1, "memory pool request") / a * a;
+}
 
 PoolBlock MemoryPool::acquire(std::size_t bytes) {
   const std::size_t need = round_up(std::max<std::size_t>(bytes, 1), kAlignment);
@@ -52,8 +55,8 @@ PoolBlock MemoryPool::acquire(std::size_t bytes) {
     free_.erase(it);
     ++stats_.hits;
   } else {
-    if (cap_ != 0 && stats_.reserved_bytes + need > cap_) free_idle_locked(need);
-    if (cap_ != 0 && stats_.reserved_bytes + need > cap_) {
+    if (cap_ != 0 && !fits_under_cap_locked(need)) free_idle_locked(need);
+    if (cap_ != 0 && !fits_under_cap_locked(need)) {
       fail(StatusCode::kOutOfMemory,
            "memory pool cap of " + std::to_string(cap_ >> 20) + " MiB would be exceeded: " +
                std::to_string(stats_.in_use_bytes >> 20) + " MiB in use, request of " +
@@ -89,9 +92,14 @@ void MemoryPool::release(void* data, std::size_t capacity) {
   free_.insert(it, fb);
 }
 
+// reserved + need <= cap, written so that a huge `need` cannot wrap around.
+bool MemoryPool::fits_under_cap_locked(std::size_t need) const {
+  return need <= cap_ && stats_.reserved_bytes <= cap_ - need;
+}
+
 // Frees idle blocks, largest first, until `need` more bytes fit under the cap.
 void MemoryPool::free_idle_locked(std::size_t need) {
-  while (!free_.empty() && stats_.reserved_bytes + need > cap_) {
+  while (!free_.empty() && !fits_under_cap_locked(need)) {
     FreeBlock b = free_.back();
     free_.pop_back();
     std::free(b.data);

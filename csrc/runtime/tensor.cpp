@@ -1,5 +1,8 @@
 #include "edgeocr/tensor.h"
 
+#include "common/checked.h"
+#include "edgeocr/status.h"
+
 namespace edgeocr {
 
 std::size_t dtype_size(DType t) {
@@ -33,8 +36,16 @@ const char* dtype_name(DType t) {
 
 std::int64_t element_count(const std::vector<std::int64_t>& shape) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    if (d < 0) fail(StatusCode::kInvalidArgument, "shape " + shape_str(shape) + " has a negative dimension");
+    if (__builtin_mul_overflow(n, d, &n))
+      fail(StatusCode::kInvalidArgument, "shape " + shape_str(shape) + ": element count overflows");
+  }
   return n;
+}
+
+std::size_t Tensor::bytes() const {
+  return checked_mul(static_cast<std::size_t>(element_count(shape)), dtype_size(dtype), "tensor bytes");
 }
 
 std::string shape_str(const std::vector<std::int64_t>& shape) {

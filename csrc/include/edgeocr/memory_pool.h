@@ -78,6 +78,7 @@ class MemoryPool : public std::enable_shared_from_this<MemoryPool> {
   friend class PoolBlock;
   void release(void* data, std::size_t capacity);
   void free_idle_locked(std::size_t need);
+  bool fits_under_cap_locked(std::size_t need) const;
 
   struct FreeBlock {
     void* data;

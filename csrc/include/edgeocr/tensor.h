@@ -32,6 +32,8 @@ enum class DType : int {
 std::size_t dtype_size(DType t);
 const char* dtype_name(DType t);
 
+// Product of the dimensions; throws Error(kInvalidArgument) on a negative
+// dimension or an overflow.
 std::int64_t element_count(const std::vector<std::int64_t>& shape);
 std::string shape_str(const std::vector<std::int64_t>& shape);
 
@@ -60,7 +62,8 @@ struct Tensor {
   void* data() const { return block.data(); }
   template <typename T>
   T* ptr() const { return static_cast<T*>(block.data()); }
-  std::size_t bytes() const { return static_cast<std::size_t>(element_count(shape)) * dtype_size(dtype); }
+  // Throws (kInvalidArgument / kOutOfMemory) when the shape is negative or overflows.
+  std::size_t bytes() const;
 };
 
 }  // namespace edgeocr

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "common/checked.h"
 #include "edgeocr/model.h"
 #include "edgeocr/status.h"
 #include "runtime/ort/ort_api.h"
@@ -242,7 +243,8 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
   std::vector<std::int64_t> key;
   for (std::size_t i = 0; i < n_in; ++i) {
     const TensorView& v = in[i];
-    std::size_t bytes = static_cast<std::size_t>(element_count(v.shape)) * dtype_size(v.dtype);
+    std::size_t bytes = checked_mul(static_cast<std::size_t>(element_count(v.shape)), dtype_size(v.dtype),
+                                    "model input bytes", StatusCode::kInvalidArgument);
     check(api.CreateTensorWithDataAsOrtValue()(rt.cpu_memory, const_cast<void*>(v.data), bytes,
                                                v.shape.data(), v.shape.size(),
                                                static_cast<int>(v.dtype), &in_vals[i]),

@@ -1,0 +1,167 @@
+"""Hostile corpus (issue 13): generated models and image bombs.
+
+Every case runs in a child process (tests/python/limits.py) under an
+address-space limit, a CPU-time limit of 15 s and a wall-clock timeout, and
+must end in a result or an edgeocr.EdgeOCRError within 1.2 GB peak RSS. The
+child is this file run as a script: ``python test_hostile.py predict SPEC``.
+
+Models: tests/python/hostile_models.py (det, cls and rec models whose
+outputs have wrong, empty, too small or huge shapes, or whose fixed input
+sizes are absurd), through the Python Predictor and through the C API
+(examples/c/ocr_demo.c compiled against the installed libedgeocr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+DATA = REPO / "tests" / "data"
+PAGE = DATA / "sample_en.png"  # several lines: cls and rec get batches of more than one crop
+C_PAGE = REPO / "tests" / "c" / "data" / "sample.ppm"
+
+
+# ---------------------------------------------------------------------------
+# The child: one case, its outcome as one JSON line on stdout.
+
+
+def _child(spec: dict) -> int:
+    import edgeocr
+
+    out = {"outcome": None}
+    try:
+        p = edgeocr.Predictor(
+            det=spec.get("det"), cls=spec.get("cls"), rec=spec.get("rec"), keys=spec.get("keys"),
+            threads=1, **spec.get("settings", {}),
+        )
+        if spec.get("image") is not None:
+            r = p.predict(spec["image"])
+            out.update(outcome="result", lines=len(r.lines))
+        else:
+            out.update(outcome="result", lines=0)
+    except edgeocr.EdgeOCRError as e:
+        out.update(outcome="error", type=type(e).__name__, message=str(e))
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "predict":
+    sys.exit(_child(json.loads(sys.argv[2])))
+
+
+# ---------------------------------------------------------------------------
+# The tests.
+
+import pytest  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+import hostile_models  # noqa: E402
+from limits import CPU_SECONDS, PEAK_RSS_MB, run_limited  # noqa: E402
+
+pytest.importorskip("onnx")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("hostile_models")
+
+
+def _spec(case, path, v4_paths, keys_file=None):
+    role = hostile_models.CASES[case][0]
+    spec = {"image": str(PAGE)}
+    if role == "det":
+        spec["det"] = path
+    elif role == "cls":
+        spec.update(det=v4_paths["det"], cls=path, rec=v4_paths["rec"])
+    else:
+        spec.update(det=v4_paths["det"], cls=v4_paths["cls"], rec=path, keys=hostile_models.KEYS)
+    return spec
+
+
+def _check_bounds(o, what):
+    assert not o.timed_out and o.returncode >= 0, f"{what}: crashed or hung\n{o.describe()}"
+    assert o.peak_rss_mb <= PEAK_RSS_MB, f"{what}: peak RSS {o.peak_rss_mb:.0f} MiB > {PEAK_RSS_MB}\n{o.describe()}"
+    assert o.cpu_seconds <= CPU_SECONDS, o.describe()
+
+
+@pytest.mark.parametrize("case", sorted(hostile_models.CASES))
+def test_hostile_model_through_predictor(case, model_dir, v4_paths):
+    role, _, expected = hostile_models.CASES[case]
+    path = hostile_models.build(case, model_dir)
+    o = run_limited([sys.executable, str(Path(__file__)), "predict", json.dumps(_spec(case, path, v4_paths))])
+    _check_bounds(o, case)
+    assert o.returncode == 0, f"{case}: not an EdgeOCRError\n{o.describe()}"
+    got = json.loads(o.stdout.strip().splitlines()[-1])
+    if expected == "result":
+        assert got["outcome"] == "result", got
+    elif expected == "ModelError":
+        assert got["outcome"] == "error" and got["type"] == "ModelError", got
+        # The message names the model file (and, for outputs, the output and its shape).
+        assert case in got["message"], got
+    else:
+        assert got["outcome"] == "error", got
+
+
+@pytest.fixture(scope="module")
+def ocr_demo(tmp_path_factory):
+    """examples/c/ocr_demo.c compiled as C99 against the installed libedgeocr."""
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build examples/c/ocr_demo.c")
+    import glob
+    import sysconfig
+
+    # The wheel's copy (edgeocr/lib), else (editable installs) the one in site-packages or build/.
+    candidates = [os.path.join(os.path.dirname(__import__("edgeocr").__file__), "lib", "libedgeocr.so")]
+    candidates += [os.path.join(sysconfig.get_paths()[k], "edgeocr", "lib", "libedgeocr.so") for k in ("platlib", "purelib")]
+    candidates += sorted(glob.glob(str(REPO / "build" / "*" / "libedgeocr.so")))
+    lib = next((c for c in candidates if os.path.exists(c)), None)
+    if lib is None:
+        pytest.skip("libedgeocr.so is not built (EDGEOCR_BUILD_C_API=OFF)")
+    libdir = os.path.dirname(lib)
+    exe = tmp_path_factory.mktemp("c") / "ocr_demo"
+    cp = subprocess.run(
+        [cc, "-std=c99", "-O1", f"-I{REPO / 'csrc' / 'include'}", str(REPO / "examples" / "c" / "ocr_demo.c"),
+         f"-L{libdir}", "-ledgeocr", f"-Wl,-rpath,{libdir}", "-o", str(exe)],
+        capture_output=True, text=True,
+    )
+    assert cp.returncode == 0, cp.stderr
+    return exe
+
+
+@pytest.mark.parametrize("case", sorted(hostile_models.CASES))
+def test_hostile_model_through_c_api(case, model_dir, v4_paths, ocr_demo, tmp_path):
+    import edgeocr
+
+    role, _, expected = hostile_models.CASES[case]
+    path = hostile_models.build(case, model_dir)
+    models = {"det": v4_paths["det"], "cls": v4_paths["cls"], "rec": v4_paths["rec"]}
+    models[role] = path
+    if role == "rec":
+        keys = tmp_path / "keys.txt"
+        keys.write_text("\n".join(hostile_models.KEYS) + "\n")
+        extra = ["--keys", str(keys)]
+    else:
+        extra = []
+    if role == "det":
+        models = {"det": path}
+    args = [str(ocr_demo), "--threads", "1"]
+    for r, p in models.items():
+        args += [f"--{r}", p]
+    env = dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"])
+    for v in ("EDGEOCR_DET_MODEL", "EDGEOCR_CLS_MODEL", "EDGEOCR_REC_MODEL"):
+        env.pop(v, None)
+    o = run_limited([*args, *extra, str(C_PAGE)], env=env)
+    _check_bounds(o, case)
+    if expected == "result":
+        assert o.returncode == 0, o.describe()
+        return
+    assert o.returncode == 1, f"{case}: expected a failing status\n{o.describe()}"
+    if expected == "ModelError":
+        assert "INVALID_MODEL" in o.stderr and case in o.stderr, o.describe()
