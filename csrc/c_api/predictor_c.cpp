@@ -15,6 +15,7 @@
 #include "edgeocr/model.h"
 #include "edgeocr/pipeline.h"
 #include "edgeocr/runtime.h"
+#include "edgeocr/settings.h"
 #include "edgeocr/status.h"
 
 struct edgeocr_predictor_s {
@@ -43,10 +44,6 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 void check_options(const edgeocr_options_t& o) {
   const char* fn = "edgeocr_predictor_create";
-  if (o.struct_size != sizeof(edgeocr_options_t))
-    invalid(std::string(fn) + ": options.struct_size is " + std::to_string(o.struct_size) +
-            ", expected " + std::to_string(sizeof(edgeocr_options_t)) +
-            " (initialise the options with edgeocr_options_init)");
   if (o.bundle_path != nullptr)
     fail(StatusCode::kUnsupported, std::string(fn) + ": bundle_path (" + o.bundle_path +
                                        "): .eocr bundles are not supported by this version of "
@@ -90,47 +87,12 @@ void check_options(const edgeocr_options_t& o) {
   if (o.max_memory_mb > (SIZE_MAX >> 20))
     invalid(std::string(fn) + ": max_memory_mb " + std::to_string(o.max_memory_mb) +
             " does not fit in the address space");
-  if (o.use_cls != 0 && o.use_cls != 1)
-    invalid(std::string(fn) + ": use_cls must be 0 or 1, got " + std::to_string(o.use_cls));
-  if (o.det_limit_type != EDGEOCR_DET_LIMIT_MIN && o.det_limit_type != EDGEOCR_DET_LIMIT_MAX)
-    invalid(std::string(fn) + ": det_limit_type must be EDGEOCR_DET_LIMIT_MIN (0) or "
-                              "EDGEOCR_DET_LIMIT_MAX (1), got " +
-            std::to_string(o.det_limit_type));
-  auto check_side = [&](int v, const char* name) {
-    if (v < 32 || v > EDGEOCR_MAX_IMAGE_SIDE)
-      invalid(std::string(fn) + ": " + name + " must be in [32, " +
-              std::to_string(EDGEOCR_MAX_IMAGE_SIDE) + "], got " + std::to_string(v));
-  };
-  check_side(o.det_limit_side_len, "det_limit_side_len");
-  check_side(o.det_max_side_len, "det_max_side_len");
-  auto check_unit = [&](float v, const char* name) {
-    if (!(v >= 0.f && v <= 1.f))  // also rejects NaN
-      invalid(std::string(fn) + ": " + name + " must be in [0, 1], got " + std::to_string(v));
-  };
-  check_unit(o.det_thresh, "det_thresh");
-  check_unit(o.det_box_thresh, "det_box_thresh");
-  check_unit(o.cls_thresh, "cls_thresh");
-  check_unit(o.drop_score, "drop_score");
-  if (!(o.det_unclip_ratio > 0.f && o.det_unclip_ratio <= 100.f))
-    invalid(std::string(fn) + ": det_unclip_ratio must be in (0, 100], got " +
-            std::to_string(o.det_unclip_ratio));
-  if (o.rec_batch < 1 || o.rec_batch > 1024)
-    invalid(std::string(fn) + ": rec_batch must be in [1, 1024], got " + std::to_string(o.rec_batch));
 }
 
+// edgeocr's defaults, then the options' settings (through the settings table).
 PipelineConfig config_of(const edgeocr_options_t& o) {
   PipelineConfig c;
-  c.use_cls = o.use_cls != 0;
-  c.det_resize.limit_type =
-      o.det_limit_type == EDGEOCR_DET_LIMIT_MIN ? DetLimitType::kMin : DetLimitType::kMax;
-  c.det_resize.limit_side_len = o.det_limit_side_len;
-  c.det_resize.max_side_len = o.det_max_side_len;
-  c.db.thresh = o.det_thresh;
-  c.db.box_thresh = o.det_box_thresh;
-  c.db.unclip_ratio = o.det_unclip_ratio;
-  c.cls_thresh = o.cls_thresh;
-  c.drop_score = o.drop_score;
-  c.rec_batch = o.rec_batch;
+  for (const auto& kv : setting_overrides(o)) setting_info(kv.first).set(c, kv.second);
   return c;
 }
 
@@ -329,36 +291,18 @@ void check_result(const edgeocr_result_s* r, const char* fn) {
 
 extern "C" {
 
-edgeocr_status_t edgeocr_options_init(edgeocr_options_t* options) {
-  EDGEOCR_C_TRY({
-    if (!options) edgeocr::capi::invalid("edgeocr_options_init: options is NULL");
-    std::memset(options, 0, sizeof(*options));
-    const edgeocr::PipelineConfig d;  // the core's defaults, so C and Python agree
-    options->struct_size = sizeof(edgeocr_options_t);
-    options->use_cls = d.use_cls ? 1 : 0;
-    options->det_limit_type = d.det_resize.limit_type == edgeocr::DetLimitType::kMin
-                                  ? EDGEOCR_DET_LIMIT_MIN
-                                  : EDGEOCR_DET_LIMIT_MAX;
-    options->det_limit_side_len = d.det_resize.limit_side_len;
-    options->det_max_side_len = d.det_resize.max_side_len;
-    options->det_thresh = d.db.thresh;
-    options->det_box_thresh = d.db.box_thresh;
-    options->det_unclip_ratio = d.db.unclip_ratio;
-    options->cls_thresh = d.cls_thresh;
-    options->drop_score = d.drop_score;
-    options->rec_batch = d.rec_batch;
-  })
-}
-
 edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
                                           edgeocr_predictor_t* predictor) {
   if (predictor) *predictor = nullptr;
   EDGEOCR_C_TRY({
     using namespace edgeocr;
     if (!predictor) capi::invalid("edgeocr_predictor_create: predictor (the output) is NULL");
-    if (!options) capi::invalid("edgeocr_predictor_create: options is NULL");
-    const edgeocr_options_t& o = *options;
+    // The caller's struct, of whatever version, as this library's (defaults for what it lacks).
+    const edgeocr_options_t o = capi::options_of(options, "edgeocr_predictor_create");
     capi::check_options(o);
+    // Every setting checked, with the memory its sizes imply, before a model is loaded.
+    PipelineConfig config = capi::config_of(o);
+    validate_config(config, static_cast<std::uint64_t>(o.max_memory_mb) << 20);
     if (o.ort_library_path) set_ort_library_path(o.ort_library_path);
     auto p = std::make_unique<edgeocr_predictor_s>();
     p->pool = MemoryPool::create(o.max_memory_mb << 20);
@@ -376,7 +320,7 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     p->has_det = det != nullptr;
     p->has_rec = rec != nullptr;
     p->pipeline = std::make_unique<Pipeline>(std::move(det), std::move(cls), std::move(rec),
-                                             std::move(charset), capi::config_of(o), p->pool);
+                                             std::move(charset), std::move(config), p->pool);
     *predictor = p.release();
   })
 }
@@ -415,18 +359,41 @@ edgeocr_status_t edgeocr_predictor_recognize(edgeocr_predictor_t predictor,
   })
 }
 
+edgeocr_status_t edgeocr_predictor_get_setting(edgeocr_predictor_t predictor, const char* key,
+                                               char* buffer, size_t buffer_size, size_t* needed) {
+  const char* fn = "edgeocr_predictor_get_setting";
+  if (needed) *needed = 0;
+  if (buffer && buffer_size) buffer[0] = '\0';
+  EDGEOCR_C_TRY({
+    edgeocr::capi::check_predictor(predictor, fn);
+    if (!key) edgeocr::capi::invalid(std::string(fn) + ": key is NULL");
+    if (!buffer && buffer_size) edgeocr::capi::invalid(std::string(fn) + ": buffer is NULL but buffer_size is not 0");
+    const std::string text = edgeocr::setting_to_string(predictor->pipeline->config(), key);
+    if (needed) *needed = text.size() + 1;
+    if (buffer_size < text.size() + 1)
+      edgeocr::capi::invalid(std::string(fn) + ": " + key + " needs a buffer of " +
+                             std::to_string(text.size() + 1) + " bytes, got " +
+                             std::to_string(buffer_size));
+    std::memcpy(buffer, text.c_str(), text.size() + 1);
+  })
+}
+
 edgeocr_status_t edgeocr_predictor_memory_stats(edgeocr_predictor_t predictor,
                                                 edgeocr_memory_stats_t* stats) {
   const char* fn = "edgeocr_predictor_memory_stats";
-  if (stats) std::memset(stats, 0, sizeof(*stats));
   EDGEOCR_C_TRY({
     if (!stats) edgeocr::capi::invalid(std::string(fn) + ": stats is NULL");
+    edgeocr::capi::check_out_size(stats->struct_size, sizeof(edgeocr_memory_stats_t), "stats", fn);
+    edgeocr_memory_stats_t out;
+    std::memset(&out, 0, sizeof out);
+    edgeocr::capi::write_out(stats, out);  // zeroed on failure below
     edgeocr::capi::check_predictor(predictor, fn);
     const edgeocr::PoolStats s = predictor->pool->stats();
-    stats->reserved_bytes = s.reserved_bytes;
-    stats->in_use_bytes = s.in_use_bytes;
-    stats->high_water_bytes = s.high_water_bytes;
-    stats->cap_bytes = s.cap_bytes;
+    out.reserved_bytes = s.reserved_bytes;
+    out.in_use_bytes = s.in_use_bytes;
+    out.high_water_bytes = s.high_water_bytes;
+    out.cap_bytes = s.cap_bytes;
+    edgeocr::capi::write_out(stats, out);
   })
 }
 
@@ -443,9 +410,12 @@ edgeocr_status_t edgeocr_result_line_count(edgeocr_result_t result, size_t* coun
 edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
                                          edgeocr_line_t* line) {
   const char* fn = "edgeocr_result_get_line";
-  if (line) std::memset(line, 0, sizeof(*line));
   EDGEOCR_C_TRY({
     if (!line) edgeocr::capi::invalid(std::string(fn) + ": line is NULL");
+    edgeocr::capi::check_out_size(line->struct_size, sizeof(edgeocr_line_t), "line", fn);
+    edgeocr_line_t out;
+    std::memset(&out, 0, sizeof out);
+    edgeocr::capi::write_out(line, out);  // zeroed if what follows fails
     edgeocr::capi::check_result(result, fn);
     const auto& lines = result->result.lines;
     if (index >= lines.size())
@@ -453,32 +423,37 @@ edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
                              " is out of range; the result has " + std::to_string(lines.size()) +
                              " line(s)");
     const edgeocr::OcrLine& l = lines[index];
-    line->text = l.text.c_str();
-    line->text_size = l.text.size();
-    line->score = l.score;
-    line->det_score = l.det_score;
+    out.text = l.text.c_str();
+    out.text_size = l.text.size();
+    out.score = l.score;
+    out.det_score = l.det_score;
     for (int i = 0; i < 4; ++i) {
-      line->box[2 * i] = l.box.p[i].x;
-      line->box[2 * i + 1] = l.box.p[i].y;
+      out.box[2 * i] = l.box.p[i].x;
+      out.box[2 * i + 1] = l.box.p[i].y;
     }
-    line->flipped = l.flipped ? 1 : 0;
+    out.flipped = l.flipped ? 1 : 0;
+    edgeocr::capi::write_out(line, out);
   })
 }
 
 edgeocr_status_t edgeocr_result_timings(edgeocr_result_t result, edgeocr_timings_t* timings) {
   const char* fn = "edgeocr_result_timings";
-  if (timings) std::memset(timings, 0, sizeof(*timings));
   EDGEOCR_C_TRY({
     if (!timings) edgeocr::capi::invalid(std::string(fn) + ": timings is NULL");
+    edgeocr::capi::check_out_size(timings->struct_size, sizeof(edgeocr_timings_t), "timings", fn);
+    edgeocr_timings_t out;
+    std::memset(&out, 0, sizeof out);
+    edgeocr::capi::write_out(timings, out);  // zeroed if what follows fails
     edgeocr::capi::check_result(result, fn);
     const edgeocr::OcrTimings& t = result->result.timings;
-    timings->det = t.det;
-    timings->cls = t.cls;
-    timings->rec = t.rec;
-    timings->total = t.total;
-    timings->det_model = t.det_model;
-    timings->cls_model = t.cls_model;
-    timings->rec_model = t.rec_model;
+    out.det = t.det;
+    out.cls = t.cls;
+    out.rec = t.rec;
+    out.total = t.total;
+    out.det_model = t.det_model;
+    out.cls_model = t.cls_model;
+    out.rec_model = t.rec_model;
+    edgeocr::capi::write_out(timings, out);
   })
 }
 

@@ -1,14 +1,18 @@
 /* edgeocr C API (C99): OCR (text detection, direction classification,
  * recognition) for device apps, without Python.
  *
+ *   if (edgeocr_check_api_version(EDGEOCR_C_API_VERSION) != EDGEOCR_STATUS_OK)
+ *     fprintf(stderr, "%s\n", edgeocr_last_error());   (libedgeocr older than this header)
  *   edgeocr_options_t opt;
- *   edgeocr_options_init(&opt);
+ *   edgeocr_options_init(&opt, sizeof opt);
  *   opt.det_model_path = "det.onnx";
  *   opt.cls_model_path = "cls.onnx";
  *   opt.rec_model_path = "rec.onnx";
+ *   edgeocr_options_set(&opt, "det_box_thresh", "0.6");   (any pipeline setting)
  *   edgeocr_predictor_t p = NULL;
  *   if (edgeocr_predictor_create(&opt, &p) != EDGEOCR_STATUS_OK)
  *     fprintf(stderr, "%s\n", edgeocr_last_error());
+ *   edgeocr_options_release(&opt);
  *   edgeocr_image_t img = {pixels, size, width, height, stride, EDGEOCR_PIXEL_BGR};
  *   edgeocr_result_t r = NULL;
  *   if (edgeocr_predictor_predict(p, &img, &r) == EDGEOCR_STATUS_OK) { ... }
@@ -26,6 +30,18 @@
  *   owned by the caller from the call that creates them until the matching
  *   *_destroy call. *_destroy(NULL) is a no-op.
  * - Strings returned by the library are UTF-8 and NUL-terminated.
+ * - Structs that may grow (edgeocr_options_t and the output structs
+ *   edgeocr_line_t, edgeocr_timings_t, edgeocr_memory_stats_t,
+ *   edgeocr_setting_info_t) start with struct_size, which the caller sets to
+ *   the sizeof it was compiled with. Fields are only ever appended. The
+ *   library reads and writes at most struct_size bytes: a smaller (older)
+ *   options struct gets the defaults for the fields it lacks, a smaller
+ *   output struct only the fields it has (struct_size below the size of
+ *   API version 2 is INVALID_ARGUMENT); in a larger (newer) struct the
+ *   fields unknown to the library are left as they are in outputs and must
+ *   be zero in options (a field added later always has 0 as its default),
+ *   else UNSUPPORTED. edgeocr_api_version() says which fields a library
+ *   knows.
  *
  * The ONNX Runtime shared library is loaded at run time, the first time a
  * predictor is created, from (in order): the path given in
@@ -52,9 +68,14 @@
 extern "C" {
 #endif
 
-/* Bumped when a function is added; existing functions and struct layouts do
- * not change within one major version of libedgeocr.so. */
-#define EDGEOCR_C_API_VERSION 1
+/* The version of this header's API. Bumped when a function or a struct
+ * field is added; existing functions and fields never change (the library's
+ * symbols carry the ELF version EDGEOCR_2, so a program built against an
+ * incompatible library fails to start instead of misbehaving). Version 2:
+ * struct_size on every growable struct, edgeocr_options_init(options, size),
+ * key/value pipeline settings. Check at run time with
+ * edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
+#define EDGEOCR_C_API_VERSION 2
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -90,10 +111,14 @@ typedef enum edgeocr_det_limit_t {
 typedef struct edgeocr_predictor_s* edgeocr_predictor_t;
 typedef struct edgeocr_result_s* edgeocr_result_t;
 
-/* How to build a predictor. Always start from edgeocr_options_init(): it
- * sets struct_size (which lets later library versions grow this struct)
- * and every default. The library reads the strings and buffers only during
- * edgeocr_predictor_create() and keeps no pointer to them. */
+/* Key/value pipeline settings attached to options by edgeocr_options_set. */
+typedef struct edgeocr_settings_s edgeocr_settings_t;
+
+/* How to build a predictor. Always start from edgeocr_options_init(&opt,
+ * sizeof opt): it sets struct_size and every default. The library reads the
+ * strings and buffers only during edgeocr_predictor_create() and keeps no
+ * pointer to them. Free what edgeocr_options_set attached with
+ * edgeocr_options_release. */
 typedef struct edgeocr_options_t {
   size_t struct_size; /* set by edgeocr_options_init; do not change */
 
@@ -132,7 +157,12 @@ typedef struct edgeocr_options_t {
   int threads;          /* intra-op threads per model; 0 (default): ONNX Runtime's default */
   size_t max_memory_mb; /* cap on edgeocr's tensor pool; 0 (default): no cap */
 
-  /* Pipeline settings; the defaults are edgeocr's (docs/pipeline-config.md). */
+  /* A few pipeline settings as fields (API version 1); every setting,
+   * these included, is also reachable by name with edgeocr_options_set.
+   * Fields left at their defaults do not override a bundle's or a known
+   * model set's own settings; use edgeocr_options_set to force a value.
+   * Ranges: docs/pipeline-config.md (a bad value: INVALID_ARGUMENT at
+   * edgeocr_predictor_create, naming the setting and its range). */
   int use_cls;                 /* 1 (default): use the cls model if given; 0: skip it */
   int det_limit_type;          /* edgeocr_det_limit_t; default EDGEOCR_DET_LIMIT_MIN */
   int det_limit_side_len;      /* default 736 */
@@ -143,7 +173,16 @@ typedef struct edgeocr_options_t {
   float cls_thresh;            /* minimum confidence to turn a line 180 degrees; default 0.9 */
   float drop_score;            /* lines recognised with a lower score are dropped; default 0.5 */
   int rec_batch;               /* lines per recognition batch; default 6 */
+
+  /* ---- API version 2 ---- */
+  /* Set by edgeocr_options_set; NULL (default) or library-owned: free it with
+   * edgeocr_options_release, once, whichever copy of the struct holds it. */
+  edgeocr_settings_t* settings;
 } edgeocr_options_t;
+
+/* The options size of API version 1 (no `settings`): the smallest
+ * struct_size the library accepts. */
+#define EDGEOCR_OPTIONS_SIZE_V1 (offsetof(edgeocr_options_t, rec_batch) + sizeof(int))
 
 /* A caller-owned image. Pixel (x, y), channel c is at
  * data[y * stride + x * channels + c]. The library does not keep the pointer
@@ -160,6 +199,7 @@ typedef struct edgeocr_image_t {
 /* One recognised line. The strings point into the result and stay valid
  * until the result is destroyed. */
 typedef struct edgeocr_line_t {
+  size_t struct_size; /* set by the caller: sizeof(edgeocr_line_t) */
   const char* text;   /* UTF-8, NUL-terminated; "" for a detection-only predictor */
   size_t text_size;   /* bytes in text, without the NUL */
   float score;        /* recognition confidence, 0..1 */
@@ -171,17 +211,30 @@ typedef struct edgeocr_line_t {
 
 /* Seconds spent per stage of one call. */
 typedef struct edgeocr_timings_t {
+  size_t struct_size; /* set by the caller: sizeof(edgeocr_timings_t) */
   double det, cls, rec, total;
   double det_model, cls_model, rec_model; /* of which inside ONNX Runtime */
 } edgeocr_timings_t;
 
 /* The predictor's tensor pool, in bytes. */
 typedef struct edgeocr_memory_stats_t {
+  size_t struct_size;        /* set by the caller: sizeof(edgeocr_memory_stats_t) */
   uint64_t reserved_bytes;   /* held by the pool, in use or free */
   uint64_t in_use_bytes;     /* handed out and not yet returned */
   uint64_t high_water_bytes; /* maximum of reserved_bytes so far */
   uint64_t cap_bytes;        /* 0: no cap */
 } edgeocr_memory_stats_t;
+
+/* One pipeline setting, as listed by edgeocr_setting_info. The strings are
+ * owned by the library and valid until the process exits. */
+typedef struct edgeocr_setting_info_t {
+  size_t struct_size;        /* set by the caller: sizeof(edgeocr_setting_info_t) */
+  const char* name;          /* e.g. "det_box_thresh" */
+  const char* type;          /* "bool", "int", "float", "enum", "float3", "int_list" */
+  const char* allowed;       /* e.g. "a number in [0, 1]", "'min' or 'max'" */
+  const char* default_value; /* as edgeocr_options_set reads it, e.g. "0.5" */
+  const char* doc;           /* one line */
+} edgeocr_setting_info_t;
 
 /* ---- library ---------------------------------------------------------- */
 
@@ -196,6 +249,15 @@ EDGEOCR_C_EXPORT const char* edgeocr_status_name(edgeocr_status_t status);
 
 /* The library version, e.g. "0.1.0". Thread-safe. Never NULL. */
 EDGEOCR_C_EXPORT const char* edgeocr_version(void);
+
+/* The C API version the library implements (its EDGEOCR_C_API_VERSION). */
+EDGEOCR_C_EXPORT int edgeocr_api_version(void);
+
+/* Run-time check that the library loaded implements the API this program
+ * was compiled against: pass EDGEOCR_C_API_VERSION. OK if the library's
+ * version is at least that (and the layouts are compatible); UNSUPPORTED
+ * with a message naming both versions otherwise. Thread-safe. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_check_api_version(int compiled_version);
 
 /* Chooses the ONNX Runtime library before the first predictor is created
  * (same as edgeocr_options_t.ort_library_path). Thread-safe.
@@ -212,9 +274,39 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_runtime_info(const char** library_path
 
 /* ---- options ---------------------------------------------------------- */
 
-/* Fills *options with the defaults (no models). INVALID_ARGUMENT if options
- * is NULL. Thread-safe. */
-EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_options_init(edgeocr_options_t* options);
+/* Fills *options with the defaults (no models) and struct_size =
+ * `struct_size`; pass sizeof(edgeocr_options_t). Writes at most struct_size
+ * bytes: an older, smaller struct gets only the fields it has, a newer,
+ * larger one has the fields unknown to this library zeroed. INVALID_ARGUMENT
+ * if options is NULL or struct_size < EDGEOCR_OPTIONS_SIZE_V1. Does not free
+ * settings a previous edgeocr_options_set attached (release them first).
+ * Thread-safe. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_options_init(edgeocr_options_t* options,
+                                                       size_t struct_size);
+
+/* Sets the pipeline setting `key` from text, checked at once against the
+ * settings table (docs/pipeline-config.md): "0.6", "max", "true"/"false",
+ * lists as "320,640,960". Numbers are read in the C locale whatever
+ * setlocale says. Reaches every setting (more than the struct's fields);
+ * applied at edgeocr_predictor_create after the struct's fields, in the
+ * order set (a later value for the same key wins), over a bundle's or a
+ * model set's own settings. INVALID_ARGUMENT naming the key and the allowed
+ * values for an unknown key or a bad value (options unchanged); also if the
+ * options predate API version 2 (struct_size without `settings`). Not
+ * thread-safe for one options struct. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_options_set(edgeocr_options_t* options, const char* key,
+                                                      const char* value);
+
+/* Frees the settings edgeocr_options_set attached and sets
+ * options->settings to NULL. No-op for NULL options, none attached, or
+ * options older than API version 2. */
+EDGEOCR_C_EXPORT void edgeocr_options_release(edgeocr_options_t* options);
+
+/* The number of pipeline settings, and each one's name, type, allowed
+ * values, default and doc (index 0 .. count-1; INVALID_ARGUMENT beyond).
+ * Thread-safe. */
+EDGEOCR_C_EXPORT size_t edgeocr_setting_count(void);
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_setting_info(size_t index, edgeocr_setting_info_t* info);
 
 /* ---- predictor -------------------------------------------------------- */
 
@@ -247,6 +339,17 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t 
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_recognize(edgeocr_predictor_t predictor,
                                                               const edgeocr_image_t* image,
                                                               edgeocr_result_t* result);
+
+/* The value a predictor runs with for the setting `key`, as text that
+ * edgeocr_options_set reads back (after the bundle's or model set's
+ * settings, the caller's, and the sizes fixed by the models). Copies at most
+ * buffer_size bytes including the NUL into buffer (which may be NULL when
+ * buffer_size is 0); *needed (if not NULL) gets the full size with the NUL.
+ * INVALID_ARGUMENT for an unknown key or a buffer too small (then buffer
+ * holds "" and *needed says how much to give). Thread-safe. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_get_setting(edgeocr_predictor_t predictor,
+                                                                const char* key, char* buffer,
+                                                                size_t buffer_size, size_t* needed);
 
 /* The predictor's memory pool statistics. Thread-safe. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_memory_stats(edgeocr_predictor_t predictor,

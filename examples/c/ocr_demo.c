@@ -1,11 +1,16 @@
 /* ocr_demo: OCR on a PPM/PGM image with the edgeocr C API.
  *
  *   cc ocr_demo.c $(edgeocr config --cflags) $(edgeocr config --libs) -o ocr_demo
+ *   ./ocr_demo --bundle ppocr.eocr page.ppm              (one file made by edgeocr-pack)
  *   ./ocr_demo --det det.onnx --cls cls.onnx --rec rec.onnx page.ppm
+ *   ./ocr_demo --det det.nb --cls cls.nb --rec rec.nb page.ppm   (Paddle Lite models)
+ *   ./ocr_demo --bundle ppocr.eocr --set det_box_thresh=0.6 --set rec_batch=8 page.ppm
  *
- * Models default to the environment variables EDGEOCR_DET_MODEL,
- * EDGEOCR_CLS_MODEL and EDGEOCR_REC_MODEL; ONNX Runtime is found as
- * edgeocr_c.h describes (or --ort PATH). Prints one line per text line:
+ * Models default to the environment variables EDGEOCR_BUNDLE or
+ * EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL and EDGEOCR_REC_MODEL; ONNX Runtime
+ * is found as edgeocr_c.h describes (or --ort PATH). --set KEY=VALUE sets
+ * any pipeline setting (docs/pipeline-config.md). Prints one line per text
+ * line:
  *
  *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
  *
@@ -94,8 +99,9 @@ static const char* env_or_null(const char* name) {
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: ocr_demo [--det FILE] [--cls FILE] [--rec FILE] [--keys FILE] [--ort LIB]\n"
-          "                [--threads N] [--no-cls] IMAGE.ppm|IMAGE.pgm\n");
+          "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
+          "                [--ort LIB] [--threads N] [--no-cls] [--set KEY=VALUE]...\n"
+          "                IMAGE.ppm|IMAGE.pgm\n");
   return 2;
 }
 
@@ -116,7 +122,11 @@ int main(int argc, char** argv) {
   size_t count = 0, i;
   int a, rc = 0;
 
-  edgeocr_options_init(&opt);
+  /* The library loaded at run time must implement the API this program was compiled against. */
+  st = edgeocr_check_api_version(EDGEOCR_C_API_VERSION);
+  if (st != EDGEOCR_STATUS_OK) return fail_with("libedgeocr", st);
+  edgeocr_options_init(&opt, sizeof opt);
+  opt.bundle_path = env_or_null("EDGEOCR_BUNDLE");
   opt.det_model_path = env_or_null("EDGEOCR_DET_MODEL");
   opt.cls_model_path = env_or_null("EDGEOCR_CLS_MODEL");
   opt.rec_model_path = env_or_null("EDGEOCR_REC_MODEL");
@@ -127,13 +137,28 @@ int main(int argc, char** argv) {
       opt.use_cls = 0;
     } else if (arg[0] == '-' && arg[1] == '-') {
       if (!val) return usage();
-      if (strcmp(arg, "--det") == 0) opt.det_model_path = val;
+      if (strcmp(arg, "--bundle") == 0) opt.bundle_path = val;
+      else if (strcmp(arg, "--det") == 0) opt.det_model_path = val;
       else if (strcmp(arg, "--cls") == 0) opt.cls_model_path = val;
       else if (strcmp(arg, "--rec") == 0) opt.rec_model_path = val;
       else if (strcmp(arg, "--keys") == 0) opt.keys_path = val;
       else if (strcmp(arg, "--ort") == 0) opt.ort_library_path = val;
       else if (strcmp(arg, "--threads") == 0) opt.threads = atoi(val);
-      else return usage();
+      else if (strcmp(arg, "--set") == 0) {
+        char key[128];
+        const char* eq = strchr(val, '=');
+        if (!eq || eq == val || (size_t)(eq - val) >= sizeof key) return usage();
+        memcpy(key, val, (size_t)(eq - val));
+        key[eq - val] = '\0';
+        st = edgeocr_options_set(&opt, key, eq + 1);
+        if (st != EDGEOCR_STATUS_OK) {
+          edgeocr_options_release(&opt);
+          return fail_with("--set", st);
+        }
+      } else {
+        edgeocr_options_release(&opt);
+        return usage();
+      }
       ++a;
     } else if (!image_path) {
       image_path = arg;
@@ -142,14 +167,22 @@ int main(int argc, char** argv) {
     }
   }
   if (!image_path) return usage();
-  if (!opt.det_model_path && !opt.rec_model_path) {
-    fprintf(stderr, "ocr_demo: skipped: no model; pass --det/--rec or set EDGEOCR_DET_MODEL, "
-                    "EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
+  if (opt.bundle_path) { /* a bundle holds its models: the environment's loose ones do not apply */
+    opt.det_model_path = opt.cls_model_path = opt.rec_model_path = NULL;
+  }
+  if (!opt.bundle_path && !opt.det_model_path && !opt.rec_model_path) {
+    fprintf(stderr, "ocr_demo: skipped: no model; pass --bundle or --det/--rec, or set "
+                    "EDGEOCR_BUNDLE or EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
+    edgeocr_options_release(&opt);
     return 77;
   }
-  if (pnm_read(image_path, &pnm) != 0) return 1;
+  if (pnm_read(image_path, &pnm) != 0) {
+    edgeocr_options_release(&opt);
+    return 1;
+  }
 
   st = edgeocr_predictor_create(&opt, &predictor);
+  edgeocr_options_release(&opt); /* the predictor keeps no pointer into the options */
   if (st != EDGEOCR_STATUS_OK) {
     free(pnm.pixels);
     return fail_with("loading the models", st);
@@ -169,6 +202,7 @@ int main(int argc, char** argv) {
     for (i = 0; i < count; ++i) {
       edgeocr_line_t line;
       const float* b = line.box;
+      line.struct_size = sizeof line;
       if (edgeocr_result_get_line(result, i, &line) != EDGEOCR_STATUS_OK) {
         rc = fail_with("reading a line", EDGEOCR_STATUS_INTERNAL);
         break;
@@ -176,6 +210,7 @@ int main(int argc, char** argv) {
       printf("%.4f\t%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\t%s\n", line.score, b[0], b[1], b[2],
              b[3], b[4], b[5], b[6], b[7], line.text);
     }
+    timings.struct_size = sizeof timings;
     if (edgeocr_result_timings(result, &timings) == EDGEOCR_STATUS_OK)
       fprintf(stderr, "ocr_demo: %lu line(s) in %.1f ms (det %.1f, cls %.1f, rec %.1f)\n",
               (unsigned long)count, timings.total * 1e3, timings.det * 1e3, timings.cls * 1e3,

@@ -1,8 +1,9 @@
 /* Tests of the C API, compiled as C99 (the header must be valid C).
  *
- *   test_c_api args      every function's argument checks; needs no model
+ *   test_c_api args      every function's argument checks, struct versions, settings; no model
  *   test_c_api models    OCR on tests/c/data/sample.ppm, every error path
  *   test_c_api threads   one predictor shared by 8 threads
+ *   test_c_api settings  every pipeline setting set by name reaches the predictor
  *
  * "models" and "threads" read EDGEOCR_TEST_DET_MODEL, EDGEOCR_TEST_CLS_MODEL,
  * EDGEOCR_TEST_REC_MODEL, EDGEOCR_TEST_ORT_LIBRARY and EDGEOCR_TEST_IMAGE and
@@ -65,7 +66,7 @@ static void* other_thread_error(void* arg) {
   const char** seen = (const char**)arg;
   /* This thread starts with no error and its own failure does not leak out. */
   *seen = edgeocr_last_error()[0] == '\0' ? "clean" : "dirty";
-  if (edgeocr_options_init(NULL) != INVALID || edgeocr_last_error()[0] == '\0') *seen = "no error";
+  if (edgeocr_options_init(NULL, sizeof(edgeocr_options_t)) != INVALID || edgeocr_last_error()[0] == '\0') *seen = "no error";
   return NULL;
 }
 
@@ -108,10 +109,11 @@ static void test_args(void) {
   CHECK(strcmp(edgeocr_status_name((edgeocr_status_t)-1), "UNKNOWN") == 0);
 
   /* options_init */
-  CHECK_STATUS(edgeocr_options_init(NULL), INVALID);
+  CHECK_STATUS(edgeocr_options_init(NULL, sizeof(edgeocr_options_t)), INVALID);
   CHECK(strstr(edgeocr_last_error(), "options") != NULL);
-  CHECK_STATUS(edgeocr_options_init(&opt), OK);
+  CHECK_STATUS(edgeocr_options_init(&opt, sizeof opt), OK);
   CHECK(opt.struct_size == sizeof(edgeocr_options_t));
+  CHECK(opt.settings == NULL);
   CHECK(opt.bundle_path == NULL && opt.det_model_path == NULL && opt.rec_model_data == NULL);
   CHECK(opt.threads == 0 && opt.max_memory_mb == 0 && opt.use_cls == 1);
   CHECK(opt.det_limit_type == EDGEOCR_DET_LIMIT_MIN);
@@ -121,7 +123,7 @@ static void test_args(void) {
   CHECK(fabs(opt.drop_score - 0.5) < 1e-6 && opt.rec_batch == 6);
 
   /* last error is per thread */
-  CHECK_STATUS(edgeocr_options_init(NULL), INVALID);
+  CHECK_STATUS(edgeocr_options_init(NULL, sizeof(edgeocr_options_t)), INVALID);
   CHECK(pthread_create(&th, NULL, other_thread_error, (void*)&seen) == 0);
   pthread_join(th, NULL);
   CHECK(seen != NULL && strcmp(seen, "clean") == 0);
@@ -134,8 +136,10 @@ static void test_args(void) {
   expect_create_fails(&opt, INVALID, "no model");
   bad = opt; bad.struct_size = 0; bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "struct_size 0");
-  bad = opt; bad.struct_size = sizeof(edgeocr_options_t) + 8; bad.det_model_path = "det.onnx";
-  expect_create_fails(&bad, INVALID, "a bigger struct_size");
+  bad = opt; bad.struct_size = EDGEOCR_OPTIONS_SIZE_V1 - 1; bad.det_model_path = "det.onnx";
+  expect_create_fails(&bad, INVALID, "struct_size below version 1");
+  bad = opt; bad.struct_size = (size_t)1 << 30; bad.det_model_path = "det.onnx";
+  expect_create_fails(&bad, INVALID, "an absurd struct_size");
   bad = opt; bad.bundle_path = "ppocr.eocr";
   expect_create_fails(&bad, EDGEOCR_STATUS_UNSUPPORTED, "bundle_path");
   bad = opt; bad.det_model_path = "det.onnx"; bad.det_model_data = model_bytes;
@@ -205,6 +209,7 @@ static void test_args(void) {
   CHECK(r == NULL);
   CHECK_STATUS(edgeocr_predictor_recognize(NULL, NULL, NULL), INVALID);
   memset(&ms, 0xff, sizeof ms);
+  ms.struct_size = sizeof ms;
   CHECK_STATUS(edgeocr_predictor_memory_stats(NULL, &ms), INVALID);
   CHECK(ms.reserved_bytes == 0 && ms.high_water_bytes == 0);
   CHECK_STATUS(edgeocr_predictor_memory_stats(NULL, NULL), INVALID);
@@ -212,17 +217,158 @@ static void test_args(void) {
   CHECK(n == 0);
   CHECK_STATUS(edgeocr_result_line_count(NULL, NULL), INVALID);
   memset(&line, 0xff, sizeof line);
+  line.struct_size = sizeof line;
   CHECK_STATUS(edgeocr_result_get_line(NULL, 0, &line), INVALID);
   CHECK(line.text == NULL && line.text_size == 0 && line.score == 0.f);
   CHECK_STATUS(edgeocr_result_get_line(NULL, 0, NULL), INVALID);
   memset(&t, 0xff, sizeof t);
+  t.struct_size = sizeof t;
   CHECK_STATUS(edgeocr_result_timings(NULL, &t), INVALID);
   CHECK(t.total == 0.0);
   CHECK_STATUS(edgeocr_result_timings(NULL, NULL), INVALID);
 
+  /* output structs without struct_size are refused, before anything is written */
+  memset(&line, 0, sizeof line);
+  CHECK_STATUS(edgeocr_result_get_line(NULL, 0, &line), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "struct_size") != NULL);
+  memset(&t, 0, sizeof t);
+  CHECK_STATUS(edgeocr_result_timings(NULL, &t), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "struct_size") != NULL);
+  memset(&ms, 0, sizeof ms);
+  CHECK_STATUS(edgeocr_predictor_memory_stats(NULL, &ms), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "struct_size") != NULL);
+
   /* a success clears the message */
-  CHECK_STATUS(edgeocr_options_init(&opt), OK);
+  CHECK_STATUS(edgeocr_options_init(&opt, sizeof opt), OK);
   CHECK(strcmp(edgeocr_last_error(), "") == 0);
+}
+
+/* ---- versions: old and new struct sizes, the run-time version check ---------- */
+
+/* Options as a program compiled against API version 1 or a future version lays them out:
+   the current struct with room on both sides to see what the library writes. */
+typedef struct {
+  edgeocr_options_t o;
+  unsigned char newer_fields[32];
+  unsigned char guard[32];
+} options_box;
+
+static int all_bytes(const unsigned char* p, size_t n, unsigned char v) {
+  size_t i;
+  for (i = 0; i < n; ++i)
+    if (p[i] != v) return 0;
+  return 1;
+}
+
+static void test_versions(void) {
+  options_box box;
+  edgeocr_options_t opt;
+  const size_t v1 = EDGEOCR_OPTIONS_SIZE_V1;
+  const unsigned char* raw = (const unsigned char*)&box;
+
+  CHECK(edgeocr_api_version() == EDGEOCR_C_API_VERSION);
+  CHECK_STATUS(edgeocr_check_api_version(EDGEOCR_C_API_VERSION), OK);
+  CHECK_STATUS(edgeocr_check_api_version(EDGEOCR_C_API_VERSION + 1), EDGEOCR_STATUS_UNSUPPORTED);
+  CHECK(strstr(edgeocr_last_error(), "version") != NULL);
+  CHECK_STATUS(edgeocr_check_api_version(1), EDGEOCR_STATUS_UNSUPPORTED);
+  CHECK(v1 < sizeof(edgeocr_options_t) && v1 <= offsetof(edgeocr_options_t, settings));
+
+  /* an older (version 1) struct: init writes only its bytes */
+  memset(&box, 0xAB, sizeof box);
+  CHECK_STATUS(edgeocr_options_init(&box.o, v1), OK);
+  CHECK(box.o.struct_size == v1 && box.o.rec_batch == 6 && box.o.det_limit_side_len == 736);
+  CHECK(all_bytes(raw + v1, sizeof box - v1, 0xAB));
+  /* ... create accepts it with the defaults for what it lacks (here: a missing file) */
+  box.o.det_model_path = "/nonexistent/det.onnx";
+  expect_create_fails(&box.o, EDGEOCR_STATUS_NOT_FOUND, "version 1 options");
+  /* ... and key/value settings need the newer layout */
+  CHECK_STATUS(edgeocr_options_set(&box.o, "det_thresh", "0.4"), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "version 1") != NULL);
+  CHECK(all_bytes(raw + v1, sizeof box - v1, 0xAB));
+  edgeocr_options_release(&box.o); /* no-op: no settings field */
+  CHECK(all_bytes(raw + v1, sizeof box - v1, 0xAB));
+
+  /* sizes that are not a layout */
+  CHECK_STATUS(edgeocr_options_init(&box.o, v1 - 1), INVALID);
+  CHECK_STATUS(edgeocr_options_init(&box.o, offsetof(edgeocr_options_t, settings) + 1), INVALID);
+  CHECK_STATUS(edgeocr_options_init(&box.o, 0), INVALID);
+
+  /* a newer, larger struct: the fields this library does not know are zeroed, nothing past it */
+  memset(&box, 0xAB, sizeof box);
+  CHECK_STATUS(edgeocr_options_init(&box.o, sizeof box.o + sizeof box.newer_fields), OK);
+  CHECK(box.o.struct_size == sizeof box.o + sizeof box.newer_fields && box.o.settings == NULL);
+  CHECK(all_bytes(box.newer_fields, sizeof box.newer_fields, 0));
+  CHECK(all_bytes(box.guard, sizeof box.guard, 0xAB));
+  box.o.det_model_path = "/nonexistent/det.onnx";
+  expect_create_fails(&box.o, EDGEOCR_STATUS_NOT_FOUND, "newer options left at their defaults");
+  box.newer_fields[5] = 1; /* a field this library cannot honour */
+  expect_create_fails(&box.o, EDGEOCR_STATUS_UNSUPPORTED, "a newer field set");
+  CHECK(strstr(edgeocr_last_error(), "does not know") != NULL);
+
+  /* a struct_size that cuts off a struct field of the current layout is a current struct */
+  CHECK_STATUS(edgeocr_options_init(&opt, sizeof opt), OK);
+  CHECK(opt.struct_size == sizeof opt);
+}
+
+/* ---- settings: the table reached by name ------------------------------------ */
+
+static void test_settings_args(void) {
+  edgeocr_options_t opt;
+  edgeocr_setting_info_t info;
+  size_t i, n = edgeocr_setting_count();
+
+  CHECK(n >= 27);
+  CHECK_STATUS(edgeocr_options_init(&opt, sizeof opt), OK);
+  CHECK_STATUS(edgeocr_options_set(NULL, "det_thresh", "0.4"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, NULL, "0.4"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", NULL), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_treshold", "0.4"), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "unknown pipeline setting 'det_treshold'") != NULL);
+  CHECK(opt.settings == NULL); /* nothing attached by a refused call */
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", "1.5"), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "det_thresh must be a number in (0, 1)") != NULL);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", "0,4"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", ""), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", "nan"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "cls_batch", "1e10"), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "cls_batch must be an integer in [1, 256]") != NULL);
+  CHECK_STATUS(edgeocr_options_set(&opt, "cls_batch", "99999999999999999999999"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "rec_batch", "6.5"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "use_cls", "maybe"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_limit_type", "medium"), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "'min' or 'max'") != NULL);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_mean", "0.5,0.5"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "rec_width_buckets", "320,,640"), INVALID);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_max_side_len", "20000"), INVALID);
+  CHECK(opt.settings == NULL);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", " 0.4 "), OK);
+  CHECK(opt.settings != NULL);
+  CHECK_STATUS(edgeocr_options_set(&opt, "det_thresh", "0.35"), OK); /* replaces */
+  edgeocr_options_release(&opt);
+  CHECK(opt.settings == NULL);
+  edgeocr_options_release(&opt);
+  edgeocr_options_release(NULL);
+
+  /* every setting listed, with a default that reads back */
+  memset(&info, 0, sizeof info);
+  CHECK_STATUS(edgeocr_setting_info(0, &info), INVALID); /* struct_size unset */
+  info.struct_size = sizeof info;
+  CHECK_STATUS(edgeocr_setting_info(n, &info), INVALID);
+  CHECK_STATUS(edgeocr_setting_info(0, NULL), INVALID);
+  for (i = 0; i < n; ++i) {
+    CHECK_STATUS(edgeocr_setting_info(i, &info), OK);
+    CHECK(info.struct_size == sizeof info);
+    CHECK(info.name && info.name[0] && info.type && info.type[0] && info.allowed && info.allowed[0]);
+    CHECK(info.default_value && info.default_value[0] && info.doc && info.doc[0]);
+    CHECK_STATUS(edgeocr_options_set(&opt, info.name, info.default_value), OK);
+  }
+  edgeocr_options_release(&opt);
+
+  /* a bad struct field is named by the table at create */
+  opt.det_model_path = "det.onnx";
+  opt.det_thresh = 2.f;
+  expect_create_fails(&opt, INVALID, "det_thresh 2 in the struct");
+  CHECK(strstr(edgeocr_last_error(), "det_thresh must be a number in (0, 1)") != NULL);
 }
 
 /* ---- models ---------------------------------------------------------------- */
@@ -316,6 +462,7 @@ static void texts_of(edgeocr_result_t r, char* out, size_t cap) {
   out[0] = '\0';
   for (i = 0; i < n; ++i) {
     edgeocr_line_t l;
+    l.struct_size = sizeof l;
     CHECK_STATUS(edgeocr_result_get_line(r, i, &l), OK);
     if (strlen(out) + l.text_size + 2 < cap) {
       strcat(out, l.text);
@@ -330,6 +477,8 @@ static int same_lines(edgeocr_result_t a, edgeocr_result_t b, float tol) {
   if (n != line_count(b)) return 0;
   for (i = 0; i < n; ++i) {
     edgeocr_line_t la, lb;
+    la.struct_size = sizeof la;
+    lb.struct_size = sizeof lb;
     if (edgeocr_result_get_line(a, i, &la) != OK || edgeocr_result_get_line(b, i, &lb) != OK) return 0;
     if (strcmp(la.text, lb.text) != 0 || fabsf(la.score - lb.score) > tol) return 0;
     for (k = 0; k < 8; ++k)
@@ -359,7 +508,7 @@ static int get_inputs(inputs* in) {
 
 static edgeocr_options_t full_options(const inputs* in) {
   edgeocr_options_t opt;
-  edgeocr_options_init(&opt);
+  edgeocr_options_init(&opt, sizeof opt);
   opt.det_model_path = in->det;
   opt.cls_model_path = in->cls;
   opt.rec_model_path = in->rec;
@@ -423,6 +572,9 @@ static int test_models(void) {
   size_t det_size = 0, i, n;
   int fmt, rc;
 
+  line.struct_size = sizeof line;
+  t.struct_size = sizeof t;
+  ms.struct_size = sizeof ms;
   if ((rc = get_inputs(&in)) != 0) return rc;
   if (read_ppm(in.image, &sample) != 0) {
     fprintf(stderr, "cannot read the sample image %s\n", in.image);
@@ -462,6 +614,7 @@ static int test_models(void) {
     CHECK(line.box[0] < line.box[2] && line.box[1] < line.box[7]); /* clockwise from top-left */
   }
   memset(&line, 0xff, sizeof line);
+  line.struct_size = sizeof line;
   CHECK_STATUS(edgeocr_result_get_line(r, n, &line), INVALID);
   CHECK(line.text == NULL);
   CHECK_STATUS(edgeocr_result_get_line(r, (size_t)-1, &line), INVALID);
@@ -469,6 +622,19 @@ static int test_models(void) {
   CHECK(t.total > 0.0 && t.det > 0.0 && t.rec > 0.0 && t.det_model > 0.0 && t.total >= t.det);
   CHECK_STATUS(edgeocr_predictor_memory_stats(p, &ms), OK);
   CHECK(ms.high_water_bytes > 0 && ms.cap_bytes == 0 && ms.reserved_bytes >= ms.in_use_bytes);
+
+  /* a newer, larger line struct: the library writes its fields and nothing past them */
+  {
+    struct {
+      edgeocr_line_t l;
+      unsigned char newer[24];
+    } big;
+    memset(&big, 0xCD, sizeof big);
+    big.l.struct_size = sizeof big;
+    CHECK_STATUS(edgeocr_result_get_line(r, 0, &big.l), OK);
+    CHECK(big.l.struct_size == sizeof big && big.l.text != NULL && big.l.text_size > 0);
+    CHECK(all_bytes(big.newer, sizeof big.newer, 0xCD));
+  }
 
   /* every pixel format and a padded stride give the same lines */
   for (fmt = EDGEOCR_PIXEL_BGR; fmt <= EDGEOCR_PIXEL_RGBA; ++fmt) {
@@ -598,12 +764,20 @@ static int test_models(void) {
   opt.ort_library_path = "/other/libonnxruntime.so";
   expect_create_fails(&opt, INVALID, "a second runtime");
 
-  /* a memory cap too small for the det input */
+  /* a memory cap below what every rec batch needs: refused at create, naming the settings */
   opt = full_options(&in);
   opt.max_memory_mb = 1;
+  expect_create_fails(&opt, INVALID, "max_memory_mb 1 with rec_batch 6");
+  CHECK(strstr(edgeocr_last_error(), "rec_batch") != NULL);
+  CHECK(strstr(edgeocr_last_error(), "max_memory_mb") != NULL);
+  /* a cap that fits the settings but not the det input this image asks for: refused per call */
+  opt = full_options(&in);
+  opt.max_memory_mb = 8;
+  opt.det_limit_type = EDGEOCR_DET_LIMIT_MIN;
+  opt.det_limit_side_len = 2000;
   CHECK_STATUS(edgeocr_predictor_create(&opt, &q), OK);
   CHECK_STATUS(edgeocr_predictor_memory_stats(q, &ms), OK);
-  CHECK(ms.cap_bytes == 1u << 20);
+  CHECK(ms.cap_bytes == 8u << 20);
   r2 = (edgeocr_result_t)(uintptr_t)1;
   CHECK_STATUS(edgeocr_predictor_predict(q, &img, &r2), EDGEOCR_STATUS_OUT_OF_MEMORY);
   CHECK(r2 == NULL);
@@ -613,6 +787,105 @@ static int test_models(void) {
   free(det_bytes);
   free(buf_rgb);
   free(sample.rgb);
+  return 0;
+}
+
+/* ---- settings: every one reaches the predictor -------------------------------- */
+
+/* A valid value other than the default for each setting, as the library prints it. The test
+   fails if the library lists a setting that is missing here, so a new setting gets a test. */
+static const char* const k_values[][2] = {
+    {"det_limit_type", "max"},        {"det_limit_side_len", "960"},
+    {"det_max_side_len", "1600"},     {"det_mean", "0.485,0.456,0.406"},
+    {"det_std", "0.229,0.224,0.225"}, {"det_thresh", "0.25"},
+    {"det_box_thresh", "0.6"},        {"det_unclip_ratio", "1.5"},
+    {"det_max_candidates", "500"},    {"det_use_dilation", "false"},
+    {"det_score_mode", "slow"},       {"det_min_size", "2.5"},
+    {"use_cls", "false"},             {"cls_height", "32"},
+    {"cls_width", "160"},             {"cls_batch", "4"},
+    {"cls_thresh", "0.8"},            {"cls_verify", "false"},
+    {"cls_mean", "0.4,0.4,0.4"},      {"cls_std", "0.3,0.3,0.3"},
+    {"rec_height", "32"},             {"rec_batch", "8"},
+    {"rec_width_buckets", "320,640,960"}, {"rec_mean", "0.45,0.45,0.45"},
+    {"rec_std", "0.35,0.35,0.35"},    {"rotate_ratio", "1.25"},
+    {"drop_score", "0.6"},
+};
+#define N_VALUES (sizeof k_values / sizeof k_values[0])
+
+static int test_settings(void) {
+  inputs in;
+  edgeocr_options_t opt;
+  edgeocr_predictor_t p = NULL;
+  edgeocr_setting_info_t info;
+  edgeocr_status_t st;
+  char buf[512];
+  size_t i, k, need = 0, n = edgeocr_setting_count();
+  int rc;
+
+  if ((rc = get_inputs(&in)) != 0) return rc;
+  info.struct_size = sizeof info;
+  /* A det-only predictor: no model fixes a cls/rec size, so every value must read back as set. */
+  CHECK_STATUS(edgeocr_options_init(&opt, sizeof opt), OK);
+  opt.det_model_path = in.det;
+  opt.ort_library_path = in.ort;
+  opt.threads = 1;
+  for (i = 0; i < n; ++i) {
+    int found = 0;
+    CHECK_STATUS(edgeocr_setting_info(i, &info), OK);
+    for (k = 0; k < N_VALUES; ++k) {
+      if (strcmp(k_values[k][0], info.name) != 0) continue;
+      found = 1;
+      CHECK(strcmp(k_values[k][1], info.default_value) != 0);
+      CHECK_STATUS(edgeocr_options_set(&opt, info.name, k_values[k][1]), OK);
+    }
+    if (!found) {
+      fprintf(stderr, "setting %s has no test value in k_values\n", info.name);
+      ++g_failures;
+    }
+  }
+  /* a struct field and a key/value entry for one setting: the entry wins */
+  opt.drop_score = 0.7f;
+  st = edgeocr_predictor_create(&opt, &p);
+  if (st == EDGEOCR_STATUS_RUNTIME_UNAVAILABLE) {
+    fprintf(stderr, "SKIP: ONNX Runtime unavailable: %s\n", edgeocr_last_error());
+    edgeocr_options_release(&opt);
+    return SKIP;
+  }
+  CHECK_STATUS(st, OK);
+  if (p == NULL) return 1;
+  for (k = 0; k < N_VALUES; ++k) {
+    CHECK_STATUS(edgeocr_predictor_get_setting(p, k_values[k][0], buf, sizeof buf, &need), OK);
+    if (strcmp(buf, k_values[k][1]) != 0) {
+      fprintf(stderr, "%s: set %s, the predictor runs with %s\n", k_values[k][0], k_values[k][1], buf);
+      ++g_failures;
+    }
+    CHECK(need == strlen(buf) + 1);
+  }
+  /* reading back: unknown keys, short buffers */
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "nope", buf, sizeof buf, &need), INVALID);
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "rec_width_buckets", buf, 4, &need), INVALID);
+  CHECK(need == strlen("320,640,960") + 1 && buf[0] == '\0');
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "rec_width_buckets", NULL, 0, &need), INVALID);
+  CHECK(need == strlen("320,640,960") + 1);
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "rec_width_buckets", NULL, 8, &need), INVALID);
+  CHECK_STATUS(edgeocr_predictor_get_setting(NULL, "drop_score", buf, sizeof buf, &need), INVALID);
+  edgeocr_predictor_destroy(p);
+  p = NULL;
+
+  /* the struct fields alone (no entries) reach it too */
+  edgeocr_options_release(&opt);
+  CHECK(opt.settings == NULL);
+  opt.det_box_thresh = 0.55f;
+  opt.det_limit_type = EDGEOCR_DET_LIMIT_MAX;
+  CHECK_STATUS(edgeocr_predictor_create(&opt, &p), OK);
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "det_box_thresh", buf, sizeof buf, NULL), OK);
+  CHECK(strcmp(buf, "0.55") == 0);
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "det_limit_type", buf, sizeof buf, NULL), OK);
+  CHECK(strcmp(buf, "max") == 0);
+  CHECK_STATUS(edgeocr_predictor_get_setting(p, "drop_score", buf, sizeof buf, NULL), OK);
+  CHECK(strcmp(buf, "0.7") == 0);
+  edgeocr_predictor_destroy(p);
+  printf("settings: %u set by name and read back from the predictor\n", (unsigned)N_VALUES);
   return 0;
 }
 
@@ -671,7 +944,7 @@ static int test_threads(void) {
   CHECK_STATUS(edgeocr_predictor_predict(p, &img, &r), OK);
   texts_of(r, expected, sizeof expected);
   edgeocr_result_destroy(r);
-  CHECK_STATUS(edgeocr_options_init(NULL), INVALID); /* the main thread's own error */
+  CHECK_STATUS(edgeocr_options_init(NULL, sizeof(edgeocr_options_t)), INVALID); /* the main thread's own error */
   for (i = 0; i < N_THREADS; ++i) {
     w[i].p = p;
     w[i].img = &img;
@@ -695,11 +968,16 @@ static int test_threads(void) {
 int main(int argc, char** argv) {
   int rc = 0;
   const char* mode = argc > 1 ? argv[1] : "args";
-  if (strcmp(mode, "args") == 0) test_args();
+  if (strcmp(mode, "args") == 0) {
+    test_args();
+    test_versions();
+    test_settings_args();
+  }
   else if (strcmp(mode, "models") == 0) rc = test_models();
   else if (strcmp(mode, "threads") == 0) rc = test_threads();
+  else if (strcmp(mode, "settings") == 0) rc = test_settings();
   else {
-    fprintf(stderr, "usage: test_c_api args|models|threads\n");
+    fprintf(stderr, "usage: test_c_api args|models|threads|settings\n");
     return 2;
   }
   if (rc == SKIP && g_failures == 0) return SKIP;
