@@ -56,6 +56,10 @@ def cmd_predict(args) -> int:
 
     from .errors import EdgeOCRError
 
+    if args.ray:  # scale-out on Ray Data: edgeocr/ray.py
+        from .ray import run_cli
+
+        return run_cli(args)
     files, from_dir = _expand(args.inputs)
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
@@ -210,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(p)
     p.add_argument("--json", action="store_true", help="one JSON object per image (JSON lines)")
     p.add_argument("--draw", metavar="OUT_DIR", help="write annotated copies of the images here")
+    from .ray import add_arguments as ray_arguments
+
+    ray_arguments(p)  # --ray --address --workers --output --resume --batch-size
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("models", help="list the model sets and whether they are installed")

@@ -138,9 +138,9 @@ def load_image(image) -> np.ndarray:
             raise InvalidInputError(f"{path} is a directory, not an image")
         with open(path, "rb") as f:
             data = f.read()
-        return _check(decode_image(data, path))
+        return load_image_bytes(data, path)
     if isinstance(image, (bytes, bytearray, memoryview)):
-        return _check(decode_image(bytes(image)))
+        return load_image_bytes(image)
     if isinstance(image, np.ndarray):
         return _check(_from_array(image))
     try:
@@ -153,6 +153,11 @@ def load_image(image) -> np.ndarray:
     raise InvalidInputError(
         f"cannot read an image from {type(image).__name__}; pass a path, bytes, a numpy array or a PIL image"
     )
+
+
+def load_image_bytes(data, what: str = "image bytes") -> np.ndarray:
+    """:func:`load_image` for encoded bytes; ``what`` names them in errors (e.g. the file they came from)."""
+    return _check(decode_image(bytes(data), what))
 
 
 def _from_array(a: np.ndarray) -> np.ndarray:

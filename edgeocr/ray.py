@@ -1,0 +1,423 @@
+"""Batch OCR on Ray Data: one ``Predictor`` per actor, one result row per input.
+
+>>> import edgeocr.ray
+>>> ds = edgeocr.ray.ocr_dataset("scans/**/*.png", workers=4, threads=2)
+>>> ds.write_parquet("s3://bucket/ocr/")          # or iterate, or ds.to_pandas()
+
+or, in a pipeline of your own (the actor reads ``path`` and/or ``bytes`` columns)::
+
+    ds = ray.data.read_binary_files("s3://bucket/scans/", include_paths=True)
+    ds = ds.map_batches(edgeocr.ray.PredictorActor, fn_constructor_kwargs={"threads": 2},
+                        batch_size=8, batch_format="pyarrow", num_cpus=2,
+                        compute=ray.data.ActorPoolStrategy(size=4))
+
+Tooling, not SDK core: nothing under ``edgeocr`` imports this module except the
+CLI's ``predict --ray``, and this module imports Ray (``pip install
+"edgeocr[ray]"``) only inside the functions that need it. ``PredictorActor``
+itself needs only pyarrow. docs/scale-out.md has the cluster how-to and the
+measurements behind the defaults.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import socket
+import sys
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+
+#: Images per actor call. A page takes 0.1-3 s, an actor call ~1 ms: larger
+#: batches buy nothing and make a retried batch (after an actor died) longer.
+DEFAULT_BATCH_SIZE = 8
+
+#: The result columns, in order. ``lines`` and the image size are null on an error row.
+RESULT_COLUMNS = ("path", "lines", "width", "height", "error", "decode_s", "det_s", "cls_s", "rec_s",
+                  "ocr_s", "worker")
+
+
+def result_schema():
+    """The pyarrow schema of a result row (fixed, so blocks of error rows concatenate with the rest)."""
+    import pyarrow as pa
+
+    line = pa.struct([("text", pa.string()), ("score", pa.float64()), ("box", pa.list_(pa.list_(pa.float32())))])
+    return pa.schema([
+        ("path", pa.string()),
+        ("lines", pa.list_(line)),
+        ("width", pa.int32()),
+        ("height", pa.int32()),
+        ("error", pa.string()),          # null, or "<EdgeOCRError subclass>: <message>"
+        ("decode_s", pa.float64()),      # reading + decoding the file, in the actor
+        ("det_s", pa.float64()),
+        ("cls_s", pa.float64()),
+        ("rec_s", pa.float64()),
+        ("ocr_s", pa.float64()),         # the pipeline's total (det + cls + rec + glue)
+        ("worker", pa.string()),         # host:pid of the actor that made the row
+    ])
+
+
+def error_text(exc: BaseException) -> str:
+    """How an error row names its error: ``"InvalidInputError: image file not found: a.png"``."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _load(path, data):
+    from .image_io import load_image, load_image_bytes
+
+    t0 = time.perf_counter()
+    if data is not None:
+        img = load_image_bytes(data, path if path is not None else "image bytes")
+    elif path is not None:
+        img = load_image(path)
+    else:
+        from .errors import InvalidInputError
+
+        raise InvalidInputError("a row with neither 'path' nor 'bytes'")
+    return img, time.perf_counter() - t0
+
+
+class PredictorActor:
+    """A Ray Data callable class: one :class:`edgeocr.Predictor`, built once, per actor.
+
+    ``model``/``models`` and the keyword arguments are the Predictor's (a model
+    set name, a folder, a ``.eocr`` bundle, ``det=/cls=/rec=``, settings).
+    ``threads`` is ONNX Runtime's intra-op thread count; give the actor as many
+    CPUs (``num_cpus=threads`` in ``map_batches``). Thread spinning is off: Ray
+    sets ``OMP_NUM_THREADS`` for the actor, which ONNX Runtime does not read, so
+    the count is set here, explicitly.
+
+    A call takes a batch (a ``pyarrow.Table`` or a dict of columns) with a
+    ``path`` column (files the actor reads), a ``bytes`` column (encoded
+    images; ``path``, if present, only names them), or both, and returns a
+    ``pyarrow.Table``: one row per input row, in order, with the columns of
+    :func:`result_schema` followed by the input's other columns. Images stay
+    encoded until here and are decoded in a background thread, one image ahead
+    of the pipeline (which runs with the GIL released). A file that cannot be
+    read or decoded, or that the pipeline refuses, gives an error row, never an
+    exception: one bad page does not fail a job of millions.
+    """
+
+    def __init__(self, model=None, *, threads: int = 1, **predictor_kwargs):
+        from .predictor import Predictor
+
+        predictor_kwargs.setdefault("spinning", False)
+        self.threads = threads
+        self.predictor = Predictor(model, threads=threads, **predictor_kwargs)
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self._decoder = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-ray-decode")
+
+    def __call__(self, batch):
+        import pyarrow as pa
+
+        table = batch if isinstance(batch, pa.Table) else pa.table(
+            {k: (v.tolist() if hasattr(v, "tolist") else list(v)) for k, v in batch.items()})
+        n = table.num_rows
+        names = table.column_names
+        if "path" not in names and "bytes" not in names:
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(f"PredictorActor needs a 'path' or a 'bytes' column, got {names}")
+        paths = table.column("path").to_pylist() if "path" in names else [None] * n
+        data = table.column("bytes").to_pylist() if "bytes" in names else [None] * n
+        rows = {c: [] for c in RESULT_COLUMNS}
+        pending: deque = deque()
+        for i in range(min(2, n)):
+            pending.append(self._decoder.submit(_load, paths[i], data[i]))
+        for i in range(n):
+            fut = pending.popleft()
+            if i + 2 < n:
+                pending.append(self._decoder.submit(_load, paths[i + 2], data[i + 2]))
+            self._row(rows, paths[i], fut)
+        out = pa.table(rows, schema=result_schema())
+        for c in names:  # the caller's own columns (ids, metadata) ride along; the image bytes do not
+            if c not in ("bytes", *RESULT_COLUMNS):
+                out = out.append_column(table.schema.field(c), table.column(c))
+        return out
+
+    def _row(self, rows, path, fut):
+        decode = None
+        try:
+            img, decode = fut.result()
+            r = self.predictor.predict(img)
+        except Exception as e:  # noqa: BLE001 - any failure of one page is that page's error row
+            vals = {"path": path, "lines": None, "width": None, "height": None, "error": error_text(e),
+                    "decode_s": decode, "det_s": None, "cls_s": None, "rec_s": None, "ocr_s": None}
+        else:
+            t = r.timings
+            vals = {
+                "path": path,
+                "lines": [{"text": ln.text, "score": float(ln.score), "box": ln.box.tolist()} for ln in r.lines],
+                "width": int(r.image_size[0]), "height": int(r.image_size[1]), "error": None,
+                "decode_s": decode, "det_s": t.get("det"), "cls_s": t.get("cls"), "rec_s": t.get("rec"),
+                "ocr_s": t.get("total"),
+            }
+        vals["worker"] = self.worker
+        for k, v in vals.items():
+            rows[k].append(v)
+
+
+# -- inputs -----------------------------------------------------------------
+
+IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
+
+
+def expand_inputs(source) -> list[str]:
+    """Absolute file paths from a path, a folder (images under it, recursively), a glob, or a list of these.
+
+    A path that does not exist is kept (its row will say so); a glob that matches nothing adds nothing.
+    """
+    items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    out = []
+    for item in items:
+        item = os.fspath(item)
+        if os.path.isdir(item):
+            for root, dirs, names in os.walk(item):
+                dirs.sort()
+                out += [os.path.join(root, n) for n in sorted(names) if os.path.splitext(n)[1].lower() in IMAGE_EXTS]
+        elif _glob.has_magic(item) and not os.path.exists(item):
+            out += sorted(p for p in _glob.glob(item, recursive=True) if not os.path.isdir(p))
+        else:
+            out.append(item)
+    return [os.path.abspath(p) for p in out]
+
+
+def _require_ray():
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as e:
+        from .errors import UnsupportedError
+
+        raise UnsupportedError(f"Ray Data is not installed ({e}); pip install 'edgeocr[ray]'") from None
+    return ray
+
+
+def ocr_dataset(source, model=None, *, workers: int | None = None, threads: int = 1,
+                batch_size: int = DEFAULT_BATCH_SIZE, skip=(), **predictor_kwargs):
+    """A Ray Dataset of OCR results (one row per input; columns: :func:`result_schema`).
+
+    ``source``: a path, a folder, a glob, a list of these (files are read by
+    the actors, so on a cluster they must be on a filesystem every node
+    mounts), or a ``ray.data.Dataset`` with a ``bytes`` column (e.g. from
+    ``ray.data.read_binary_files(..., include_paths=True)``, which reads object
+    stores too) whose images are decoded in the actors. ``skip``: paths to
+    leave out (already done). ``workers`` actors (default: the cluster's CPUs //
+    ``threads``), each with ``threads`` CPUs and intra-op threads, each
+    building its Predictor from ``model`` and ``predictor_kwargs`` once.
+
+    Rows come in no particular order. The dataset is lazy: nothing runs until
+    it is iterated or written. Starts a local Ray if none is running.
+    """
+    ray = _require_ray()
+    from .predictor import _check_workers
+
+    _check_workers(threads)
+    _check_workers(batch_size)
+    if not ray.is_initialized():
+        ray.init()
+    if isinstance(source, ray.data.Dataset):
+        ds = source
+        if skip:
+            done = {os.fspath(p) for p in skip}
+            ds = ds.filter(lambda row: row.get("path") not in done)
+    else:
+        done = {os.path.abspath(os.fspath(p)) for p in skip}
+        paths = [p for p in expand_inputs(source) if p not in done]
+        ds = _paths_dataset(ray, paths, batch_size)
+    if workers is None:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
+    _check_workers(workers)
+    return ds.map_batches(
+        PredictorActor,
+        fn_constructor_args=(model,),
+        fn_constructor_kwargs={"threads": threads, **predictor_kwargs},
+        batch_size=batch_size,
+        batch_format="pyarrow",
+        # Ray Data's actor pools restart an actor that dies (OOM kill, lost node) and retry
+        # the batches it held (max_restarts=-1, max_task_retries=-1 are its defaults); a batch's
+        # rows are emitted only when the call returns, so none is lost or doubled
+        # (tests/python/test_ray.py kills an actor). Two batches per actor: one running, one
+        # queued, so a slow or restarted actor holds back little at the end of a job.
+        compute=ray.data.ActorPoolStrategy(size=workers, max_tasks_in_flight_per_actor=2),
+        num_cpus=threads,
+    )
+
+
+def _paths_dataset(ray, paths: list[str], batch_size: int):
+    import pyarrow as pa
+
+    # One block per batch (up to 20000 blocks), so the actors share the work out
+    # in batches rather than one actor taking one big block.
+    n = len(paths)
+    per_block = max(batch_size, -(-n // 20000))
+    tables = [pa.table({"path": paths[i:i + per_block]}) for i in range(0, n, per_block)]
+    if not tables:
+        tables = [pa.table({"path": pa.array([], pa.string())})]
+    return ray.data.from_arrow(tables)
+
+
+# -- output: JSON lines or a folder of Parquet parts, both resumable --------------
+
+
+class ResultWriter:
+    """Appends result batches to ``OUT.jsonl`` (a line per row, flushed per batch) or to
+    ``OUT.parquet`` (a folder of part files, each written whole under a temporary name
+    and renamed, so a killed run leaves only complete parts).
+
+    ``done()`` lists the paths already in the output, for ``--resume``; a JSON
+    line cut off by a crash is dropped (and its page done again).
+    """
+
+    def __init__(self, out: str, resume: bool, part_rows: int = 2000, part_seconds: float = 60.0):
+        self.out = os.fspath(out)
+        self.kind = "parquet" if self.out.rstrip("/").endswith(".parquet") else "jsonl"
+        if not self.out.endswith((".jsonl", ".json", ".parquet", ".parquet/")):
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(f"--output must end in .parquet or .jsonl, got {self.out!r}")
+        exists = os.path.exists(self.out)
+        if exists and not resume:
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(f"{self.out} exists: pass --resume to skip the pages in it, or remove it")
+        self.part_rows, self.part_seconds = part_rows, part_seconds
+        self._buf, self._buf_rows, self._t_flush = [], 0, time.monotonic()
+        self._done = set()
+        if self.kind == "jsonl":
+            if exists:
+                self._done = self._read_jsonl()
+            self._f = open(self.out, "a", encoding="utf-8")
+        else:
+            os.makedirs(self.out, exist_ok=True)
+            if exists:
+                self._done = self._read_parquet()
+            self._part = len([n for n in os.listdir(self.out) if n.endswith(".parquet")])
+
+    def done(self) -> set:
+        return self._done
+
+    def _read_jsonl(self) -> set:
+        import json
+
+        done, good_end = set(), 0
+        with open(self.out, "rb") as f:
+            for raw in f:
+                if not raw.endswith(b"\n"):
+                    break
+                try:
+                    done.add(json.loads(raw)["path"])
+                except (ValueError, KeyError):
+                    break
+                good_end += len(raw)
+        if good_end != os.path.getsize(self.out):  # a line cut off mid-write: drop it
+            with open(self.out, "r+b") as f:
+                f.truncate(good_end)
+        return done
+
+    def _read_parquet(self) -> set:
+        import pyarrow.parquet as pq
+
+        done = set()
+        for name in sorted(os.listdir(self.out)):
+            if name.endswith(".parquet"):
+                done.update(pq.read_table(os.path.join(self.out, name), columns=["path"]).column("path").to_pylist())
+        return done
+
+    def write(self, table) -> None:
+        if self.kind == "jsonl":
+            import json
+
+            self._f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in table.to_pylist()))
+            self._f.flush()
+            return
+        self._buf.append(table)
+        self._buf_rows += table.num_rows
+        if self._buf_rows >= self.part_rows or time.monotonic() - self._t_flush >= self.part_seconds:
+            self._flush()
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self._t_flush = time.monotonic()
+        if not self._buf:
+            return
+        table = pa.concat_tables(self._buf)
+        name = os.path.join(self.out, f"part-{self._part:05d}.parquet")
+        pq.write_table(table, name + ".tmp")
+        os.replace(name + ".tmp", name)
+        self._part += 1
+        self._buf, self._buf_rows = [], 0
+
+    def close(self) -> None:
+        if self.kind == "jsonl":
+            self._f.close()
+        else:
+            self._flush()
+
+
+# -- CLI: edgeocr predict ... --ray -------------------------------------------
+
+
+def add_arguments(parser) -> None:
+    """The ``--ray`` options of ``edgeocr predict``."""
+    g = parser.add_argument_group("scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)")
+    g.add_argument("--ray", action="store_true", help="run on a Ray cluster (a local one unless --address)")
+    g.add_argument("--address", help="Ray cluster to join (e.g. ray://head:10001 or auto; default: start a local Ray)")
+    g.add_argument("--workers", "-w", type=int, default=None,
+                   help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)")
+    g.add_argument("--output", "-o", help="results: OUT.parquet (a folder of parts) or OUT.jsonl")
+    g.add_argument("--resume", action="store_true", help="skip the inputs already in --output")
+    g.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="images per actor call")
+
+
+def run_cli(args) -> int:
+    """``edgeocr predict DIR_OR_GLOB --ray ...``; returns the exit status."""
+    if not args.output:
+        print("edgeocr predict --ray: --output OUT.parquet|OUT.jsonl is required", file=sys.stderr)
+        return 2
+    if args.draw or args.json:
+        print("edgeocr predict --ray: --draw and --json are for in-process runs; rows go to --output",
+              file=sys.stderr)
+        return 2
+    ray = _require_ray()
+    writer = ResultWriter(args.output, args.resume)
+    paths = expand_inputs(args.inputs)
+    todo = [p for p in paths if p not in writer.done()]
+    skipped = len(paths) - len(todo)
+    threads = args.threads or 1
+    started = False
+    if not ray.is_initialized():
+        kw = {"address": args.address} if args.address else {"include_dashboard": False}
+        ray.init(logging_level="WARNING", log_to_driver=False, **kw)
+        started = True
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False  # our own bar counts errors too
+    from .cli import _Progress
+
+    workers = args.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
+    kw = {"use_cls": False} if getattr(args, "no_cls", False) else {}
+    pages = errors = 0
+    t0 = time.perf_counter()
+    progress = _Progress(len(todo), sys.stderr.isatty() or args.progress)
+    try:
+        if todo:
+            ds = ocr_dataset(todo, args.model, workers=workers, threads=threads, batch_size=args.batch_size,
+                             **kw)
+            for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+                writer.write(batch)
+                n_err = batch.num_rows - batch.column("error").null_count
+                pages += batch.num_rows
+                errors += n_err
+                for _ in range(batch.num_rows):
+                    progress.step()
+    finally:
+        writer.close()
+        if started:
+            ray.shutdown()
+    dt = time.perf_counter() - t0
+    print(f"edgeocr predict --ray: {pages} pages, {errors} errors, {pages / max(dt, 1e-9):.2f} pages/s "
+          f"({dt:.1f} s, {workers} workers x {threads} threads; {skipped} already in {args.output})",
+          file=sys.stderr)
+    return 1 if errors else 0

@@ -1,0 +1,216 @@
+"""edgeocr.ray: batch OCR on Ray Data gives the in-process Predictor's answers, one row per input,
+through bad files and a killed actor. One local Ray (2 CPUs) for the whole session."""
+
+import json
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REPO
+
+pa = pytest.importorskip("pyarrow", reason="pyarrow (comes with 'edgeocr[ray]') is not installed")
+
+# Ray's own modules warn about their own deprecated settings while they start and run a Dataset.
+pytestmark = pytest.mark.filterwarnings(r"ignore::DeprecationWarning:ray\.")
+
+DATA = REPO / "tests" / "data"
+GOOD = ["sample_en.png", "sample_en_gray.png", "sample_en_rot180.png", "line_en.png"]
+MODELS = "ppocr-v4-mobile"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'edgeocr[ray]')")
+    pytest.importorskip("ray.data", reason="ray[data] is not installed (pip install 'edgeocr[ray]')")
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 2**20, log_to_driver=False,
+             logging_level="WARNING")
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def reference(v4_paths):
+    import edgeocr
+
+    return edgeocr.Predictor(models=MODELS, threads=1)
+
+
+@pytest.fixture
+def pages(tmp_path):
+    """Good pages, a corrupt one, an empty one and a missing one (absolute paths)."""
+    d = tmp_path / "pages"
+    d.mkdir()
+    for name in GOOD:
+        shutil.copy(DATA / name, d / name)
+    (d / "corrupt.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 40)
+    (d / "empty.jpg").write_bytes(b"")
+    good = [str(d / n) for n in GOOD]
+    return d, good, good + [str(d / "corrupt.png"), str(d / "empty.jpg"), str(d / "missing.png")]
+
+
+def expected_row(predictor, image):
+    """What the in-process Predictor says, in the row's terms (computed here, not by edgeocr.ray)."""
+    try:
+        r = predictor.predict(image)
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}", "lines": None, "width": None, "height": None}
+    return {"error": None, "width": r.image_size[0], "height": r.image_size[1],
+            "lines": [(ln.text, ln.score, ln.box) for ln in r.lines]}
+
+
+def assert_same(row, exp):
+    assert row["error"] == exp["error"]
+    assert row["width"] == exp["width"] and row["height"] == exp["height"]
+    if exp["lines"] is None:
+        assert row["lines"] is None
+        return
+    assert len(row["lines"]) == len(exp["lines"])
+    for got, (text, score, box) in zip(row["lines"], exp["lines"]):
+        assert got["text"] == text
+        assert got["score"] == score
+        np.testing.assert_array_equal(np.asarray(got["box"], np.float32), box)
+
+
+# -- the actor class on its own (no cluster needed) ------------------------------
+
+
+def test_actor_batch_in_process(v4_paths, reference, pages):
+    """One call: rows in input order, from paths and from bytes, the caller's columns carried along."""
+    from edgeocr.ray import RESULT_COLUMNS, PredictorActor
+
+    _, good, paths = pages
+    actor = PredictorActor(models=MODELS, threads=1)
+    out = actor({"path": np.array(paths, object), "page_id": np.arange(len(paths))})
+    assert out.column_names == [*RESULT_COLUMNS, "page_id"]
+    rows = out.to_pylist()
+    assert [r["path"] for r in rows] == paths
+    assert [r["page_id"] for r in rows] == list(range(len(paths)))
+    for row, p in zip(rows, paths):
+        assert_same(row, expected_row(reference, p))
+    assert "image file not found" in rows[-1]["error"] and rows[-1]["error"].startswith("InvalidInputError")
+
+    blobs = [Path(p).read_bytes() for p in good[:2]] + [b"not an image"]
+    out = actor(pa.table({"bytes": blobs}))
+    rows = out.to_pylist()
+    assert "bytes" not in out.column_names and [r["path"] for r in rows] == [None] * 3
+    for row, b in zip(rows, blobs):
+        assert_same(row, expected_row(reference, b))
+    assert rows[2]["error"].startswith("InvalidInputError: image bytes: not a readable image")
+
+
+def test_actor_needs_path_or_bytes(v4_paths):
+    import edgeocr
+    from edgeocr.ray import PredictorActor
+
+    with pytest.raises(edgeocr.InvalidInputError, match="'path' or a 'bytes' column"):
+        PredictorActor(models=MODELS, threads=1)(pa.table({"x": [1]}))
+
+
+def test_expand_inputs(pages):
+    from edgeocr.ray import expand_inputs
+
+    d, good, _ = pages
+    files = expand_inputs(str(d))  # a folder: its images (the empty .jpg too: its row says what is wrong)
+    assert sorted(os.path.basename(p) for p in files) == sorted([*GOOD, "corrupt.png", "empty.jpg"])
+    assert expand_inputs(str(d / "sample_en*.png")) == sorted(good[:3])
+    assert expand_inputs([str(d / "nope.png")]) == [str(d / "nope.png")]
+
+
+# -- on a local Ray cluster --------------------------------------------------------
+
+
+def test_ray_rows_match_in_process(ray_cluster, v4_paths, reference, pages):
+    """Two actors, batches of 2: one row per input, identical to Predictor.predict; bad files are rows."""
+    import edgeocr.ray
+
+    _, _, paths = pages
+    ds = edgeocr.ray.ocr_dataset(paths, MODELS, workers=2, threads=1, batch_size=2)
+    rows = ds.take_all()
+    assert sorted(r["path"] for r in rows) == sorted(paths)
+    for row in rows:
+        assert_same(row, expected_row(reference, row["path"]))
+        assert row["worker"] and (row["error"] is not None or row["ocr_s"] > 0)
+    assert sum(r["error"] is not None for r in rows) == 3
+
+
+def test_ray_dataset_of_bytes(ray_cluster, v4_paths, reference, pages):
+    """A Dataset from read_binary_files: the bytes are decoded in the actor, errors named by path."""
+    import edgeocr.ray
+
+    d, good, _ = pages
+    ds = ray_cluster.data.read_binary_files([*good[:2], str(d / "corrupt.png")], include_paths=True)
+    rows = edgeocr.ray.ocr_dataset(ds, MODELS, workers=1, threads=1).take_all()
+    assert len(rows) == 3
+    for row in rows:
+        path = row["path"] if os.path.isabs(row["path"]) else "/" + row["path"]
+        assert_same(row, expected_row(reference, path))  # predict(path) also decodes the file's bytes
+
+
+def test_ray_actor_killed_is_restarted_and_batch_retried(ray_cluster, v4_paths, reference, pages):
+    """SIGKILL the actor after its first batch: it is restarted, its queued batches are retried,
+    and every input comes out exactly once with the same answer."""
+    import edgeocr.ray
+
+    _, good, _ = pages
+    paths = good + good[:2]  # 6 inputs, 6 batches of 1 (the repeated paths count twice)
+    ds = edgeocr.ray.ocr_dataset(paths, MODELS, workers=1, threads=1, batch_size=1)
+    rows, killed = [], None
+    for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+        rows += batch.to_pylist()
+        if killed is None:
+            killed = int(rows[0]["worker"].rsplit(":", 1)[1])
+            os.kill(killed, signal.SIGKILL)
+    assert sorted(r["path"] for r in rows) == sorted(paths)
+    pids = {int(r["worker"].rsplit(":", 1)[1]) for r in rows}
+    assert killed in pids and len(pids) >= 2, "no row came from a restarted actor"
+    for row in rows:
+        assert_same(row, expected_row(reference, row["path"]))
+
+
+def test_cli_ray_jsonl_resume(ray_cluster, v4_paths, reference, pages, tmp_path, capsys):
+    from edgeocr.cli import main
+
+    d, _, _ = pages
+    out = tmp_path / "out.jsonl"
+    argv = ["predict", str(d), "--model", MODELS, "--ray", "--workers", "1", "--threads", "1",
+            "--output", str(out)]
+    assert main(argv) == 1  # two bad files: error rows, exit status 1
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6
+    first = {json.loads(s)["path"]: json.loads(s) for s in lines}
+    assert "6 pages, 2 errors" in capsys.readouterr().err
+    assert main(argv) == 2  # the output exists: refused without --resume
+
+    # A crash after 3 rows, the 4th cut off mid-line: --resume keeps the 3, redoes the others.
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:3]) + "\n" + lines[3][:20])
+    assert main([*argv, "--resume"]) in (0, 1)
+    assert "3 pages" in capsys.readouterr().err
+    rows = [json.loads(s) for s in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["path"] for r in rows) == sorted(first)
+    for r in rows:
+        assert r["lines"] == first[r["path"]]["lines"] and r["error"] == first[r["path"]]["error"]
+
+
+def test_cli_ray_parquet(ray_cluster, v4_paths, reference, pages, tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    from edgeocr.cli import main
+
+    _, good, _ = pages
+    out = tmp_path / "out.parquet"
+    argv = ["predict", *good[:2], "--model", MODELS, "--ray", "--workers", "1", "--threads", "1",
+            "--output", str(out)]
+    assert main(argv) == 0
+    rows = pq.read_table(out).to_pylist()
+    assert sorted(r["path"] for r in rows) == sorted(good[:2])
+    for row in rows:
+        assert_same(row, expected_row(reference, row["path"]))
+    assert main([*argv, "--resume"]) == 0  # all done: nothing runs
+    assert "0 pages, 0 errors" in capsys.readouterr().err.splitlines()[-1]
+    assert len(pq.read_table(out)) == 2
