@@ -302,7 +302,9 @@ def _act(ctx: _Ctx, x: str, act: str, op: NbOp, shape: Shape, prefix: str = "") 
             return ctx.node1("Softplus", [x], shape)
         raise _Unsupported(f"uses softplus with beta={beta}, threshold={thr}")
     if act == "gelu":
-        if bool(_a(op, "approximate", False)):
+        # Paddle Lite 2.10's x86 gelu kernel ignores `approximate` (measured: its
+        # output is the erf form); its arm kernel (act_gelu) honours it.
+        if bool(_a(op, "approximate", False)) and op.target != "x86":
             # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
             x3 = ctx.node1("Mul", [ctx.node1("Mul", [x, x], shape), x], shape)
             cube = ctx.node1("Mul", [x3, ctx.fconst(0.044715)], shape)
@@ -316,6 +318,13 @@ def _act(ctx: _Ctx, x: str, act: str, op: NbOp, shape: Shape, prefix: str = "") 
         return ctx.node1("Mul", [ctx.node1("Mul", [x, t], shape), ctx.fconst(0.5)], shape)
     if act == "elu":
         return ctx.node1("Elu", [x], shape, alpha=float(_a(op, "alpha", 1.0)))
+    if act == "erf":
+        return ctx.node1("Erf", [x], shape)
+    if act == "floor":
+        return ctx.node1("Floor", [x], shape)
+    if act == "mish":
+        return ctx.node1("Mul", [x, ctx.node1("Tanh", [ctx.node1("Softplus", [x], shape)], shape)],
+                         shape)
     if act == "prelu" and fused:
         alpha = op.input("Prelu_alpha")
         if not alpha:
@@ -859,7 +868,8 @@ def _relu6(ctx: _Ctx, op: NbOp):
 
 
 _UNARY_ACTS = ("relu", "sigmoid", "tanh", "leaky_relu", "hard_sigmoid", "hard_swish", "swish",
-               "silu", "exp", "abs", "sqrt", "rsqrt", "square", "log", "gelu", "elu", "softplus")
+               "silu", "exp", "abs", "sqrt", "rsqrt", "square", "log", "gelu", "elu", "softplus",
+               "erf", "floor", "mish")
 
 
 @_reg(*_UNARY_ACTS)
@@ -1430,6 +1440,69 @@ def _sum(ctx: _Ctx, op: NbOp):
     for x in xs[1:]:
         shape = _bcast(shape, ctx.shape(x))
     ctx.out(op, "Out", ctx.node1("Sum", xs, shape))
+
+
+@_reg("reduce_mean", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod")
+def _reduce(ctx: _Ctx, op: NbOp):
+    x = ctx.get(op.input("X"))
+    s = ctx.shape(x)
+    if s is None:
+        raise _Unsupported("reduces a tensor of unknown rank")
+    r = len(s)
+    dims = _ints(_a(op, "dim", []))
+    keep = bool(_a(op, "keep_dim", False))
+    if bool(_a(op, "reduce_all", False)) or not dims:
+        axes = list(range(r))
+    else:
+        axes = sorted({d + r if d < 0 else d for d in dims})
+        if any(not 0 <= d < r for d in axes):
+            raise _Unsupported(f"reduces dims {dims} of a rank-{r} tensor")
+    shape = tuple(1 if i in axes else d for i, d in enumerate(s)) if keep else \
+        tuple(d for i, d in enumerate(s) if i not in axes)
+    onnx_op = {"mean": "ReduceMean", "sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin",
+               "prod": "ReduceProd"}[op.type[len("reduce_"):]]
+    dt = ctx.dtype(x)
+    if not axes:
+        y = ctx.node1("Identity", [x], s, dtype=dt)
+    elif onnx_op == "ReduceSum":  # opset 13+: axes is an input
+        y = ctx.node1(onnx_op, [x, ctx.iconst(axes)], shape, dtype=dt, keepdims=int(keep))
+    else:
+        y = ctx.node1(onnx_op, [x], shape, dtype=dt, axes=axes, keepdims=int(keep))
+    if not shape:  # Paddle Lite keeps a 1-element 1-D tensor
+        y = ctx.node1("Reshape", [y, ctx.iconst([1])], (1,), dtype=dt)
+    ctx.out(op, "Out", y)
+
+
+@_reg("pow")
+def _pow(ctx: _Ctx, op: NbOp):
+    x = ctx.get(op.input("X"))
+    ft = op.input("FactorTensor")
+    if ft:
+        c = ctx.const(ft)
+        if c is None:
+            raise _Unsupported("takes its factor from a computed tensor")
+        factor = float(np.asarray(c).reshape(-1)[0])
+    else:
+        factor = float(_a(op, "factor", 1.0))
+    ctx.out(op, "Out", ctx.node1("Pow", [x, ctx.fconst(factor)], ctx.shape(x)))
+
+
+@_reg("stack")
+def _stack(ctx: _Ctx, op: NbOp):
+    xs = [ctx.get(v) for v in op.inputs.get("X") or []]
+    if not xs:
+        raise _Unsupported("has no inputs")
+    s = ctx.shape(xs[0])
+    if s is None:
+        raise _Unsupported("stacks tensors of unknown rank")
+    axis = int(_a(op, "axis", 0))
+    axis = axis + len(s) + 1 if axis < 0 else axis
+    if not 0 <= axis <= len(s):
+        raise _Unsupported(f"stacks along axis {_a(op, 'axis', 0)}")
+    us = tuple(s[:axis]) + (1,) + tuple(s[axis:])
+    parts = [ctx.node1("Unsqueeze", [x, ctx.iconst([axis])], us, dtype=ctx.dtype(x)) for x in xs]
+    out = tuple(s[:axis]) + (len(xs),) + tuple(s[axis:])
+    ctx.out(op, "Y", ctx.node1("Concat", parts, out, dtype=ctx.dtype(xs[0]), axis=axis))
 
 
 @_reg("rnn")

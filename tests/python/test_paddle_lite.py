@@ -11,8 +11,11 @@ Two kinds of checks:
   lstm, ...): these programs are built in memory, not by Paddle Lite, so they
   check the translation of the documented semantics, not Lite's kernels.
 
-The package is loaded from its folder when ``edgeocr`` itself does not import
-(e.g. before the C++ extension is built), so these tests depend on nothing else.
+Every translation check runs twice (the ``translator`` fixture): through the
+C++ translator users get (``edgeocr._core.nb_to_onnx``, csrc/loader/nb; in-memory
+programs are written to ``.nb`` bytes by tools/paddle_lite/nb_writer.py first) and
+through the Python reference (``edgeocr.paddle_lite``, needs ``onnx``). Reader
+checks that look at the parsed program use the Python reader.
 """
 
 from __future__ import annotations
@@ -37,7 +40,46 @@ from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
 pl = _load_pl()
 ort = pytest.importorskip("onnxruntime")
-onnx = pytest.importorskip("onnx")
+try:
+    import onnx
+except ImportError:  # the Python reference translator needs it; the C++ one does not
+    onnx = None
+from edgeocr import _core  # noqa: E402
+from edgeocr.errors import EdgeOCRError  # noqa: E402
+
+# what a refused file raises: the reference's NbFormatError or the core's errors
+NB_ERRORS = (pl.NbFormatError, EdgeOCRError)
+TRANSLATORS = ["cpp"] + (["python"] if onnx is not None else [])
+_MODE = ["cpp"]
+
+
+@pytest.fixture(params=TRANSLATORS)
+def translator(request):
+    _MODE[0] = request.param
+    return request.param
+
+
+def _nb_bytes(src) -> tuple[bytes, str]:
+    if isinstance(src, pl.NbProgram):
+        return _writer().write_nb(src, 2), src.source
+    if isinstance(src, (str, os.PathLike)):
+        return Path(src).read_bytes(), os.fspath(src)
+    return bytes(src), "<bytes>"
+
+
+def nb_to_onnx(src, target_check: bool = True) -> bytes:
+    """The translator under test (see the translator fixture)."""
+    if _MODE[0] == "python":
+        return pl.nb_to_onnx(src, target_check=target_check)
+    data, name = _nb_bytes(src)
+    return _core.nb_to_onnx(data, name, target_check)
+
+
+def read_checked(data: bytes):
+    """Read (python) or translate (cpp) bytes that are expected to be refused."""
+    if _MODE[0] == "python":
+        return pl.read_nb(data)
+    return _core.nb_to_onnx(data)
 
 
 def fixtures_dir() -> Path:
@@ -86,20 +128,20 @@ def _run(model_bytes: bytes, *xs):
 
 
 def _meta(model_bytes: bytes) -> dict:
-    m = onnx.load_from_string(model_bytes)
-    return {p.key: p.value for p in m.metadata_props}
+    return dict(_session(model_bytes).get_modelmeta().custom_metadata_map)
 
 
 # ---------------------------------------------------------------------------
 # real Paddle Lite files
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 @pytest.mark.parametrize("model", MODELS)
 def test_matches_paddle_lite(model):
     kind, target = model.split("_")[:2]
     t0 = time.perf_counter()
-    b = pl.nb_to_onnx(FIX / "nb" / f"{model}.nb")
+    b = nb_to_onnx(FIX / "nb" / f"{model}.nb")
     dt = time.perf_counter() - t0
     assert dt < 5.0, f"translation took {dt:.2f} s"
     x = np.load(FIX / "ref" / f"{kind}_input.npy")
@@ -133,6 +175,7 @@ def test_read_nb(model):
     assert len(pl.read_nb(FIX / "nb" / f"{model}.nb").ops) == len(prog.ops)
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_weight_only_int8_dequantised_like_paddle_lite():
     """fp = float(scale[c]) * int8 value, per output channel (DequantizeWeight)."""
@@ -146,19 +189,22 @@ def test_weight_only_int8_dequantised_like_paddle_lite():
     expect = np.empty(q.shape, np.float32)
     for c in range(q.shape[0]):
         expect[c] = np.float32(scale[c]) * q[c].astype(np.float32)
-    m = onnx.load_from_string(pl.nb_to_onnx(prog))
+    if onnx is None:
+        pytest.skip("onnx is not installed (reads the graph's initializers)")
+    m = onnx.load_from_string(nb_to_onnx(prog))
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
     got = next(v for k, v in inits.items() if k.startswith(wname + "_dequant"))
     assert np.array_equal(got, expect)
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_translation_speed():
     for model in ("det_x86", "rec_x86", "cls_arm"):
         data = (FIX / "nb" / f"{model}.nb").read_bytes()
-        pl.nb_to_onnx(data)  # warm imports
+        nb_to_onnx(data)  # warm imports
         t0 = time.perf_counter()
-        pl.nb_to_onnx(data)
+        nb_to_onnx(data)
         dt = time.perf_counter() - t0
         assert dt < 1.0, f"{model}: translation took {dt:.2f} s"
 
@@ -167,64 +213,69 @@ def test_translation_speed():
 # bad input
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_truncated_file():
     data = (FIX / "nb" / "cls_arm.nb").read_bytes()
     for n in (0, 10, 25, 26, 40, 1000, len(data) // 2, len(data) - 1):
-        with pytest.raises(pl.NbFormatError, match="<bytes>"):
-            pl.read_nb(data[:n])
+        with pytest.raises(NB_ERRORS, match="<bytes>"):
+            read_checked(data[:n])
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_legacy_meta_version_0():
     data = bytearray((FIX / "nb" / "cls_arm.nb").read_bytes())
     data[0:2] = struct.pack("<H", 0)
     data[2:18] = b"v2.6.1".ljust(16, b"\0")
-    with pytest.raises(pl.NbFormatError) as e:
-        pl.read_nb(bytes(data))
+    with pytest.raises(NB_ERRORS) as e:
+        read_checked(bytes(data))
     msg = str(e.value)
     assert "meta_version 0" in msg and "v2.6.1" in msg and ">= 2.7" in msg
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_unknown_meta_version():
     data = bytearray((FIX / "nb" / "cls_arm.nb").read_bytes())
     data[0:2] = struct.pack("<H", 7)
-    with pytest.raises(pl.NbFormatError, match="meta_version 7"):
-        pl.read_nb(bytes(data))
+    with pytest.raises(NB_ERRORS, match="meta_version 7"):
+        read_checked(bytes(data))
 
 
 def test_not_a_file(tmp_path):
-    with pytest.raises(pl.NbFormatError, match="cannot read"):
+    with pytest.raises(NB_ERRORS, match="cannot read"):
         pl.read_nb(tmp_path / "missing.nb")
-    with pytest.raises(pl.NbFormatError, match="too short"):
+    with pytest.raises(NB_ERRORS, match="too short"):
         pl.read_nb(b"\x02\x00v2.10")
     assert issubclass(pl.NbFormatError, ValueError)
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_unsupported_op_names_file_op_and_kernel():
     prog = pl.read_nb(FIX / "nb" / "cls_x86.nb", source="cls_x86.nb")
     op = next(o for o in prog.ops if o.type == "softmax")
     op.type = "my_custom_op"
-    with pytest.raises(pl.NbFormatError) as e:
-        pl.nb_to_onnx(prog)
+    with pytest.raises(NB_ERRORS) as e:
+        nb_to_onnx(prog)
     msg = str(e.value)
     assert "cls_x86.nb" in msg and "my_custom_op" in msg and "softmax/def/2/1/1" in msg
     assert "ONNX" in msg  # what to do
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 def test_target_edgeocr_cannot_honour():
     prog = pl.read_nb(FIX / "nb" / "cls_arm.nb", source="cls_arm.nb")
     op = next(o for o in prog.ops if o.type == "conv2d")
     op.attrs["__@kernel_type_attr@__"] = "conv2d/def/5/1/1"  # opencl
-    with pytest.raises(pl.NbFormatError, match="opencl.*valid_targets"):
-        pl.nb_to_onnx(prog)
-    assert pl.nb_to_onnx(prog, target_check=False)
+    with pytest.raises(NB_ERRORS, match="opencl.*valid_targets"):
+        nb_to_onnx(prog)
+    assert nb_to_onnx(prog, target_check=False)
     op.attrs["__@kernel_type_attr@__"] = "conv2d/def/4/2/1"  # arm, full int8
-    with pytest.raises(pl.NbFormatError, match="int8"):
-        pl.nb_to_onnx(prog)
+    with pytest.raises(NB_ERRORS, match="int8"):
+        nb_to_onnx(prog)
 
 
 # ---------------------------------------------------------------------------
@@ -286,7 +337,7 @@ def test_cache_unwritable_falls_back_with_warning(tmp_path, monkeypatch):
 def test_cache_bad_file(tmp_path):
     p = tmp_path / "bad.nb"
     p.write_bytes(b"\x02\x00" + b"\0" * 40)
-    with pytest.raises(pl.NbFormatError, match="bad.nb"):
+    with pytest.raises(NB_ERRORS, match="bad.nb"):
         pl.cached_nb_to_onnx(p, cache_dir=tmp_path / "c")
 
 
@@ -320,7 +371,7 @@ def _prog(ops, params=None, inputs=(("x", (1, 3, 8, 8)),), outputs=("y",), targe
 
 
 def _unary(t, attrs, x):
-    return _run(pl.nb_to_onnx(_prog([(t, {"X": ["x"]}, {"Out": ["y"]}, attrs)],
+    return _run(nb_to_onnx(_prog([(t, {"X": ["x"]}, {"Out": ["y"]}, attrs)],
                                     inputs=[("x", x.shape)])), x)[0]
 
 
@@ -348,6 +399,7 @@ def _sigmoid(v):
     ("sigmoid", {}, _sigmoid),
     ("tanh", {}, np.tanh),
 ])
+@pytest.mark.usefixtures("translator")
 def test_activation(t, attrs, formula):
     y = _unary(t, attrs, X)
     np.testing.assert_allclose(y, formula(X.astype(np.float64)), rtol=1e-5, atol=1e-5)
@@ -360,6 +412,7 @@ def test_activation(t, attrs, formula):
                     "hard_swish_offset": 3.0}, lambda v: v * np.clip(v + 3, 0, 6) / 6),
     ("relu", {"fuse_relu": True}, lambda v: np.maximum(v, 0)),
 ])
+@pytest.mark.usefixtures("translator")
 def test_conv_fused_activation(act, attrs, formula):
     w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
     b = RNG.standard_normal(4).astype(np.float32)
@@ -368,7 +421,7 @@ def test_conv_fused_activation(act, attrs, formula):
          "with_act": True, "act_type": act, **attrs}
     prog = _prog([("conv2d", {"Input": ["x"], "Filter": ["w"], "Bias": ["b"]},
                    {"Output": ["y"]}, a)], {"w": w, "b": b}, inputs=[("x", x.shape)])
-    y = _run(pl.nb_to_onnx(prog), x)[0]
+    y = _run(nb_to_onnx(prog), x)[0]
     ref = formula(_conv_ref(x, w, b, 1, (1, 1, 1, 1)))
     np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
 
@@ -392,6 +445,7 @@ def _conv_ref(x, w, b, stride, pads, dil=1, groups=1):
     return out + (b.reshape(1, -1, 1, 1) if b is not None else 0)
 
 
+@pytest.mark.usefixtures("translator")
 def test_conv_same_padding_and_4_paddings():
     w = RNG.standard_normal((6, 1, 3, 3)).astype(np.float32)
     x = RNG.standard_normal((1, 3, 10, 11)).astype(np.float32)
@@ -403,7 +457,7 @@ def test_conv_same_padding_and_4_paddings():
         ("conv2d", {"Input": ["x"], "Filter": ["w2"]}, {"Output": ["y"]},
          {"strides": [1, 2], "paddings": [1, 0, 2, 1], "dilations": [1, 1], "groups": 1}),
     ], {"w2": w2}, inputs=[("x", x.shape)], outputs=("a", "y"))
-    a, y = _run(pl.nb_to_onnx(prog), x)
+    a, y = _run(nb_to_onnx(prog), x)
     # SAME: out = ceil(in / stride), dilation reset to 1, pad_sum split low/high
     ref_a = _conv_ref(x, w2, None, 2, (0, 1, 1, 1))
     np.testing.assert_allclose(a, ref_a, rtol=1e-4, atol=1e-4)
@@ -455,6 +509,7 @@ def _interp_ref(x, out_h, out_w, method, align_corners, align_mode, ratio=None):
     ("nearest_interp", {"align_corners": True, "out_h": 9, "out_w": 12}, (9, 12)),
     ("nearest_interp", {"align_corners": False, "scale": 2.0}, (10, 14)),
 ])
+@pytest.mark.usefixtures("translator")
 def test_interpolate(t, attrs, size):
     method = "nearest" if t.startswith("nearest") else "bilinear"
     a = {"interp_method": method, "data_layout": "NCHW", **attrs}
@@ -468,6 +523,7 @@ def test_interpolate(t, attrs, size):
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.usefixtures("translator")
 def test_elementwise_axis():
     x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
     c = RNG.standard_normal(3).astype(np.float32) + 3
@@ -478,13 +534,14 @@ def test_elementwise_axis():
         ("elementwise_div", {"X": ["b"], "Y": ["c"]}, {"Out": ["d"]}, {"axis": 1}),
         ("elementwise_sub", {"X": ["d"], "Y": ["x"]}, {"Out": ["y"]}, {"axis": -1}),
     ], {"c": c, "hw": hw}, inputs=[("x", x.shape)])
-    y = _run(pl.nb_to_onnx(prog), x)[0]
+    y = _run(nb_to_onnx(prog), x)[0]
     a = x + c.reshape(1, 3, 1, 1)
     b = a * hw.reshape(1, 3, 4, 1)
     ref = b / c.reshape(1, 3, 1, 1) - x
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.usefixtures("translator")
 def test_shape_ops():
     x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
     prog = _prog([
@@ -511,7 +568,7 @@ def test_shape_ops():
     ], inputs=[("x", x.shape)],
         outputs=("f", "u", "g", "s0", "s2", "t1", "sl", "sd", "ss", "p", "p2", "am", "am2",
                  "tr", "cc"))
-    outs = _run(pl.nb_to_onnx(prog), x)
+    outs = _run(nb_to_onnx(prog), x)
     refs = [
         x.reshape(2, 12, 5),
         x.reshape(1, 2, 12, 5, 1),
@@ -534,6 +591,7 @@ def test_shape_ops():
         np.testing.assert_array_equal(o, r, err_msg=str(i))
 
 
+@pytest.mark.usefixtures("translator")
 def test_pool_and_matmul():
     x = RNG.standard_normal((1, 4, 7, 9)).astype(np.float32)
     w = RNG.standard_normal((9, 5)).astype(np.float32)
@@ -548,7 +606,7 @@ def test_pool_and_matmul():
          {"transpose_X": False, "transpose_Y": False, "alpha": 0.5}),
         ("matmul_v2", {"X": ["x"], "Y": ["x"]}, {"Out": ["mt"]}, {"trans_x": False, "trans_y": True}),
     ], {"w": w}, inputs=[("x", x.shape)], outputs=("mp", "ap", "mm", "mt"))
-    mp, ap, mm, mt = _run(pl.nb_to_onnx(prog), x)
+    mp, ap, mm, mt = _run(nb_to_onnx(prog), x)
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
     ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (1, 1), (1, 1)))
     xz = np.where(np.isinf(xp), 0, xp)
@@ -566,6 +624,7 @@ def test_pool_and_matmul():
     np.testing.assert_allclose(mt, x @ x.transpose(0, 1, 3, 2), rtol=1e-5, atol=1e-4)
 
 
+@pytest.mark.usefixtures("translator")
 def test_fc_weight_only_int8():
     x = RNG.standard_normal((2, 6, 8)).astype(np.float32)
     q = RNG.integers(-127, 128, (8, 5)).astype(np.int8)
@@ -576,13 +635,13 @@ def test_fc_weight_only_int8():
                     "quantization_type": "post_weight_channel_wise_abs_max",
                     "quantize_weight_bits": 8, "w_quant_scale": list(map(float, scale))})],
                  {"w": q, "b": b}, inputs=[("x", x.shape)])
-    y = _run(pl.nb_to_onnx(prog), x)[0]
+    y = _run(nb_to_onnx(prog), x)[0]
     wf = q.astype(np.float32) * scale.reshape(1, 5)
     np.testing.assert_allclose(y, np.maximum(x @ wf + b, 0), rtol=1e-5, atol=1e-5)
     # an int8 weight without a scale is refused, not run as garbage
     prog.ops[1].attrs.pop("w_quant_scale")
-    with pytest.raises(pl.NbFormatError, match="quant"):
-        pl.nb_to_onnx(prog)
+    with pytest.raises(NB_ERRORS, match="quant"):
+        nb_to_onnx(prog)
 
 
 def _lstm_ref(x, weights, hidden, bidi, layers):
@@ -612,6 +671,7 @@ def _lstm_ref(x, weights, hidden, bidi, layers):
     return y
 
 
+@pytest.mark.usefixtures("translator")
 @pytest.mark.parametrize("bidi,layers", [(True, 2), (False, 1)])
 def test_rnn_lstm(bidi, layers):
     t, n, i, h = 6, 2, 5, 4
@@ -633,19 +693,21 @@ def test_rnn_lstm(bidi, layers):
                    {"mode": "LSTM", "is_bidirec": bidi, "num_layers": layers, "hidden_size": h,
                     "input_size": i, "dropout_prob": 0.0, "is_test": True})],
                  dict(zip(names, weights)), inputs=[("x", x.shape)])
-    y = _run(pl.nb_to_onnx(prog), x)[0]
+    y = _run(nb_to_onnx(prog), x)[0]
     np.testing.assert_allclose(y, _lstm_ref(x, weights, h, bidi, layers), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.usefixtures("translator")
 def test_unknown_input_variable_is_an_error():
     prog = _prog([("relu", {"X": ["nowhere"]}, {"Out": ["y"]}, {})])
-    with pytest.raises(pl.NbFormatError, match="nowhere"):
-        pl.nb_to_onnx(prog)
+    with pytest.raises(NB_ERRORS, match="nowhere"):
+        nb_to_onnx(prog)
 
 
 def test_supported_ops_cover_fixture_op_list():
     translate = sys.modules[pl.__name__ + ".translate"]
     have = set(translate.supported_ops())
+    assert have <= set(_core.nb_supported_ops().split(","))  # the C++ translator covers the reference
     listed = {"assign", "clip", "concat", "conv2d", "conv2d_transpose", "depthwise_conv2d",
               "elementwise_add", "elementwise_div", "elementwise_mul", "fc", "feed", "fetch",
               "fill_constant", "fusion_elementwise_add_activation", "layer_norm", "matmul", "mul",
@@ -673,6 +735,7 @@ def _writer():
     return mod
 
 
+@pytest.mark.usefixtures("translator")
 @needs_fixtures
 @pytest.mark.parametrize("meta_version", [1, 2])
 def test_rewritten_file_roundtrip(meta_version):
@@ -684,7 +747,7 @@ def test_rewritten_file_roundtrip(meta_version):
     assert prog.meta_version == meta_version
     assert [o.type for o in prog.ops] == [o.type for o in src.ops]
     assert all(np.array_equal(prog.params[k], v) for k, v in src.params.items())
-    (y,) = _run(pl.nb_to_onnx(data), np.load(FIX / "ref" / "cls_input.npy"))
+    (y,) = _run(nb_to_onnx(data), np.load(FIX / "ref" / "cls_input.npy"))
     assert np.abs(y - np.load(_ref_path("cls_arm_int8"))).max() <= 1e-3
 
 
@@ -717,13 +780,14 @@ def small_program(target="arm"):
     return prog
 
 
+@pytest.mark.usefixtures("translator")
 def test_small_synthetic_file():
     w = _writer()
     prog = small_program()
     x = RNG.standard_normal((1, 3, 12, 12)).astype(np.float32)
     outs = []
     for mv in (1, 2):
-        b = pl.nb_to_onnx(w.write_nb(prog, mv))
+        b = nb_to_onnx(w.write_nb(prog, mv))
         assert _meta(b)["edgeocr.role"] == "cls" and _meta(b)["edgeocr.nb_target"] == "arm"
         outs.append(_run(b, x)[0])
     wf = prog.params["w"].astype(np.float32) * np.asarray(
@@ -734,3 +798,61 @@ def test_small_synthetic_file():
     ref = np.exp(f) / np.exp(f).sum(-1, keepdims=True)
     for y in outs:
         np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# the C++ cache (what edgeocr.Model / Predictor use for .nb files)
+
+
+def test_cpp_cache_roundtrip_damage_and_unwritable(tmp_path):
+    import hashlib
+
+    data = _writer().write_nb(small_program(), 2)
+    cache = tmp_path / "cache"
+    first = _core.nb_cached_to_onnx(data, "small.nb", str(cache))
+    entries = list(cache.glob("*.onnx"))
+    assert len(entries) == 1
+    assert entries[0].name == f"{hashlib.sha256(data).hexdigest()}.v{_core.NB_TRANSLATOR_VERSION}.onnx"
+    assert first == _core.nb_to_onnx(data, "small.nb")
+    # served from the entry: a valid entry for the same content is returned as it is
+    marked = first.replace(b"edgeocr.paddle_lite", b"edgeocr.paddle_litX")
+    entries[0].write_bytes(marked)
+    assert _core.nb_cached_to_onnx(data, "small.nb", str(cache)) == marked
+    # a damaged (truncated) entry is translated again and replaced
+    entries[0].write_bytes(first[: len(first) // 2])
+    assert _core.nb_cached_to_onnx(data, "small.nb", str(cache)) == first
+    assert entries[0].read_bytes() == first
+    # an unusable cache folder (a file stands where it should be) is not an error
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_bytes(b"")
+    assert _core.nb_cached_to_onnx(data, "small.nb", str(blocker / "nb")) == first
+    # a bad file is refused whatever the cache holds
+    with pytest.raises(EdgeOCRError, match="bad.nb"):
+        _core.nb_cached_to_onnx(b"\x02\x00" + b"\0" * 40, "bad.nb", str(cache))
+
+
+def test_cpp_cache_env_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path / "envcache"))
+    assert _core.nb_default_cache_dir() == str(tmp_path / "envcache")
+    _core.nb_cached_to_onnx(_writer().write_nb(small_program(), 1), "small.nb")
+    assert len(list((tmp_path / "envcache").glob("*.onnx"))) == 1
+
+
+def test_cpp_model_loads_nb_bytes_and_paths(tmp_path, monkeypatch):
+    """edgeocr.Model translates .nb files (path or bytes) with the C++ core, not the
+    Python reference."""
+    import edgeocr
+
+    monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setattr(pl, "nb_to_onnx", None)  # the reference must not be reached
+    monkeypatch.setattr(pl, "cached_nb_to_onnx", None)
+    data = _writer().write_nb(small_program(), 2)
+    p = tmp_path / "small.nb"
+    p.write_bytes(data)
+    x = RNG.standard_normal((1, 3, 12, 12)).astype(np.float32)
+    a = edgeocr.Model(p).run(x)
+    b = edgeocr.Model(data=data).run(x)
+    (ref,) = _run(_core.nb_to_onnx(data), x)
+    for out in (a, b):
+        (y,) = out.values()
+        np.testing.assert_allclose(y, ref, rtol=1e-6, atol=1e-7)

@@ -257,6 +257,64 @@ def _(x):
     return [y]
 
 
+@case("reduce_mean", [[1, 4, 5, 6]])
+def _(x):
+    # PP-OCRv6 det (and v4/v6 rec after their layer norms are split) use reduce_mean
+    return [paddle.mean(x, axis=1, keepdim=True), paddle.mean(x, axis=[2, 3]),
+            paddle.mean(x, axis=-1, keepdim=True)]
+
+
+@case("reduce_ops", [[2, 3, 4, 5]])
+def _(x):
+    return [paddle.sum(x, axis=-1), paddle.max(x, axis=1, keepdim=True),
+            paddle.min(x, axis=[1, 2]), paddle.sum(x, axis=[0, 2], keepdim=True)]
+
+
+@case("gelu", [[1, 3, 8, 8]], -5, 5)
+def _(x):
+    return [F.gelu(x), F.gelu(x, approximate=True)]
+
+
+@case("erf", [[1, 3, 8, 8]], -3, 3)
+def _(x):
+    # x2paddle turns ONNX's Erf (an exported gelu) into erf
+    return [paddle.erf(x)]
+
+
+@case("pow_sqrt", [[1, 3, 4, 5]], 0.1, 4)
+def _(x):
+    # a layer norm spelled out: pow, sqrt, reduce_mean, elementwise_sub/div
+    mu = paddle.mean(x, axis=-1, keepdim=True)
+    d = x - mu
+    var = paddle.mean(paddle.pow(d, 2.0), axis=-1, keepdim=True)
+    return [paddle.pow(x, 2.0), paddle.sqrt(x), d / paddle.sqrt(var + 1e-5)]
+
+
+@case("unary_misc", [[1, 3, 4, 5]], -3, 3)
+def _(x):
+    return [paddle.tanh(x), paddle.exp(x), paddle.abs(x), F.sigmoid(x)]
+
+
+@case("stack", [[2, 3, 4], [2, 3, 4]])
+def _(x, y):
+    return [paddle.stack([x, y], axis=1), paddle.stack([x, y], axis=-1)]
+
+
+@case("attention", [[1, 6, 8]], -1, 1)
+def _(x):
+    # an SVTR mixing block (PP-OCRv3..v6 rec necks): layer norm, linear, multi-head
+    # attention (reshape, transpose, matmul, softmax), gelu MLP, residuals
+    paddle.seed(3)
+    ln1, ln2 = paddle.nn.LayerNorm(8), paddle.nn.LayerNorm(8)
+    qkv, proj = paddle.nn.Linear(8, 24), paddle.nn.Linear(8, 8)
+    fc1, fc2 = paddle.nn.Linear(8, 16), paddle.nn.Linear(16, 8)
+    t = qkv(ln1(x)).reshape([0, -1, 3, 2, 4]).transpose([2, 0, 3, 1, 4])
+    q, k, v = t[0] * 0.5, t[1], t[2]
+    a = F.softmax(paddle.matmul(q, k.transpose([0, 1, 3, 2])), axis=-1)
+    h = x + proj(paddle.matmul(a, v).transpose([0, 2, 1, 3]).reshape([0, -1, 8]))
+    return [h + fc2(F.gelu(fc1(ln2(h))))]
+
+
 # ---- ProgramDesc rewrites for legacy (v1) ops -------------------------------
 
 def _attr(op, name):

@@ -174,7 +174,12 @@ Ctx::Ctx(const NbProgram& p) : prog(p) {
   const_limit_ = 8 * p.param_bytes + (64u << 20);
 }
 
-std::string Ctx::fresh(const std::string& base) {
+std::string Ctx::fresh(const std::string& full) {
+  // a file may name its variables with long strings: keep ONNX names short
+  // (unique all the same), so names cost no more than the nodes they label
+  std::string base = full.size() > 96 ? full.substr(0, 96) : full;
+  for (char& c : base)  // ONNX names: printable ASCII
+    if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7e) c = '_';
   std::string name = base;
   while (used_names_.count(name)) name = base + "__" + std::to_string(++n_);
   used_names_.insert(name);
@@ -430,6 +435,7 @@ std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, co
   if (act == "rsqrt") return ctx.node1("Reciprocal", {ctx.node1("Sqrt", {x}, s)}, s);
   if (act == "log") return ctx.node1("Log", {x}, s);
   if (act == "floor") return ctx.node1("Floor", {x}, s);
+  if (act == "erf") return ctx.node1("Erf", {x}, s);
   if (act == "softplus") {
     double beta = a_float(op, "beta", 1.0), thr = a_float(op, "threshold", 20.0);
     if (beta == 1.0 && thr >= 20.0) return ctx.node1("Softplus", {x}, s);
@@ -440,7 +446,9 @@ std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, co
   }
   if (act == "gelu") {
     std::string t;
-    if (a_bool(op, "approximate", false)) {
+    // Paddle Lite 2.10's x86 gelu kernel ignores `approximate` (measured: its
+    // output is the erf form); its arm kernel (act_gelu) honours it.
+    if (a_bool(op, "approximate", false) && op.target() != "x86") {
       // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
       std::string x3 = ctx.node1("Mul", {ctx.node1("Mul", {x, x}, s), x}, s);
       std::string cube = ctx.node1("Mul", {x3, ctx.fconst(0.044715)}, s);

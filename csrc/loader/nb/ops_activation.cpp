@@ -20,7 +20,7 @@ void prelu_op(Ctx& ctx, const NbOp& op) {
 void register_activation_ops(Registry& r) {
   for (const char* t : {"relu", "relu6", "sigmoid", "tanh", "leaky_relu", "hard_sigmoid", "hard_swish", "swish",
                         "silu", "exp", "abs", "sqrt", "rsqrt", "square", "log", "gelu", "elu", "softplus", "mish",
-                        "floor"})
+                        "floor", "erf"})
     r[t] = unary;
   r["prelu"] = prelu_op;
 }

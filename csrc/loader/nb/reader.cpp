@@ -548,7 +548,7 @@ NbProgram read_program(const uint8_t* data, std::size_t size, const std::string&
     else
       parse_params_v1(data, size, topo_end, what, &budget, &prog);
   } catch (const std::bad_alloc&) {
-    bad(what, "corrupted .nb file (it asks for more memory than it can justify)");
+    bad(what, "corrupted .nb file: the reader ran out of memory (std::bad_alloc)");
   } catch (const std::length_error&) {
     bad(what, "corrupted .nb file (a length is out of range)");
   }

@@ -12,6 +12,29 @@ namespace edgeocr {
 namespace nb {
 namespace {
 
+// Error messages quote names from the file, which may hold any bytes: keep
+// valid UTF-8 (paths may be non-ASCII), replace everything else with '?'.
+std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) >> 6) == 2;
+    if (ok && n == 1 && c < 0x20 && c != '\n' && c != '\t') ok = false;
+    if (ok) {
+      out.append(s, i, n);
+      i += n;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  return out;
+}
+
 const std::set<std::string> kHonouredTargets = {"host", "x86", "arm", "any"};
 const std::set<std::string> kHonouredPrecisions = {"float", "any", "int32", "int64", "bool"};
 
@@ -115,7 +138,7 @@ std::string finish(const NbProgram& prog, Ctx& ctx) {
   m.producer_name = "edgeocr.paddle_lite";
   m.producer_version = prog.producer;
   m.metadata = {{"edgeocr.source", "paddle_lite_nb"},
-                {"edgeocr.nb_target", prog.target()},
+                {"edgeocr.nb_target", printable(prog.target())},
                 {"edgeocr.role", guess_role(first_shape)},
                 {"edgeocr.nb_meta_version", std::to_string(prog.meta_version)},
                 {"edgeocr.nb_producer", prog.producer},
@@ -128,6 +151,20 @@ std::string finish(const NbProgram& prog, Ctx& ctx) {
 
 }  // namespace
 
+namespace {
+
+std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check);
+
+}  // namespace
+
+std::string translate_to_onnx(const void* data, std::size_t size, const std::string& name, bool target_check) {
+  try {
+    return translate_checked(data, size, name, target_check);
+  } catch (const Error& e) {
+    throw Error(e.code(), printable(e.what()));
+  }
+}
+
 bool looks_like_nb(const void* data, std::size_t size) noexcept {
   if (!data || size < 26) return false;
   const uint8_t* p = static_cast<const uint8_t*>(data);
@@ -138,7 +175,8 @@ bool looks_like_nb(const void* data, std::size_t size) noexcept {
   return (meta == 1 || meta == 2) && topo >= 8 && topo <= size - 26;
 }
 
-std::string translate_to_onnx(const void* data, std::size_t size, const std::string& name, bool target_check) {
+namespace {
+std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check) {
   if (!data && size) fail(StatusCode::kInvalidArgument, name + ": null model data");
   NbProgram prog = read_program(static_cast<const uint8_t*>(data), size, name);
   auto targets = prog.targets();
@@ -171,7 +209,7 @@ std::string translate_to_onnx(const void* data, std::size_t size, const std::str
       throw;
     } catch (const std::bad_alloc&) {
       fail(StatusCode::kInvalidModel, prog.source + ": " + op.describe() +
-                                          " asks for more memory than the file can justify; the file is corrupted");
+                                          " ran out of memory (std::bad_alloc); the file asks for more than it can justify");
     } catch (const std::exception& e) {
       fail(StatusCode::kInvalidModel, prog.source + ": " + op.describe() +
                                           " has attributes or inputs edgeocr cannot make sense of (" + e.what() +
@@ -180,6 +218,7 @@ std::string translate_to_onnx(const void* data, std::size_t size, const std::str
   }
   return finish(prog, ctx);
 }
+}  // namespace
 
 std::string supported_ops_csv() {
   std::string s;
