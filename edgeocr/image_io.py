@@ -9,56 +9,224 @@ import numpy as np
 
 from .errors import InvalidInputError
 
-# Decoded images above this many pixels are refused before decoding (a PNG can
-# claim 100000x100000 in a 50-byte header). Override per call or with
-# EDGEOCR_MAX_IMAGE_PIXELS.
-DEFAULT_MAX_PIXELS = 200_000_000
+# Images above this many pixels are refused before anything is decoded or
+# copied (a PNG can claim 100000x100000 in a 50-byte header; a numpy view can
+# claim 60000x60000 with zero strides). 100 megapixels: an A3 page scanned at
+# 600 dpi is 70. Per call: load_image(..., max_pixels=N); per process: the
+# EDGEOCR_MAX_IMAGE_PIXELS environment variable; per Predictor: max_image_pixels=.
+DEFAULT_MAX_PIXELS = 100_000_000
+
+# Decoding may use at most this many bytes per allowed pixel (the size of a
+# BGRA result), i.e. max_pixels * 4 bytes (400 MB by default). Decoders that
+# need more working memory per pixel get proportionally fewer pixels: the
+# bytes per pixel below were measured as peak RSS growth of load_image (output
+# and working memory) on 16-megapixel images, rounded up; 16-bit samples double them.
+DECODE_BYTES_PER_PIXEL = 4
+_COST_BY_FORMAT = {
+    "PNG": 4,  # 6 for RGBA (one 4-byte copy while reordering channels): see _decode_cost
+    "JPEG": 4,
+    "BMP": 4,
+    "DIB": 4,
+    "PPM": 4,
+    "WEBP": 8,  # measured 6.4
+    "TIFF": 10,  # measured 8.7 (RGB)
+    "GIF": 12,  # measured 8.3 by OpenCV, 11.1 when Pillow decodes it (palette expanded, reordered)
+    "JPEG2000": 6,  # per band, + 2: OpenJPEG keeps an int32 plane per component (measured 15.7 for RGB)
+}
+_COST_OTHER = 10  # formats decoded by Pillow only (ICO, ICNS, TGA, PCX, ...)
+# Formats handed to OpenCV's decoders first (Pillow when OpenCV fails); every
+# other format Pillow can identify (containers: ICO, ICNS, ...) is decoded by Pillow.
+_CV2_FORMATS = {"PNG", "JPEG", "BMP", "DIB", "PPM", "TIFF", "WEBP", "JPEG2000", "GIF"}
+# TIFF pages and other frames whose sizes are checked (beyond: refused).
+_MAX_FRAMES = 1024
 
 
-def _max_pixels() -> int:
-    try:
-        return int(os.environ.get("EDGEOCR_MAX_IMAGE_PIXELS", DEFAULT_MAX_PIXELS))
-    except ValueError:
-        return DEFAULT_MAX_PIXELS
+def max_image_pixels(max_pixels: int | None = None) -> int:
+    """The pixel cap in force: `max_pixels` if given, else $EDGEOCR_MAX_IMAGE_PIXELS, else the default."""
+    if max_pixels is None:
+        env = os.environ.get("EDGEOCR_MAX_IMAGE_PIXELS")
+        if not env:
+            return DEFAULT_MAX_PIXELS
+        try:
+            max_pixels = int(env)
+        except ValueError:
+            raise InvalidInputError(
+                f"EDGEOCR_MAX_IMAGE_PIXELS must be a positive integer, got {env!r}"
+            ) from None
+        what = "EDGEOCR_MAX_IMAGE_PIXELS"
+    else:
+        what = "max_image_pixels"
+    if isinstance(max_pixels, bool) or not isinstance(max_pixels, int) or max_pixels < 1:
+        raise InvalidInputError(f"{what} must be a positive integer, got {max_pixels!r}")
+    return max_pixels
 
 
-def _header_size(data: bytes):
-    """(w, h) from the image header without decoding pixels, or None if unknown."""
+def _pil_limit() -> int:
+    """The size above which Pillow's Image.open refuses a file (twice its warning limit)."""
+    from PIL import Image
+
+    return 2 * Image.MAX_IMAGE_PIXELS if Image.MAX_IMAGE_PIXELS else 2**62
+
+
+def _too_many_pixels(what: str, w: int, h: int, limit: int, part: str = "") -> InvalidInputError:
+    return InvalidInputError(
+        f"{what}: {part}{w}x{h} pixels is more than the limit of {limit} "
+        "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
+    )
+
+
+def _decode_cost(fmt: str, mode: str) -> int:
+    """Bytes of memory per pixel that decoding an image of this format and mode takes."""
+    bands = {"1": 1, "L": 1, "P": 1, "I": 1, "F": 1, "LA": 2, "PA": 2, "RGB": 3, "YCbCr": 3, "LAB": 3,
+             "HSV": 3, "RGBA": 4, "RGBa": 4, "CMYK": 4}.get(mode.split(";")[0], 4)
+    if fmt == "JPEG2000":
+        cost = 6 * bands + 2
+    else:
+        cost = _COST_BY_FORMAT.get(fmt, _COST_OTHER)
+        if fmt == "PNG" and bands >= 4:
+            cost = 6
+    if mode.startswith("I;16") or mode in ("I", "F") or mode.endswith(";16"):
+        cost *= 2
+    return cost
+
+
+def _header(data: bytes):
+    """Pillow's view of the header (format, mode, size) without decoding pixels, or None."""
+    import warnings
+
     try:
         from PIL import Image
 
-        Image.MAX_IMAGE_PIXELS = None  # we do our own check, without a warning
-        with Image.open(io.BytesIO(data)) as im:
-            return im.size
-    except Exception:  # noqa: BLE001 - unknown to PIL: let OpenCV try
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow's DecompressionBombWarning: we check ourselves
+            with Image.open(io.BytesIO(data)) as im:
+                frames = [im.size]
+                if im.format == "TIFF":  # each page is an IFD: reading them decodes nothing
+                    n = getattr(im, "n_frames", 1)
+                    if n > _MAX_FRAMES:
+                        return im.format, im.mode, im.size, None
+                    for i in range(1, n):
+                        im.seek(i)
+                        frames.append(im.size)
+                return im.format, im.mode, frames[0], frames
+    except Exception as e:  # noqa: BLE001 - unknown to Pillow, or over Pillow's own limit
+        if type(e).__name__ == "DecompressionBombError":
+            return "bomb", str(e), None, None
         return None
 
 
-def decode_image(data: bytes, what: str = "image bytes") -> np.ndarray:
-    """Decode encoded image bytes to a uint8 BGR/gray/BGRA array."""
+def _embedded_sizes(data: bytes):
+    """(kind, w, h) of every PNG and JPEG 2000 header inside `data` (the frames of ICO and
+    ICNS files, and anything else that embeds them), of APNG frames and of the BMP frames
+    of an ICO. Only run on containers (not on formats whose compressed data could
+    hold a chance match of the 4-byte JPEG 2000 marker)."""
+    out = []
+    pos = data.find(b"\x89PNG\r\n\x1a\n")
+    while pos >= 0 and len(out) < _MAX_FRAMES:
+        if data[pos + 12 : pos + 16] == b"IHDR" and pos + 24 <= len(data):
+            out.append(("a PNG frame", int.from_bytes(data[pos + 16 : pos + 20], "big"),
+                        int.from_bytes(data[pos + 20 : pos + 24], "big")))
+        pos = data.find(b"\x89PNG\r\n\x1a\n", pos + 8)
+    pos = data.find(b"\xff\x4f\xff\x51")  # JPEG 2000 codestream: SOC, then SIZ
+    while pos >= 0 and len(out) < 2 * _MAX_FRAMES:
+        if pos + 16 <= len(data):
+            xs, ys = int.from_bytes(data[pos + 8 : pos + 12], "big"), int.from_bytes(data[pos + 12 : pos + 16], "big")
+            xo = int.from_bytes(data[pos + 16 : pos + 20], "big") if pos + 20 <= len(data) else 0
+            yo = int.from_bytes(data[pos + 20 : pos + 24], "big") if pos + 24 <= len(data) else 0
+            out.append(("a JPEG 2000 codestream", max(0, xs - xo), max(0, ys - yo)))
+        pos = data.find(b"\xff\x4f\xff\x51", pos + 4)
+    if data[:4] == b"\x00\x00\x01\x00":  # ICO directory: 16-byte entries after a 6-byte header
+        n = int.from_bytes(data[4:6], "little")
+        for i in range(min(n, _MAX_FRAMES)):
+            e = 6 + 16 * i
+            if e + 16 > len(data):
+                break
+            off = int.from_bytes(data[e + 12 : e + 16], "little")
+            if off + 12 <= len(data) and data[off : off + 4] != b"\x89PNG":
+                w = abs(int.from_bytes(data[off + 4 : off + 8], "little", signed=True))
+                h = abs(int.from_bytes(data[off + 8 : off + 12], "little", signed=True)) // 2
+                out.append(("an ICO bitmap frame", w, h))
+    return out
+
+
+def _apng_frame_sizes(data: bytes):
+    """("an APNG frame", w, h) of each fcTL chunk (an animated PNG's frames carry their own size)."""
+    out, pos, n = [], 8, len(data)
+    while pos + 8 <= n and len(out) < _MAX_FRAMES:
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        kind = data[pos + 4 : pos + 8]
+        if kind == b"fcTL" and pos + 20 <= n:
+            out.append(("an APNG frame", int.from_bytes(data[pos + 12 : pos + 16], "big"),
+                        int.from_bytes(data[pos + 16 : pos + 20], "big")))
+        if kind == b"IEND":
+            break
+        pos += 12 + length
+    return out
+
+
+def check_image_bytes(data: bytes, what: str = "image bytes", max_pixels: int | None = None) -> str:
+    """Checks encoded image bytes before any decoder allocates; returns the format (Pillow's name).
+
+    Refused (InvalidInputError): a header Pillow cannot parse, an image, page or
+    embedded frame above the pixel cap, or one whose decoder would need more than
+    max_pixels * DECODE_BYTES_PER_PIXEL bytes.
+    """
+    limit = max_image_pixels(max_pixels)
+    head = _header(data)
+    if head is None:
+        # OpenCV's decoders trust the sizes such files claim: refused.
+        raise InvalidInputError(f"{what}: not a readable image (unknown format or corrupt header)")
+    fmt, mode, size, frames = head
+    if fmt == "bomb":  # Pillow refused to open it: its size is in Pillow's message
+        import re
+
+        m = re.search(r"\((\d+) pixels\)", mode)
+        size_text = f"{m.group(1)} pixels" if m else "its size"
+        raise InvalidInputError(
+            f"{what}: {size_text} is more than the limit of {min(limit, _pil_limit())} "
+            f"(Pillow's decompression-bomb check: {mode}; above {_pil_limit()} pixels "
+            "PIL.Image.MAX_IMAGE_PIXELS must be raised too)"
+        )
+    if frames is None:
+        raise InvalidInputError(f"{what}: a {fmt} file of more than {_MAX_FRAMES} pages or frames")
+    for i, (w, h) in enumerate(frames):
+        if w * h > limit:
+            raise _too_many_pixels(what, w, h, limit, f"page {i + 1}: " if i else "")
+    embedded = _embedded_sizes(data) if fmt not in _CV2_FORMATS else []
+    if fmt == "PNG":
+        embedded = _apng_frame_sizes(data)
+    for kind, w, h in embedded:
+        if w * h > limit:
+            raise _too_many_pixels(what, w, h, limit, f"{kind} of ")
+    w, h = size
+    cost = _decode_cost(fmt, mode)
+    budget = limit * DECODE_BYTES_PER_PIXEL
+    if w * h * cost > budget:
+        raise InvalidInputError(
+            f"{what}: decoding this {w}x{h} {fmt} ({mode}) image takes about {w * h * cost >> 20} MiB "
+            f"({cost} bytes per pixel), more than the {budget >> 20} MiB allowed "
+            f"({DECODE_BYTES_PER_PIXEL} bytes per pixel of the {limit}-pixel limit; "
+            "max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
+        )
+    return fmt
+
+
+def decode_image(data: bytes, what: str = "image bytes", max_pixels: int | None = None) -> np.ndarray:
+    """Decode encoded image bytes to a uint8 BGR/gray/BGRA array (sizes checked first)."""
     import cv2
 
     if len(data) == 0:
         raise InvalidInputError(f"{what}: empty (0 bytes)")
-    # The size is checked from the header before any pixel is decoded. Bytes
-    # whose header Pillow cannot parse are refused: OpenCV's decoders trust
-    # the sizes such files claim.
-    size = _header_size(data)
-    if size is None:
-        raise InvalidInputError(f"{what}: not a readable image (unknown format or corrupt header)")
-    w, h = size
-    if w * h > _max_pixels():
-        raise InvalidInputError(
-            f"{what}: {w}x{h} pixels is more than the limit of {_max_pixels()} "
-            "(set EDGEOCR_MAX_IMAGE_PIXELS to raise it)"
-        )
+    fmt = check_image_bytes(data, what, max_pixels)
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         _check_png_chunks(data, what)
-    buf = np.frombuffer(data, dtype=np.uint8)
-    try:
-        img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
-    except cv2.error:
-        img = None
+    img = None
+    if fmt in _CV2_FORMATS:
+        buf = np.frombuffer(data, dtype=np.uint8)
+        try:
+            img = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+        except cv2.error:
+            img = None
     if img is None:
         img = _decode_with_pil(data)
     if img is None:
@@ -85,12 +253,16 @@ def _check_png_chunks(data: bytes, what: str) -> None:
 
 
 def _decode_with_pil(data: bytes):
+    import warnings
+
     try:
         from PIL import Image
 
-        with Image.open(io.BytesIO(data)) as im:
-            im.load()
-            return pil_to_array(im)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # sizes were checked by check_image_bytes
+            with Image.open(io.BytesIO(data)) as im:
+                im.load()
+                return pil_to_array(im)
     except Exception:  # noqa: BLE001
         return None
 
@@ -124,29 +296,44 @@ def to_uint8(arr: np.ndarray) -> np.ndarray:
     raise InvalidInputError(f"image dtype {arr.dtype} is not supported")
 
 
-def load_image(image) -> np.ndarray:
+def load_image(image, max_pixels: int | None = None) -> np.ndarray:
     """A C-contiguous uint8 array: HxW (gray), HxWx3 (BGR) or HxWx4 (BGRA).
 
     Accepts a path, encoded bytes, a numpy array (HxW, HxWx1, HxWx3 BGR, HxWx4
-    BGRA; uint8, or uint16 scaled to 8 bits) or a PIL image.
+    BGRA; uint8, or uint16 scaled to 8 bits) or a PIL image. Images above
+    `max_pixels` (default: $EDGEOCR_MAX_IMAGE_PIXELS, else DEFAULT_MAX_PIXELS)
+    are refused with InvalidInputError before they are decoded or copied.
     """
+    limit = max_image_pixels(max_pixels)
     if isinstance(image, (str, os.PathLike)):
         path = os.fspath(image)
         if not os.path.exists(path):
             raise InvalidInputError(f"image file not found: {path}")
         if os.path.isdir(path):
             raise InvalidInputError(f"{path} is a directory, not an image")
+        # An encoded image is never larger than its uncompressed pixels (plus headers):
+        # a bigger file is not read into memory.
+        size = os.path.getsize(path)
+        if size > limit * DECODE_BYTES_PER_PIXEL + (1 << 20):
+            raise InvalidInputError(
+                f"{path}: a {size >> 20} MiB file is more than an image of the {limit}-pixel limit can take "
+                "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
+            )
         with open(path, "rb") as f:
             data = f.read()
-        return load_image_bytes(data, path)
+        return load_image_bytes(data, path, limit)
     if isinstance(image, (bytes, bytearray, memoryview)):
-        return load_image_bytes(image)
+        return load_image_bytes(image, "image bytes", limit)
     if isinstance(image, np.ndarray):
+        _check_array_size(image, limit)
         return _check(_from_array(image))
     try:
         from PIL import Image
 
         if isinstance(image, Image.Image):
+            w, h = image.size
+            if w * h > limit:
+                raise _too_many_pixels("PIL image", w, h, limit)
             return _check(pil_to_array(image))
     except ImportError:
         pass
@@ -155,9 +342,18 @@ def load_image(image) -> np.ndarray:
     )
 
 
-def load_image_bytes(data, what: str = "image bytes") -> np.ndarray:
+def load_image_bytes(data, what: str = "image bytes", max_pixels: int | None = None) -> np.ndarray:
     """:func:`load_image` for encoded bytes; ``what`` names them in errors (e.g. the file they came from)."""
-    return _check(decode_image(bytes(data), what))
+    return _check(decode_image(bytes(data), what, max_pixels))
+
+
+def _check_array_size(a: np.ndarray, limit: int) -> None:
+    """Refuses an array above the pixel cap before anything copies it (a zero-stride view
+    of 60000x60000 takes no memory until it is made contiguous)."""
+    if a.ndim >= 2:
+        h, w = int(a.shape[0]), int(a.shape[1])
+        if h * w > limit:
+            raise _too_many_pixels("image array", w, h, limit)
 
 
 def _from_array(a: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from . import _core
 from .config import PipelineConfig
 from .errors import InvalidInputError, ModelError, ModelNotFoundError
 from .image_io import load_image
+from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import load_core_model, session_options
 from .models import MODEL_SETS, resolve_model_set
 from .results import OcrLine, OcrResult
@@ -117,6 +118,9 @@ class Predictor:
     ``threads`` each run gets ``cores // workers`` threads. Which gives more
     images/s depends on the device and the images: ``edgeocr bench
     --throughput`` measures it (docs/performance.md has this machine's figures).
+    ``max_image_pixels`` refuses bigger images (and arrays) before they are
+    decoded or copied (default: $EDGEOCR_MAX_IMAGE_PIXELS, else 100 megapixels;
+    docs/reliability.md, "Image size and decoding memory").
     ``preprocess`` is an optional Python hook run on the decoded image
     (a numpy array) before the static pipeline, e.g. to shrink huge scans.
     """
@@ -141,9 +145,13 @@ class Predictor:
         memory_pattern: bool = False,
         spinning: bool = False,
         workers: int = 1,
+        max_image_pixels: int | None = None,
         **overrides,
     ):
         self.workers = _check_workers(workers)
+        if max_image_pixels is not None:
+            max_image_pixels_in_force(max_image_pixels)  # checked now, not at the first image
+        self.max_image_pixels = max_image_pixels
         if threads is None and self.workers > 1:
             # Throughput mode: the cores are shared out between the images in flight.
             threads = max(1, _cpu_count() // self.workers)
@@ -266,9 +274,9 @@ class Predictor:
 
     # -- inference ------------------------------------------------------
     def _prepare(self, image) -> np.ndarray:
-        img = load_image(image)
+        img = load_image(image, self.max_image_pixels)
         if self.preprocess is not None:
-            img = load_image(self.preprocess(img))
+            img = load_image(self.preprocess(img), self.max_image_pixels)
         return img
 
     def predict(self, image) -> OcrResult:

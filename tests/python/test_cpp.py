@@ -48,3 +48,10 @@ def test_ctest(built):
     print(r.stdout[-6000:])
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
     assert "tests passed" in r.stdout
+    # A C test that exits 77 (no models, no runtime) is reported as skipped, and
+    # ctest still exits 0: here that is a failure, with ctest's list of them.
+    skipped = [ln.strip() for ln in r.stdout.splitlines() if "Skipped" in ln or "***Not Run" in ln]
+    assert not skipped and "tests did not run" not in r.stdout, (
+        "ctest skipped tests (C tests exit 77 when EDGEOCR_TEST_*_MODEL or ONNX Runtime are missing):\n"
+        + "\n".join(skipped) + "\n" + r.stdout[-3000:]
+    )

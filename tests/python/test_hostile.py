@@ -5,6 +5,11 @@ address-space limit, a CPU-time limit of 15 s and a wall-clock timeout, and
 must end in a result or an edgeocr.EdgeOCRError within 1.2 GB peak RSS. The
 child is this file run as a script: ``python test_hostile.py predict SPEC``.
 
+Images: tests/python/hostile_images.py (a bomb of each format, containers
+whose frames are bombs, decoders that need more memory than the cap allows),
+an encoded file larger than any image under the cap can be, and zero-stride
+arrays of 60000 x 60000; through the Python Predictor.
+
 Models: tests/python/hostile_models.py (det, cls and rec models whose
 outputs have wrong, empty, too small or huge shapes, or whose fixed input
 sizes are absurd), through the Python Predictor and through the C API
@@ -40,7 +45,16 @@ def _child(spec: dict) -> int:
             det=spec.get("det"), cls=spec.get("cls"), rec=spec.get("rec"), keys=spec.get("keys"),
             threads=1, **spec.get("settings", {}),
         )
-        if spec.get("image") is not None:
+        if spec.get("array") is not None:
+            import numpy as np
+
+            # Views that claim 60000 x 60000 pixels and hold one: a copy would take GBs.
+            dtype, channels = spec["array"]
+            shape = (60000, 60000) + ((channels,) if channels else ())
+            view = np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape, (0,) * len(shape))
+            r = p.predict(view)
+            out.update(outcome="result", lines=len(r.lines))
+        elif spec.get("image") is not None:
             r = p.predict(spec["image"])
             out.update(outcome="result", lines=len(r.lines))
         else:
@@ -61,6 +75,7 @@ if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "predict":
 import pytest  # noqa: E402
 
 sys.path.insert(0, str(HERE))
+import hostile_images  # noqa: E402
 import hostile_models  # noqa: E402
 from limits import CPU_SECONDS, PEAK_RSS_MB, run_limited  # noqa: E402
 
@@ -165,3 +180,43 @@ def test_hostile_model_through_c_api(case, model_dir, v4_paths, ocr_demo, tmp_pa
     assert o.returncode == 1, f"{case}: expected a failing status\n{o.describe()}"
     if expected == "ModelError":
         assert "INVALID_MODEL" in o.stderr and case in o.stderr, o.describe()
+
+
+def _image_outcome(spec, v4_paths, what):
+    spec = dict(spec, det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"])
+    o = run_limited([sys.executable, str(Path(__file__)), "predict", json.dumps(spec)])
+    _check_bounds(o, what)
+    assert o.returncode == 0, f"{what}: not an EdgeOCRError\n{o.describe()}"
+    return json.loads(o.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", sorted(hostile_images.CASES))
+def test_image_bomb(case, tmp_path, v4_paths):
+    maker, expected = hostile_images.CASES[case]
+    path = tmp_path / case
+    path.write_bytes(maker())
+    got = _image_outcome({"image": str(path)}, v4_paths, case)
+    if expected == "result":
+        assert got["outcome"] == "result", got
+    elif expected == "refused":
+        assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
+        assert "more than" in got["message"], got
+    else:
+        assert got["outcome"] in ("result", "error"), got
+
+
+def test_file_larger_than_any_image_under_the_cap_is_not_read(tmp_path, v4_paths):
+    path = tmp_path / "sparse.bmp"
+    with open(path, "wb") as f:
+        f.write(b"BM")
+        f.truncate(600 << 20)  # sparse: takes no disk
+    got = _image_outcome({"image": str(path)}, v4_paths, "600 MiB file")
+    assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
+    assert "MiB file is more than" in got["message"], got
+
+
+@pytest.mark.parametrize("array", [("uint8", 0), ("uint8", 3), ("uint16", 0), ("int32", 4)])
+def test_zero_stride_array_above_the_cap_is_refused_before_any_copy(array, v4_paths):
+    got = _image_outcome({"array": list(array)}, v4_paths, f"zero-stride {array}")
+    assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
+    assert "60000x60000 pixels is more than the limit" in got["message"], got
