@@ -88,8 +88,11 @@ if [[ $run_fuzz == 1 ]]; then
     declare -A fuzz_srcs=(
       [fuzz_db_postprocess]="$REPO/csrc/postprocess/db.cpp $REPO/csrc/postprocess/geometry.cpp"
       [fuzz_ctc_decode]="$REPO/csrc/postprocess/ctc.cpp"
+      [fuzz_nb_translate]="$(ls "$REPO"/csrc/loader/nb/*.cpp | tr '\n' ' ')"
     )
-    for name in fuzz_db_postprocess fuzz_ctc_decode; do
+    # .nb translation: no single allocation above 256 MB (issue 13), larger inputs
+    declare -A fuzz_opts=([fuzz_nb_translate]="-malloc_limit_mb=256 -max_len=65536")
+    for name in fuzz_db_postprocess fuzz_ctc_decode fuzz_nb_translate; do
       step "fuzz: build $name ($FUZZ_CXX)"
       # shellcheck disable=SC2086 # the source lists are split on purpose
       if ! "$FUZZ_CXX" "${fuzz_flags[@]}" "$REPO/tests/fuzz/$name.cpp" ${fuzz_srcs[$name]} \
@@ -101,7 +104,7 @@ if [[ $run_fuzz == 1 ]]; then
       reg="$REPO/tests/fuzz/regressions/$name"
       if [[ -d $reg ]] && compgen -G "$reg/*" >/dev/null; then
         step "fuzz: $name replays $(ls "$reg" | wc -l) regression inputs"
-        if ! "$FZ/$name" -runs=0 "$reg"/* >"$FZ/$name.regressions.log" 2>&1; then
+        if ! "$FZ/$name" -runs=0 ${fuzz_opts[$name]:-} "$reg"/* >"$FZ/$name.regressions.log" 2>&1; then
           tail -40 "$FZ/$name.regressions.log"
           findings+=("fuzz: $name fails a regression input in $reg")
         fi
@@ -112,7 +115,7 @@ if [[ $run_fuzz == 1 ]]; then
       # Seeds: the regression inputs; libFuzzer grows the corpus from there.
       [[ -d $reg ]] && cp -n "$reg"/* "$corpus"/ 2>/dev/null
       if ! timeout $((FUZZ_SECONDS + 60)) "$FZ/$name" -max_total_time="$FUZZ_SECONDS" -seed=8 \
-          -max_len=16384 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+          -max_len=16384 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 ${fuzz_opts[$name]:-} \
           -artifact_prefix="$FZ/artifacts/$name-" "$corpus" >"$FZ/$name.log" 2>&1; then
         tail -60 "$FZ/$name.log"
         findings+=("fuzz: $name found a crash; input in $FZ/artifacts/ (copy it to $reg/)")

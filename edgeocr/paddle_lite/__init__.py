@@ -1,4 +1,10 @@
-"""Paddle Lite naive-buffer (``.nb``) models: read them and translate them to ONNX.
+"""Paddle Lite naive-buffer (``.nb``) models: the Python reference reader and translator.
+
+edgeocr itself translates ``.nb`` files in C++ (csrc/loader/nb; ``edgeocr.Model``,
+``Predictor``, ``edgeocr convert`` and ``edgeocr-pack`` use ``edgeocr._core.nb_to_onnx``
+and need no ``onnx`` package). This package is the independent reference the tests
+run the same checks against; it needs ``onnx``, and nothing a user calls goes
+through it.
 
 A ``.nb`` file is what Paddle Lite's ``opt`` writes: a small header, the
 optimised program as a FlatBuffers ``ProgramDesc`` and the weights. edgeocr

@@ -856,3 +856,29 @@ def test_cpp_model_loads_nb_bytes_and_paths(tmp_path, monkeypatch):
     for out in (a, b):
         (y,) = out.values()
         np.testing.assert_allclose(y, ref, rtol=1e-6, atol=1e-7)
+
+
+def test_cpp_folds_shape_arithmetic_into_static_shapes():
+    """x2paddle's shape -> strided_slice -> concat -> reshape2(Shape) chains (PP-OCRv6 rec)
+    are folded by the C++ translator, so a later squeeze2 knows its input's rank."""
+    ops = [
+        ("shape", {"Input": ["x"]}, {"Out": ["s"]}, {}),
+        ("strided_slice", {"Input": ["s"]}, {"Out": ["hw"]},
+         {"axes": [0], "starts": [2], "ends": [4], "strides": [1], "decrease_axis": []}),
+        ("fill_constant", {}, {"Out": ["n"]}, {"dtype": 2, "shape": [1], "value": 1.0}),
+        ("fill_constant", {}, {"Out": ["c1"]}, {"dtype": 2, "shape": [1], "value": 3.0}),
+        ("concat", {"X": ["n", "c1", "hw"]}, {"Out": ["shp"]}, {"axis": 0}),
+        ("cast", {"X": ["shp"]}, {"Out": ["shp64"]}, {"in_dtype": 2, "out_dtype": 3}),
+        ("reshape2", {"X": ["x"], "Shape": ["shp64"]}, {"Out": ["r"], "XShape": ["rx"]}, {}),
+        ("strided_slice", {"Input": ["s"]}, {"Out": ["last"]},
+         {"axes": [0], "starts": [-1], "ends": [-5], "strides": [-2], "decrease_axis": []}),
+        ("squeeze2", {"X": ["r"]}, {"Out": ["y"], "XShape": ["yx"]}, {"axes": [0]}),
+    ]
+    prog = _prog(ops, inputs=[("x", (1, 3, 4, 5))], outputs=("y", "last"))
+    x = RNG.standard_normal((1, 3, 4, 5)).astype(np.float32)
+    b = _core.nb_to_onnx(_writer().write_nb(prog, 2), "fold")
+    y, last = _run(b, x)
+    np.testing.assert_array_equal(y, x.reshape(3, 4, 5))
+    assert last.tolist() == [5, 3]  # [1, 3, 4, 5][-1:-5:-2]
+    s = _session(b)
+    assert [d for d in s.get_outputs()[0].shape] == [3, 4, 5]  # static after folding

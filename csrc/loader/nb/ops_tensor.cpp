@@ -1,6 +1,7 @@
 // Shape and layout ops: reshape, squeeze, unsqueeze, transpose, flatten,
 // concat, split, slice, stack. Constant inputs are folded.
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "loader/nb/registry.h"
@@ -8,6 +9,8 @@
 namespace edgeocr {
 namespace nb {
 namespace {
+
+constexpr int64_t kMaxFoldElements = 1 << 16;
 
 void check_rank(std::size_t r, const char* what) {
   if (r > kMaxRank) corrupt(std::string("has ") + std::to_string(r) + " " + what);
@@ -234,7 +237,44 @@ int64_t axis_from(Ctx& ctx, const NbOp& op, int64_t def) {
   return axis;
 }
 
+bool fold_concat(Ctx& ctx, const NbOp& op, int64_t axis) {
+  std::vector<Array> cs;
+  int64_t total = 0;
+  for (const auto& v : op.inputs_of("X")) {
+    const Array* c = ctx.cval(v);
+    if (!c || c->shape.empty() || (!cs.empty() && (c->dtype != cs[0].dtype || c->shape.size() != cs[0].shape.size())))
+      return false;
+    total += c->numel();
+    if (total > kMaxFoldElements) return false;
+    cs.push_back(*c);
+  }
+  if (cs.empty()) return false;
+  std::size_t r = cs[0].shape.size();
+  int64_t a = norm_axis(axis, r, "axis");
+  Dims oshape = cs[0].shape;
+  oshape[a] = 0;
+  for (const Array& c : cs) {
+    for (std::size_t i = 0; i < r; ++i)
+      if (static_cast<int64_t>(i) != a && c.shape[i] != cs[0].shape[i]) return false;
+    oshape[a] += c.shape[a];
+  }
+  Array out = ctx.alloc(cs[0].dtype, oshape);
+  int64_t outer = prod(Dims(oshape.begin(), oshape.begin() + a));
+  std::size_t item = out.itemsize(), off = 0;
+  int64_t inner_out = prod(Dims(oshape.begin() + a, oshape.end()));
+  for (const Array& c : cs) {
+    std::size_t chunk = static_cast<std::size_t>(prod(Dims(c.shape.begin() + a, c.shape.end()))) * item;
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(out.mutable_data() + (static_cast<std::size_t>(o * inner_out)) * item + off,
+                  c.ptr + static_cast<std::size_t>(o) * chunk, chunk);
+    off += chunk;
+  }
+  ctx.set_const_out(op.output("Out"), std::move(out));
+  return true;
+}
+
 void concat(Ctx& ctx, const NbOp& op) {
+  if (op.inputs_of("X").size() <= 64 && fold_concat(ctx, op, axis_from(ctx, op, 0))) return;
   std::vector<std::string> xs;
   for (const auto& v : op.inputs_of("X")) xs.push_back(ctx.get(v));
   if (xs.empty()) unsupported("has no inputs");
@@ -327,7 +367,75 @@ int64_t slice_len(int64_t d, int64_t b, int64_t e, int64_t st) {
   return hi < lo ? (lo - hi - 1) / (-st) + 1 : 0;
 }
 
+// Python's slice(b, e, st).indices(d): the first index and the count.
+std::pair<int64_t, int64_t> slice_start_len(int64_t d, int64_t b, int64_t e, int64_t st) {
+  int64_t lower = st < 0 ? -1 : 0, upper = st < 0 ? d - 1 : d;
+  int64_t lo = b < 0 ? std::max(b + d, lower) : std::min(b, upper);
+  return {lo, slice_len(d, b, e, st)};
+}
+
+
+// Small constant inputs (shape arithmetic, e.g. x2paddle's shape -> slice ->
+// concat -> reshape chains) are sliced at translation time, so that shapes
+// stay static downstream.
+bool fold_slice(Ctx& ctx, const NbOp& op, const Array& c, const Dims& axes, const Dims& starts, const Dims& ends,
+                const Dims& steps) {
+  if (c.numel() > kMaxFoldElements || c.shape.empty()) return false;
+  std::size_t r = c.shape.size();
+  Dims first(r, 0), step(r, 1), len = c.shape;
+  std::size_t n = std::min({axes.size(), starts.size(), ends.size(), steps.size()});
+  for (std::size_t i = 0; i < n; ++i) {
+    int64_t a = norm_axis(axes[i], r, "axis");
+    auto sl = slice_start_len(c.shape[a], starts[i], ends[i], steps[i]);
+    first[a] = sl.first;
+    step[a] = steps[i];
+    len[a] = sl.second;
+  }
+  Dims dec = a_ints(op, "decrease_axis", {});
+  std::vector<bool> drop(r, false);
+  for (int64_t v : dec) drop[norm_axis(v, r, "decrease_axis")] = true;
+  Dims oshape;
+  for (std::size_t i = 0; i < r; ++i)
+    if (!drop[i]) oshape.push_back(len[i]);
+  if (oshape.empty() && !dec.empty()) oshape = {1};  // Paddle keeps a 1-element 1-D tensor
+  Array out = ctx.alloc(c.dtype, oshape);
+  int64_t total = prod(len);
+  Dims stride(r, 1);
+  for (std::size_t i = r; i-- > 1;) stride[i - 1] = stride[i] * c.shape[i];
+  Dims idx(r, 0);
+  std::size_t item = c.itemsize();
+  for (int64_t k = 0; k < total; ++k) {
+    int64_t src = 0;
+    for (std::size_t i = 0; i < r; ++i) src += (first[i] + idx[i] * step[i]) * stride[i];
+    std::memcpy(out.mutable_data() + static_cast<std::size_t>(k) * item, c.ptr + static_cast<std::size_t>(src) * item, item);
+    for (std::size_t i = r; i-- > 0;) {
+      if (++idx[i] < len[i]) break;
+      idx[i] = 0;
+    }
+  }
+  ctx.set_const_out(op.output("Out"), std::move(out));
+  return true;
+}
+
 void slice_common(Ctx& ctx, const NbOp& op, bool strided) {
+  if (const Array* c = ctx.cval(op.input("Input"))) {
+    Dims axes = a_ints(op, "axes", {});
+    check_rank(axes.size(), "axes");
+    IntsArg st = shape_input(ctx, op, "StartsTensor", "StartsTensorList");
+    IntsArg en = shape_input(ctx, op, "EndsTensor", "EndsTensorList");
+    IntsArg sp;
+    if (strided) sp = shape_input(ctx, op, "StridesTensor", "StridesTensorList");
+    if (st.kind != IntsArg::kName && en.kind != IntsArg::kName && sp.kind != IntsArg::kName) {
+      Dims starts = st.kind == IntsArg::kList ? st.v : a_ints(op, "starts", {});
+      Dims ends = en.kind == IntsArg::kList ? en.v : a_ints(op, "ends", {});
+      Dims steps = sp.kind == IntsArg::kList ? sp.v
+                   : strided ? a_ints(op, "strides", Dims(axes.size(), 1)) : Dims(axes.size(), 1);
+      for (int64_t v : steps)
+        if (v == 0) corrupt("has a slice step of 0");
+      Array copy = *c;  // set_const_out may rebind the input's variable
+      if (fold_slice(ctx, op, copy, axes, starts, ends, steps)) return;
+    }
+  }
   std::string x = ctx.get(op.input("Input"));
   Shape s = ctx.shape(x);
   Dims axes = a_ints(op, "axes", {});
