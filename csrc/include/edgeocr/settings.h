@@ -102,14 +102,15 @@ std::string format_setting(const SettingInfo& s, const SettingValue& canonical);
 // A float field's value in the shortest text that reads back to it (0.3, not 0.30000001).
 std::string float_text(float v);
 
-// Memory the settings imply, in bytes of the tensors edgeocr allocates per
-// call (the runtime's own activations are not counted):
-//  det: the largest det input + probability map, 16 bytes per pixel of a
-//       square of the largest det side the resize policy allows;
+// Memory the settings imply per call, in bytes:
+//  det: the largest det input + probability map (16 bytes per pixel) and the
+//       runtime's activations (176 bytes per pixel, measured on PP-OCRv4
+//       mobile det), for a square of the largest det side the resize policy
+//       allows;
 //  cls: one full batch (batches are padded to cls_batch);
 //  rec: one batch at the widest bucket (+ the output, batch x width/8 x
 //       classes x 4, when the class count is known); rec_min at the
-//       narrowest bucket.
+//       narrowest bucket. (cls and rec: edgeocr's tensors only.)
 struct SettingsMemory {
   std::uint64_t det = 0, cls = 0, rec = 0, rec_min = 0;
   int det_side = 0;  // the largest det input side the resize policy allows
