@@ -10,7 +10,7 @@
  * EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL and EDGEOCR_REC_MODEL; ONNX Runtime
  * is found as edgeocr_c.h describes (or --ort PATH). --set KEY=VALUE sets
  * any pipeline setting (docs/pipeline-config.md). Prints one line per text
- * line:
+ * line (with several images, each image's lines follow a "# PATH" line):
  *
  *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
  *
@@ -101,7 +101,7 @@ static int usage(void) {
   fprintf(stderr,
           "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
           "                [--ort LIB] [--threads N] [--no-cls] [--set KEY=VALUE]...\n"
-          "                IMAGE.ppm|IMAGE.pgm\n");
+          "                IMAGE.ppm|IMAGE.pgm...\n");
   return 2;
 }
 
@@ -110,83 +110,17 @@ static int fail_with(const char* what, edgeocr_status_t st) {
   return 1;
 }
 
-int main(int argc, char** argv) {
-  edgeocr_options_t opt;
-  edgeocr_predictor_t predictor = NULL;
+/* OCR on one image file; prints its lines. Returns 0, or 1 after printing why. */
+static int ocr_file(edgeocr_predictor_t predictor, const char* path, int header) {
   edgeocr_result_t result = NULL;
   edgeocr_image_t image;
   edgeocr_timings_t timings;
   edgeocr_status_t st;
   pnm_image pnm;
-  const char* image_path = NULL;
   size_t count = 0, i;
-  int a, rc = 0;
+  int rc = 0;
 
-  /* The library loaded at run time must implement the API this program was compiled against. */
-  st = edgeocr_check_api_version(EDGEOCR_C_API_VERSION);
-  if (st != EDGEOCR_STATUS_OK) return fail_with("libedgeocr", st);
-  edgeocr_options_init(&opt, sizeof opt);
-  opt.bundle_path = env_or_null("EDGEOCR_BUNDLE");
-  opt.det_model_path = env_or_null("EDGEOCR_DET_MODEL");
-  opt.cls_model_path = env_or_null("EDGEOCR_CLS_MODEL");
-  opt.rec_model_path = env_or_null("EDGEOCR_REC_MODEL");
-  for (a = 1; a < argc; ++a) {
-    const char* arg = argv[a];
-    const char* val = a + 1 < argc ? argv[a + 1] : NULL;
-    if (strcmp(arg, "--no-cls") == 0) {
-      opt.use_cls = 0;
-    } else if (arg[0] == '-' && arg[1] == '-') {
-      if (!val) return usage();
-      if (strcmp(arg, "--bundle") == 0) opt.bundle_path = val;
-      else if (strcmp(arg, "--det") == 0) opt.det_model_path = val;
-      else if (strcmp(arg, "--cls") == 0) opt.cls_model_path = val;
-      else if (strcmp(arg, "--rec") == 0) opt.rec_model_path = val;
-      else if (strcmp(arg, "--keys") == 0) opt.keys_path = val;
-      else if (strcmp(arg, "--ort") == 0) opt.ort_library_path = val;
-      else if (strcmp(arg, "--threads") == 0) opt.threads = atoi(val);
-      else if (strcmp(arg, "--set") == 0) {
-        char key[128];
-        const char* eq = strchr(val, '=');
-        if (!eq || eq == val || (size_t)(eq - val) >= sizeof key) return usage();
-        memcpy(key, val, (size_t)(eq - val));
-        key[eq - val] = '\0';
-        st = edgeocr_options_set(&opt, key, eq + 1);
-        if (st != EDGEOCR_STATUS_OK) {
-          edgeocr_options_release(&opt);
-          return fail_with("--set", st);
-        }
-      } else {
-        edgeocr_options_release(&opt);
-        return usage();
-      }
-      ++a;
-    } else if (!image_path) {
-      image_path = arg;
-    } else {
-      return usage();
-    }
-  }
-  if (!image_path) return usage();
-  if (opt.bundle_path) { /* a bundle holds its models: the environment's loose ones do not apply */
-    opt.det_model_path = opt.cls_model_path = opt.rec_model_path = NULL;
-  }
-  if (!opt.bundle_path && !opt.det_model_path && !opt.rec_model_path) {
-    fprintf(stderr, "ocr_demo: skipped: no model; pass --bundle or --det/--rec, or set "
-                    "EDGEOCR_BUNDLE or EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
-    edgeocr_options_release(&opt);
-    return 77;
-  }
-  if (pnm_read(image_path, &pnm) != 0) {
-    edgeocr_options_release(&opt);
-    return 1;
-  }
-
-  st = edgeocr_predictor_create(&opt, &predictor);
-  edgeocr_options_release(&opt); /* the predictor keeps no pointer into the options */
-  if (st != EDGEOCR_STATUS_OK) {
-    free(pnm.pixels);
-    return fail_with("loading the models", st);
-  }
+  if (pnm_read(path, &pnm) != 0) return 1;
   image.data = pnm.pixels;
   image.width = pnm.width;
   image.height = pnm.height;
@@ -196,8 +130,9 @@ int main(int argc, char** argv) {
 
   st = edgeocr_predictor_predict(predictor, &image, &result);
   if (st != EDGEOCR_STATUS_OK) {
-    rc = fail_with("predict", st);
+    rc = fail_with(path, st);
   } else {
+    if (header) printf("# %s\n", path);
     edgeocr_result_line_count(result, &count);
     for (i = 0; i < count; ++i) {
       edgeocr_line_t line;
@@ -212,12 +147,90 @@ int main(int argc, char** argv) {
     }
     timings.struct_size = sizeof timings;
     if (edgeocr_result_timings(result, &timings) == EDGEOCR_STATUS_OK)
-      fprintf(stderr, "ocr_demo: %lu line(s) in %.1f ms (det %.1f, cls %.1f, rec %.1f)\n",
+      fprintf(stderr, "ocr_demo: %s: %lu line(s) in %.1f ms (det %.1f, cls %.1f, rec %.1f)\n", path,
               (unsigned long)count, timings.total * 1e3, timings.det * 1e3, timings.cls * 1e3,
               timings.rec * 1e3);
   }
   edgeocr_result_destroy(result);
-  edgeocr_predictor_destroy(predictor);
   free(pnm.pixels);
+  return rc;
+}
+
+int main(int argc, char** argv) {
+  edgeocr_options_t opt;
+  edgeocr_predictor_t predictor = NULL;
+  edgeocr_status_t st;
+  int a, first_image = 0, n_images = 0, rc = 0;
+
+  /* The library loaded at run time must implement the API this program was compiled against. */
+  st = edgeocr_check_api_version(EDGEOCR_C_API_VERSION);
+  if (st != EDGEOCR_STATUS_OK) return fail_with("libedgeocr", st);
+  edgeocr_options_init(&opt, sizeof opt);
+  opt.bundle_path = env_or_null("EDGEOCR_BUNDLE");
+  opt.det_model_path = env_or_null("EDGEOCR_DET_MODEL");
+  opt.cls_model_path = env_or_null("EDGEOCR_CLS_MODEL");
+  opt.rec_model_path = env_or_null("EDGEOCR_REC_MODEL");
+  for (a = 1; a < argc; ++a) {
+    const char* arg = argv[a];
+    const char* val = a + 1 < argc ? argv[a + 1] : NULL;
+    if (n_images > 0) { /* images come last */
+      if (arg[0] == '-' && arg[1] == '-') rc = 2;
+      ++n_images;
+    } else if (strcmp(arg, "--no-cls") == 0) {
+      opt.use_cls = 0;
+    } else if (arg[0] == '-' && arg[1] == '-') {
+      if (!val) rc = 2;
+      else if (strcmp(arg, "--bundle") == 0) opt.bundle_path = val;
+      else if (strcmp(arg, "--det") == 0) opt.det_model_path = val;
+      else if (strcmp(arg, "--cls") == 0) opt.cls_model_path = val;
+      else if (strcmp(arg, "--rec") == 0) opt.rec_model_path = val;
+      else if (strcmp(arg, "--keys") == 0) opt.keys_path = val;
+      else if (strcmp(arg, "--ort") == 0) opt.ort_library_path = val;
+      else if (strcmp(arg, "--threads") == 0) opt.threads = atoi(val);
+      else if (strcmp(arg, "--set") == 0) {
+        char key[128];
+        const char* eq = strchr(val, '=');
+        if (!eq || eq == val || (size_t)(eq - val) >= sizeof key) {
+          rc = 2;
+        } else {
+          memcpy(key, val, (size_t)(eq - val));
+          key[eq - val] = '\0';
+          st = edgeocr_options_set(&opt, key, eq + 1);
+          if (st != EDGEOCR_STATUS_OK) {
+            edgeocr_options_release(&opt);
+            return fail_with("--set", st);
+          }
+        }
+      } else {
+        rc = 2;
+      }
+      ++a;
+    } else {
+      first_image = a;
+      n_images = 1;
+    }
+    if (rc) break;
+  }
+  if (rc || n_images == 0) {
+    edgeocr_options_release(&opt);
+    return usage();
+  }
+  if (opt.bundle_path) { /* a bundle holds its models: the environment's loose ones do not apply */
+    opt.det_model_path = opt.cls_model_path = opt.rec_model_path = NULL;
+  }
+  if (!opt.bundle_path && !opt.det_model_path && !opt.rec_model_path) {
+    fprintf(stderr, "ocr_demo: skipped: no model; pass --bundle or --det/--rec, or set "
+                    "EDGEOCR_BUNDLE or EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
+    edgeocr_options_release(&opt);
+    return 77;
+  }
+
+  st = edgeocr_predictor_create(&opt, &predictor);
+  edgeocr_options_release(&opt); /* the predictor keeps no pointer into the options */
+  if (st != EDGEOCR_STATUS_OK) return fail_with("loading the models", st);
+  /* With several images each one's lines follow a "# PATH" line. */
+  for (a = first_image; a < argc; ++a)
+    if (ocr_file(predictor, argv[a], n_images > 1) != 0) rc = 1;
+  edgeocr_predictor_destroy(predictor);
   return rc;
 }

@@ -1,66 +1,137 @@
-"""The C example's lines equal the Python predictor's on the same image.
+"""The C example's lines equal the Python predictor's on the same images and models.
 
-    python compare_with_python.py path/to/ocr_demo image.ppm
+    python compare_with_python.py OCR_DEMO IMAGE...                        # default model set
+    python compare_with_python.py OCR_DEMO --bundle ppocr.eocr IMAGE...
+    python compare_with_python.py OCR_DEMO --det D --cls C --rec R IMAGE... # .onnx or .nb
 
-Both run the default model set with default settings; texts must be equal,
-scores within 1e-3 and box corners within 0.15 px (the example prints one
-decimal). Exits with 77 (skipped) when edgeocr's Python module or the
-default models are not installed.
+Both sides load the same source (the Python Predictor with the same
+arguments) and read the same pixels (images that are not PPM/PGM are
+converted to PPM first). Texts must be equal, scores within 1e-3 and box
+corners within --tol px (0.5; the example prints one decimal). Exits with
+77 (skipped) when edgeocr's Python module or the models are not installed.
+tests/python/test_c_parity.py runs the same comparison per model source.
 """
 
+from __future__ import annotations
+
+import argparse
 import os
 import subprocess
 import sys
+import tempfile
 
 SKIP = 77
 
 
-def main(demo: str, image: str) -> int:
-    try:
-        import edgeocr
-        from edgeocr.models import resolve_model_set
+def as_pnm(images: list[str], tmp: str) -> list[str]:
+    """Each image as a binary PPM/PGM the C example reads (converted with Pillow if needed)."""
+    out = []
+    for i, path in enumerate(images):
+        if path.lower().endswith((".ppm", ".pgm")):
+            out.append(path)
+            continue
+        from PIL import Image
 
-        paths = resolve_model_set()
-    except Exception as e:  # noqa: BLE001 - any missing piece means "cannot compare here"
-        print(f"SKIP: edgeocr's Python package or its default models are unavailable: {e}")
-        return SKIP
-    py = edgeocr.Predictor().predict(image)
+        dst = os.path.join(tmp, f"{i:03d}_{os.path.splitext(os.path.basename(path))[0]}.ppm")
+        with Image.open(path) as im:
+            im.convert("RGB").save(dst)
+        out.append(dst)
+    return out
 
-    env = dict(os.environ)
-    for role in ("det", "cls", "rec"):
-        env[f"EDGEOCR_{role.upper()}_MODEL"] = paths[role]
-    env.setdefault("EDGEOCR_ORT_LIBRARY", edgeocr.runtime_info()["library_path"])
-    out = subprocess.run([demo, image], env=env, capture_output=True, text=True, check=False)
+
+def run_c(demo: str, source: list[str], images: list[str], env: dict | None = None) -> dict[str, list]:
+    """{image: [(text, score, [8 floats]), ...]} from one run of the C example over all images."""
+    out = subprocess.run([demo, *source, *images], env=env, capture_output=True, text=True, check=False)
     if out.returncode != 0:
-        print(out.stdout, out.stderr)
-        print(f"FAIL: {demo} exited with {out.returncode}")
-        return 1
-    c_lines = []
+        raise RuntimeError(f"{demo} exited with {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
+    results: dict[str, list] = {images[0]: []} if len(images) == 1 else {}
+    current = images[0]
     for row in out.stdout.splitlines():
+        if row.startswith("# ") and len(images) > 1:
+            current = row[2:]
+            results[current] = []
+            continue
         score, box, text = row.split("\t", 2)
-        c_lines.append((text, float(score), [float(v) for v in box.split(",")]))
+        results[current].append((text, float(score), [float(v) for v in box.split(",")]))
+    return results
 
-    failures = []
-    if len(c_lines) != len(py.lines):
-        failures.append(f"C gives {len(c_lines)} lines, Python {len(py.lines)}")
-    for i, ((text, score, box), line) in enumerate(zip(c_lines, py.lines)):
+
+def compare(c_lines: list, py_result, tol: float) -> tuple[list[str], float]:
+    """Failures (empty if equal) and the largest box corner difference seen."""
+    failures, worst = [], 0.0
+    if len(c_lines) != len(py_result.lines):
+        failures.append(f"C gives {len(c_lines)} lines, Python {len(py_result.lines)}")
+    for i, ((text, score, box), line) in enumerate(zip(c_lines, py_result.lines)):
         pbox = [float(v) for v in line.box.reshape(-1)]
+        d = max(abs(a - b) for a, b in zip(box, pbox))
+        worst = max(worst, d)
         if text != line.text:
             failures.append(f"line {i}: text {text!r} != {line.text!r}")
         if abs(score - line.score) > 1e-3:
             failures.append(f"line {i}: score {score} != {line.score}")
-        if max(abs(a - b) for a, b in zip(box, pbox)) > 0.15:
-            failures.append(f"line {i}: box {box} != {pbox}")
-    for f in failures:
-        print("FAIL:", f)
-    if not failures:
-        print(f"C example == Python predictor on {image}: {len(c_lines)} lines")
-        for text, score, _ in c_lines:
-            print(f"  {score:.4f}  {text}")
-    return 1 if failures else 0
+        if d > tol:
+            failures.append(f"line {i}: box {box} != {pbox} ({d:.2f} px)")
+    return failures, worst
+
+
+def predictor_for(args):
+    import edgeocr
+
+    if args.bundle:
+        return edgeocr.Predictor(args.bundle)
+    if args.det or args.rec:
+        return edgeocr.Predictor(det=args.det, cls=args.cls, rec=args.rec)
+    return edgeocr.Predictor()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("demo")
+    ap.add_argument("images", nargs="+")
+    ap.add_argument("--bundle")
+    ap.add_argument("--det")
+    ap.add_argument("--cls")
+    ap.add_argument("--rec")
+    ap.add_argument("--tol", type=float, default=0.5)
+    args = ap.parse_args(argv)
+    try:
+        import edgeocr
+        from edgeocr.models import resolve_model_set
+
+        py = predictor_for(args)
+        default = resolve_model_set() if not (args.bundle or args.det or args.rec) else None
+    except Exception as e:  # noqa: BLE001 - any missing piece means "cannot compare here"
+        print(f"SKIP: edgeocr's Python package or the models are unavailable: {e}")
+        return SKIP
+
+    env = dict(os.environ)
+    for v in ("EDGEOCR_BUNDLE", "EDGEOCR_DET_MODEL", "EDGEOCR_CLS_MODEL", "EDGEOCR_REC_MODEL"):
+        env.pop(v, None)
+    env.setdefault("EDGEOCR_ORT_LIBRARY", edgeocr.runtime_info()["library_path"])
+    if args.bundle:
+        source = ["--bundle", args.bundle]
+    else:
+        paths = default or {"det": args.det, "cls": args.cls, "rec": args.rec}
+        source = [a for r in ("det", "cls", "rec") if paths[r] for a in (f"--{r}", paths[r])]
+    with tempfile.TemporaryDirectory() as tmp:
+        images = as_pnm(args.images, tmp)
+        try:
+            c = run_c(args.demo, source, images, env)
+        except RuntimeError as e:
+            print(f"FAIL: {e}")
+            return 1
+        failed, lines, worst = 0, 0, 0.0
+        for img in images:
+            fails, w = compare(c.get(img, []), py.predict(img), args.tol)
+            worst = max(worst, w)
+            lines += len(c.get(img, []))
+            for f in fails:
+                print(f"FAIL: {img}: {f}")
+            failed += bool(fails)
+    print(f"C example vs Python predictor ({' '.join(source)}): {len(images)} image(s), {lines} lines, "
+          f"{failed} image(s) differ; largest box difference {worst:.2f} px (tolerance {args.tol})")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: compare_with_python.py OCR_DEMO IMAGE")
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main())
