@@ -39,11 +39,17 @@ def as_pnm(images: list[str], tmp: str) -> list[str]:
     return out
 
 
-def run_c(demo: str, source: list[str], images: list[str], env: dict | None = None) -> dict[str, list]:
+def run_c(
+    demo: str, source: list[str], images: list[str], env: dict | None = None
+) -> dict[str, list]:
     """{image: [(text, score, [8 floats]), ...]} from one run of the C example over all images."""
-    out = subprocess.run([demo, *source, *images], env=env, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [demo, *source, *images], env=env, capture_output=True, text=True, check=False
+    )
     if out.returncode != 0:
-        raise RuntimeError(f"{demo} exited with {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}")
+        raise RuntimeError(
+            f"{demo} exited with {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+        )
     results: dict[str, list] = {images[0]: []} if len(images) == 1 else {}
     current = images[0]
     for row in out.stdout.splitlines():
@@ -128,8 +134,11 @@ def main(argv=None) -> int:
             for f in fails:
                 print(f"FAIL: {img}: {f}")
             failed += bool(fails)
-    print(f"C example vs Python predictor ({' '.join(source)}): {len(images)} image(s), {lines} lines, "
-          f"{failed} image(s) differ; largest box difference {worst:.2f} px (tolerance {args.tol})")
+    print(
+        f"C example vs Python predictor ({' '.join(source)}): {len(images)} image(s), "
+        f"{lines} lines, "
+        f"{failed} image(s) differ; largest box difference {worst:.2f} px (tolerance {args.tol})"
+    )
     return 1 if failed else 0
 
 

@@ -1,7 +1,11 @@
+import glob
 import importlib
 import importlib.util
 import os
+import shutil
+import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -122,3 +126,32 @@ def load_paddle_lite():
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
         return mod
+
+
+@pytest.fixture(scope="session")
+def ocr_demo(tmp_path_factory):
+    """examples/c/ocr_demo.c compiled as C99 against the installed libedgeocr (its path)."""
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build examples/c/ocr_demo.c")
+    # The wheel's copy (edgeocr/lib), else (editable installs) the one in site-packages or build/.
+    pkg = os.path.dirname(importlib.import_module("edgeocr").__file__)
+    candidates = [os.path.join(pkg, "lib", "libedgeocr.so")]
+    candidates += [
+        os.path.join(sysconfig.get_paths()[k], "edgeocr", "lib", "libedgeocr.so")
+        for k in ("platlib", "purelib")
+    ]
+    candidates += sorted(glob.glob(str(REPO / "build" / "*" / "libedgeocr.so")))
+    lib = next((c for c in candidates if os.path.exists(c)), None)
+    if lib is None:
+        pytest.skip("libedgeocr.so is not built (EDGEOCR_BUILD_C_API=OFF)")
+    libdir = os.path.dirname(lib)
+    exe = tmp_path_factory.mktemp("c") / "ocr_demo"
+    cp = subprocess.run(
+        [cc, "-std=c99", "-O1", f"-I{REPO / 'csrc' / 'include'}",
+         str(REPO / "examples" / "c" / "ocr_demo.c"),
+         f"-L{libdir}", "-ledgeocr", f"-Wl,-rpath,{libdir}", "-o", str(exe)],
+        capture_output=True, text=True,
+    )
+    assert cp.returncode == 0, cp.stderr
+    return exe

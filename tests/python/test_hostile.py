@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -123,31 +121,7 @@ def test_hostile_model_through_predictor(case, model_dir, v4_paths):
         assert got["outcome"] == "error", got
 
 
-@pytest.fixture(scope="module")
-def ocr_demo(tmp_path_factory):
-    """examples/c/ocr_demo.c compiled as C99 against the installed libedgeocr."""
-    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler to build examples/c/ocr_demo.c")
-    import glob
-    import sysconfig
-
-    # The wheel's copy (edgeocr/lib), else (editable installs) the one in site-packages or build/.
-    candidates = [os.path.join(os.path.dirname(__import__("edgeocr").__file__), "lib", "libedgeocr.so")]
-    candidates += [os.path.join(sysconfig.get_paths()[k], "edgeocr", "lib", "libedgeocr.so") for k in ("platlib", "purelib")]
-    candidates += sorted(glob.glob(str(REPO / "build" / "*" / "libedgeocr.so")))
-    lib = next((c for c in candidates if os.path.exists(c)), None)
-    if lib is None:
-        pytest.skip("libedgeocr.so is not built (EDGEOCR_BUILD_C_API=OFF)")
-    libdir = os.path.dirname(lib)
-    exe = tmp_path_factory.mktemp("c") / "ocr_demo"
-    cp = subprocess.run(
-        [cc, "-std=c99", "-O1", f"-I{REPO / 'csrc' / 'include'}", str(REPO / "examples" / "c" / "ocr_demo.c"),
-         f"-L{libdir}", "-ledgeocr", f"-Wl,-rpath,{libdir}", "-o", str(exe)],
-        capture_output=True, text=True,
-    )
-    assert cp.returncode == 0, cp.stderr
-    return exe
+# ocr_demo: the C example built against the installed libedgeocr (conftest.py).
 
 
 @pytest.mark.parametrize("case", sorted(hostile_models.CASES))

@@ -34,8 +34,11 @@ def test_python_config_is_the_table_field_by_field():
 
 
 def test_docs_table_is_generated_from_the_table():
-    r = subprocess.run([sys.executable, str(REPO / "tools" / "gen_settings_doc.py"), "--check"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "gen_settings_doc.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     doc = (REPO / "docs" / "pipeline-config.md").read_text(encoding="utf-8")
     for s in _core.settings():
@@ -46,7 +49,10 @@ def test_docs_table_is_generated_from_the_table():
     "kw, match",
     [
         ({"det_thresh": "0.3"}, r"det_thresh must be a number in \(0, 1\), got '0.3' \(a string\)"),
-        ({"cls_batch": 1e10}, r"cls_batch must be an integer in \[1, 256\], got 10000000000 \(a float\)"),
+        (
+            {"cls_batch": 1e10},
+            r"cls_batch must be an integer in \[1, 256\], got 10000000000 \(a float\)",
+        ),
         ({"cls_batch": 6.0}, r"cls_batch must be an integer"),
         ({"cls_batch": 10**40}, r"cls_batch must be an integer in \[1, 256\]"),
         ({"rec_batch": True}, r"rec_batch must be an integer"),
@@ -73,15 +79,23 @@ def test_bad_values_name_the_setting_and_the_range(kw, match):
 
 def test_predictor_keywords_go_through_the_table(v4_paths):
     # Refused before any model is loaded, never pybind11's "Unable to cast".
-    for kw, match in [({"det_thresh": "0.3"}, "det_thresh must be a number in"),
-                      ({"cls_batch": 1e10}, r"cls_batch must be an integer in \[1, 256\]")]:
+    for kw, match in [
+        ({"det_thresh": "0.3"}, "det_thresh must be a number in"),
+        ({"cls_batch": 1e10}, r"cls_batch must be an integer in \[1, 256\]"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             edgeocr.Predictor(models="ppocr-v4-mobile", **kw)
 
 
 def test_values_are_stored_as_the_core_holds_them():
-    c = PipelineConfig(det_thresh=1 / 3, det_box_thresh=1, det_mean=[1, 0, 0],
-                       rec_batch=np.int64(3), drop_score=np.float32(0.25), use_cls=0)
+    c = PipelineConfig(
+        det_thresh=1 / 3,
+        det_box_thresh=1,
+        det_mean=[1, 0, 0],
+        rec_batch=np.int64(3),
+        drop_score=np.float32(0.25),
+        use_cls=0,
+    )
     assert c.det_box_thresh == 1.0 and type(c.det_box_thresh) is float
     assert c.det_mean == (1.0, 0.0, 0.0)
     assert c.rec_batch == 3 and type(c.rec_batch) is int
@@ -95,9 +109,16 @@ def test_every_setting_reads_back_from_its_text():
     assert _core.parse_setting("rec_width_buckets", " [320, 640 ,960] ") == [320, 640, 960]
     assert _core.parse_setting("det_mean", "(0.4,0.5,0.6)") == [0.4, 0.5, 0.6]
     assert _core.parse_setting("use_cls", "OFF") is False
-    for name, text in [("det_thresh", "0,3"), ("det_thresh", "0.3x"), ("rec_batch", "6.5"),
-                       ("rec_batch", ""), ("det_mean", "1,2"), ("use_cls", "2"),
-                       ("rec_width_buckets", "320,,640"), ("det_thresh", "nan")]:
+    for name, text in [
+        ("det_thresh", "0,3"),
+        ("det_thresh", "0.3x"),
+        ("rec_batch", "6.5"),
+        ("rec_batch", ""),
+        ("det_mean", "1,2"),
+        ("use_cls", "2"),
+        ("rec_width_buckets", "320,,640"),
+        ("det_thresh", "nan"),
+    ]:
         with pytest.raises(InvalidInputError, match=name):
             _core.parse_setting(name, text)
     with pytest.raises(InvalidInputError, match="unknown pipeline setting 'det_treshold'"):
@@ -112,7 +133,9 @@ def test_sizes_beyond_the_memory_limit_are_refused():
         PipelineConfig(cls_batch=256, cls_height=512, cls_width=4096)
     # The det side with the runtime's activations (192 bytes per pixel): 2336 px fits in 1 GiB.
     PipelineConfig(det_max_side_len=2336)
-    with pytest.raises(InvalidInputError, match=r"det inputs up to 2368 px square, which need 1026\.[78] MiB"):
+    with pytest.raises(
+        InvalidInputError, match=r"det inputs up to 2368 px square, which need 1026\.[78] MiB"
+    ):
         PipelineConfig(det_max_side_len=2337)
     with pytest.raises(InvalidInputError, match="det_max_side_len"):
         _core.validate_config({"det_max_side_len": 4000}, max_memory_mb=2900)
@@ -125,7 +148,10 @@ def test_sizes_beyond_the_memory_limit_are_refused():
         _core.validate_config(big)
     _core.validate_config(big, max_memory_mb=4096)
     # With a cap, what every call needs must fit it.
-    with pytest.raises(InvalidInputError, match=r"cls_batch x cls_height x cls_width need 18\.0 MiB.*than 1\.0 MiB \(max_memory_mb\)"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"cls_batch x cls_height x cls_width need 18\.0 MiB.*than 1\.0 MiB \(max_memory_mb\)",
+    ):
         _core.validate_config({"cls_batch": 64, "cls_width": 512}, max_memory_mb=1)
     _core.validate_config({}, max_memory_mb=32)
 
