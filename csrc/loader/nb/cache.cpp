@@ -132,7 +132,7 @@ std::string cached_translate_to_onnx(const void* data, std::size_t size, const s
   std::string entry = dir + "/" + digest + ".v" + kTranslatorVersion + ".onnx";
   std::string cached;
   if (read_file(entry, &cached) && valid_entry(cached, digest)) return cached;
-  std::string out = translate_to_onnx(data, size, name);
+  std::string out = translate_with_digest(data, size, name, true, digest);
   write_atomic(dir, entry, out);
   return out;
 }

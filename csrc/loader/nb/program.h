@@ -107,7 +107,13 @@ struct NbProgram {
 
 // Parses a .nb file. Param arrays view `data`, which must outlive the program.
 // Throws Error(kInvalidModel) for anything that is not a readable meta_version 1/2 file.
-NbProgram read_program(const uint8_t* data, std::size_t size, const std::string& what);
+// `sha256`: the file's digest when the caller has it already (else computed).
+NbProgram read_program(const uint8_t* data, std::size_t size, const std::string& what,
+                       const std::string& sha256 = std::string());
+
+// translate_to_onnx with the file's sha256 already known (cache.cpp).
+std::string translate_with_digest(const void* data, std::size_t size, const std::string& name,
+                                  bool target_check, const std::string& sha256);
 
 std::string sha256_hex(const void* data, std::size_t size);
 

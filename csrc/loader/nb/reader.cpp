@@ -507,7 +507,8 @@ std::string NbProgram::target() const {
 
 // ---- read_program -------------------------------------------------------------
 
-NbProgram read_program(const uint8_t* data, std::size_t size, const std::string& what) {
+NbProgram read_program(const uint8_t* data, std::size_t size, const std::string& what,
+                       const std::string& sha256) {
   if (size < kHeaderSize)
     bad(what, std::to_string(size) + " bytes is too short for a Paddle Lite .nb file (the header alone is " +
                   std::to_string(kHeaderSize) + " bytes)");
@@ -552,7 +553,7 @@ NbProgram read_program(const uint8_t* data, std::size_t size, const std::string&
   } catch (const std::length_error&) {
     bad(what, "corrupted .nb file (a length is out of range)");
   }
-  prog.sha256 = sha256_hex(data, size);
+  prog.sha256 = sha256.empty() ? sha256_hex(data, size) : sha256;
   return prog;
 }
 

@@ -153,13 +153,19 @@ std::string finish(const NbProgram& prog, Ctx& ctx) {
 
 namespace {
 
-std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check);
+std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check,
+                              const std::string& sha256);
 
 }  // namespace
 
 std::string translate_to_onnx(const void* data, std::size_t size, const std::string& name, bool target_check) {
+  return translate_with_digest(data, size, name, target_check, std::string());
+}
+
+std::string translate_with_digest(const void* data, std::size_t size, const std::string& name, bool target_check,
+                                  const std::string& sha256) {
   try {
-    return translate_checked(data, size, name, target_check);
+    return translate_checked(data, size, name, target_check, sha256);
   } catch (const Error& e) {
     throw Error(e.code(), printable(e.what()));
   }
@@ -176,9 +182,10 @@ bool looks_like_nb(const void* data, std::size_t size) noexcept {
 }
 
 namespace {
-std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check) {
+std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check,
+                              const std::string& sha256) {
   if (!data && size) fail(StatusCode::kInvalidArgument, name + ": null model data");
-  NbProgram prog = read_program(static_cast<const uint8_t*>(data), size, name);
+  NbProgram prog = read_program(static_cast<const uint8_t*>(data), size, name, sha256);
   auto targets = prog.targets();
   if (target_check && targets.size() > 1)
     fail(StatusCode::kUnsupported, prog.source + ": the file mixes kernels for targets " + prog.target() +
