@@ -2,6 +2,7 @@
 
     edgeocr bench [MODEL_OR_SET] [--images DIR] [--threads N] [--batch 1,8,32]
                   [--compare rapidocr,onnxruntime,eager] [--json]
+    edgeocr bench --memory [MODEL_OR_SET[,...]] [--page IMAGE] [--sizes ...] [--budgets ...]
 
 Contenders (all on the CPU, `--threads` intra-op threads, one inter-op thread,
 the same det/cls/rec model files, images decoded once beforehand):
@@ -519,6 +520,10 @@ def format_table(rows: list) -> str:
 
 
 def cmd_bench(args) -> int:
+    if args.memory:
+        from .bench_memory import run_memory
+
+        return run_memory(args)
     _quiet_onnx2torch()
     batch_sizes = sorted({int(x) for x in args.batch.split(",") if x.strip()})
     if not batch_sizes or batch_sizes[0] < 1:
@@ -677,6 +682,15 @@ def register(subparsers) -> None:
     p.add_argument(
         "--no-memory", action="store_true", help="skip the per-contender memory subprocesses"
     )
+    p.add_argument(
+        "--memory",
+        action="store_true",
+        help="peak RSS per page size and model set, and the smallest max_memory_mb that reads "
+        "each page the same (MODEL_OR_SET may list sets: a,b; default both shipped sets)",
+    )
+    p.add_argument("--page", help="--memory: the page to scale to each size (default: the largest image)")
+    p.add_argument("--sizes", default="0.3,1,3,6,12", help="--memory: page sizes in megapixels")
+    p.add_argument("--budgets", default="64,128,256,512,1024", help="--memory: budgets to try, MB")
     p.add_argument(
         "--json", action="store_true", help="print the results as JSON (progress goes to stderr)"
     )

@@ -392,3 +392,39 @@ def _check(img: np.ndarray) -> np.ndarray:
     if img.shape[0] < 1 or img.shape[1] < 1:
         raise InvalidInputError(f"image is empty ({img.shape[1]}x{img.shape[0]})")
     return np.ascontiguousarray(img)
+
+
+def decoded_size(image):
+    """(width, height, bytes) that loading ``image`` will allocate, from its header alone, or None
+    when that cannot be told without decoding. Bytes: the encoded file read into memory plus the
+    decoder's measured cost per pixel (_decode_cost); 0 for a uint8 array the core reads in place."""
+    try:
+        if isinstance(image, np.ndarray):
+            if image.ndim < 2:
+                return None
+            h, w = image.shape[:2]
+            in_place = image.dtype == np.uint8 and image.flags.c_contiguous and (
+                image.ndim == 2 or image.shape[2] in (1, 3, 4)
+            )
+            return (w, h, 0 if in_place else w * h * 4)
+        from PIL import Image
+
+        if isinstance(image, Image.Image):
+            w, h = image.size
+            return (w, h, w * h * 4)
+        if isinstance(image, (str, os.PathLike)):
+            path = os.fspath(image)
+            encoded = os.path.getsize(path)
+            with Image.open(path) as im:
+                (w, h), fmt, mode = im.size, im.format, im.mode
+        elif isinstance(image, (bytes, bytearray, memoryview)):
+            encoded = len(image)
+            with Image.open(io.BytesIO(image)) as im:
+                (w, h), fmt, mode = im.size, im.format, im.mode
+        else:
+            return None
+    except Exception:  # noqa: BLE001 - unreadable here: load_image gives the real error
+        return None
+    if w <= 0 or h <= 0 or w * h > max_image_pixels():
+        return None
+    return (w, h, encoded + w * h * _decode_cost(fmt or "", mode))

@@ -20,6 +20,10 @@ class ModelSet:
     description: str
     # Pipeline settings measured best for this set on the dev set (under the user's overrides).
     config: tuple = ()
+    # Bytes per model input pixel each stage needs while it runs, for planning calls under a
+    # memory budget (measured on the shared arena shrunk after each run, docs/memory-budget.md;
+    # the core's defaults cover both sets).
+    memory_profile: tuple = ()
 
     def package_dir(self) -> str | None:
         try:
@@ -49,6 +53,8 @@ MODEL_SETS = {
         "PP-OCRv4 mobile det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 15 MB",
         # 0.65: e2e strict precision 0.9182 -> 0.9209 on the dev set, line accuracy unchanged.
         config=(("drop_score", 0.65),),
+        # measured: det 174-178, rec 478-489, cls 209
+        memory_profile=(("det_bytes_per_pixel", 185), ("rec_bytes_per_pixel", 500), ("cls_bytes_per_pixel", 220)),
     ),
     "ppocr-v6-small": ModelSet(
         "ppocr-v6-small",
@@ -58,6 +64,8 @@ MODEL_SETS = {
         "models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
         "models/PP-OCRv6_rec_small.onnx",
         "PP-OCRv6 small det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 33 MB",
+        # measured: det 220-223, rec 645-649, cls 209
+        memory_profile=(("det_bytes_per_pixel", 230), ("rec_bytes_per_pixel", 665), ("cls_bytes_per_pixel", 220)),
     ),
 }
 
@@ -70,6 +78,14 @@ def model_set_config(paths: dict) -> dict:
     for ms in MODEL_SETS.values():
         if ms.paths() == paths:
             return dict(ms.config)
+    return {}
+
+
+def model_set_memory_profile(paths: dict) -> dict:
+    """The memory profile of the model set these paths belong to ({}: the core's defaults)."""
+    for ms in MODEL_SETS.values():
+        if ms.paths() == paths:
+            return dict(ms.memory_profile)
     return {}
 
 

@@ -7,6 +7,7 @@ import glob
 import os
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from . import _core
 from .config import PipelineConfig
 from .errors import InvalidInputError, ModelError, ModelNotFoundError
-from .image_io import load_image
+from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import load_core_model, session_options
 from .models import MODEL_SETS, resolve_model_set
@@ -83,6 +84,12 @@ def _role_of(core_model) -> str:
     outs = core_model.outputs
     rank = len(outs[0][2]) if outs else 0
     return {4: "det", 2: "cls", 3: "rec"}.get(rank, "unknown")
+
+
+def _check_budget(mb, whose: str = "") -> float | None:
+    if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (int, float)) or not mb > 0):
+        raise InvalidInputError(f"{whose + ' ' if whose else ''}max_memory_mb must be a positive number, got {mb!r}")
+    return mb
 
 
 def _find_in_dir(folder: str, role: str) -> str | None:
@@ -157,10 +164,7 @@ class Predictor:
             threads = max(1, _cpu_count() // self.workers)
         if preprocess is not None and not callable(preprocess):
             raise InvalidInputError("preprocess must be a callable taking and returning an image array")
-        if max_memory_mb is not None and (
-            isinstance(max_memory_mb, bool) or not isinstance(max_memory_mb, (int, float)) or not max_memory_mb > 0
-        ):
-            raise InvalidInputError(f"max_memory_mb must be a positive number, got {max_memory_mb!r}")
+        max_memory_mb = _check_budget(max_memory_mb)
         if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".eocr"):
             if any(v is not None for v in (models, det, cls, rec, keys)):
                 raise InvalidInputError("a .eocr bundle holds its models and dictionary; pass it alone")
@@ -170,14 +174,18 @@ class Predictor:
             # runtime straight from the mapped file (memoryviews, no copy, no temp files).
             with load_bundle(model) as b:
                 level = b.manifest.get("runtime", {}).get("graph_optimization", "all")
+                if max_memory_mb is None:  # the budget the bundle was packed for, if any
+                    max_memory_mb = _check_budget(b.manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's")
                 self._init(
                     {r: ("data", v) for r, v in b.models.items() if v is not None},
                     b.charset, config or b.config, overrides, use_cls, threads, max_memory_mb,
                     ort_library, (memory_arena, memory_pattern), spinning, level,
-                    os.path.basename(os.fspath(model)),
+                    os.path.basename(os.fspath(model)), {},
                 )
         else:
             paths = self._resolve(model, models, det, cls, rec, task)
+            from .models import model_set_memory_profile
+
             if config is None:  # a whole model set: its own measured settings, under the caller's
                 from .models import model_set_config
 
@@ -186,11 +194,12 @@ class Predictor:
                 {r: ("path", p) for r, p in paths.items() if p is not None},
                 keys, config or PipelineConfig(), overrides, use_cls, threads, max_memory_mb,
                 ort_library, (memory_arena, memory_pattern), spinning, "all", None,
+                model_set_memory_profile(paths),
             )
         self.preprocess = preprocess
 
     def _init(self, sources, keys, config, overrides, use_cls, threads, max_memory_mb, ort_library,
-              memory, spinning, optimization, bundle_name):
+              memory, spinning, optimization, bundle_name, memory_profile):
         if overrides:
             known = {f.name for f in dataclasses.fields(PipelineConfig)}
             unknown = sorted(set(overrides) - known)
@@ -206,6 +215,11 @@ class Predictor:
         # block on top of the arena in steady state (843 vs 508 MiB peak on two small pages).
         opts = session_options(threads, memory_arena=memory[0], memory_pattern=memory[1], spinning=spinning,
                                optimization=optimization)
+        if max_memory_mb:
+            # Under a budget the sessions run on the shared arena (growing by what is asked) and
+            # give its free memory back after every run: between calls the runtime holds no
+            # activations, during one it holds what the call's plan counted (docs/memory-budget.md).
+            opts.shared_arena, opts.memory_pattern, opts.shrink_arena = True, False, True
         self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
         loaded, self.paths = {}, {"det": None, "cls": None, "rec": None}
         for role, (kind, src) in sources.items():
@@ -231,6 +245,13 @@ class Predictor:
             loaded.get("det"), loaded.get("cls"), loaded.get("rec"), charset, config.to_core(), self._pool
         )
         self._roles = set(loaded)
+        self.max_memory_mb = max_memory_mb
+        if max_memory_mb:
+            self._pipe.set_memory_budget(int(max_memory_mb * 2**20), memory_profile)
+            # The decoders' libraries are loaded now, not by the first call inside its budget
+            # (OpenCV alone adds ~25 MiB of resident code and tables).
+            import cv2  # noqa: F401
+            from PIL import Image  # noqa: F401
 
     # -- construction ---------------------------------------------------
     def _resolve(self, model, models, det, cls, rec, task) -> dict:
@@ -281,12 +302,28 @@ class Predictor:
 
     def predict(self, image) -> OcrResult:
         """OCR one image: a path, encoded bytes, a numpy array (BGR/gray/BGRA uint8) or a PIL image."""
+        if self.max_memory_mb:
+            return self._run_budgeted(image)
         return self._run(self._prepare(image), image)
 
-    def _run(self, img: np.ndarray, source) -> OcrResult:
+    def _run(self, img: np.ndarray, source, call=None) -> OcrResult:
         # A rec-only predictor reads the whole image as one line.
-        raw = self._pipe.run(img) if "det" in self._roles else self._recognize(img)
+        raw = self._pipe.run(img, call) if "det" in self._roles else self._recognize(img, call)
         return self._result(raw, img, source)
+
+    def _run_budgeted(self, source) -> OcrResult:
+        # The call is planned and admitted under the budget before the image is decoded, so the
+        # decoded pixels are part of what it holds (the size comes from the file's header).
+        size = None if self.preprocess is not None else decoded_size(source)
+        if size is None:  # unknown before decoding (or changed by the preprocess hook)
+            img = self._prepare(source)
+            size = (img.shape[1], img.shape[0], img.nbytes)
+        else:
+            img = None
+        with self._pipe.admit(*size) as call:
+            if img is None:
+                img = self._prepare(source)
+            return self._run(img, source, call)
 
     def predict_batch(self, images: Iterable, *, workers: int | None = None) -> list[OcrResult]:
         """OCR several images; results in the order given. See :meth:`predict_iter`."""
@@ -310,6 +347,11 @@ class Predictor:
         window: deque = deque()
         try:
             for im in images:
+                if self.max_memory_mb:  # decoded under each call's share of the budget, not ahead
+                    window.append(run.submit(self._run_budgeted, im) if run else partial(self._run_budgeted, im))
+                    if len(window) >= 2 * n:
+                        yield self._finish(window.popleft())
+                    continue
                 img = decode.submit(self._prepare, im)
                 window.append(run.submit(self._run_when_decoded, img, im) if run else (img, im))
                 if len(window) >= 2 * n:
@@ -325,7 +367,9 @@ class Predictor:
         return self._run(img.result(), source)
 
     def _finish(self, w) -> OcrResult:
-        return self._run_when_decoded(*w) if isinstance(w, tuple) else w.result()
+        if isinstance(w, tuple):
+            return self._run_when_decoded(*w)
+        return w() if isinstance(w, partial) else w.result()
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""
@@ -334,11 +378,11 @@ class Predictor:
         text, score, det_score, box, flipped = self._pipe.recognize(self._prepare(image))
         return OcrLine(text, float(score), box, float(det_score), bool(flipped))
 
-    def _recognize(self, img) -> dict:
+    def _recognize(self, img, call=None) -> dict:
         import time
 
         t0 = time.perf_counter()
-        line = self._pipe.recognize(img)
+        line = self._pipe.recognize(img, call)
         dt = time.perf_counter() - t0
         lines = [line] if line[0] else []
         return {"lines": lines, "timings": {"det": 0.0, "cls": 0.0, "rec": dt, "total": dt}, "det_size": (0, 0)}
@@ -350,8 +394,12 @@ class Predictor:
         return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
 
     def memory_stats(self) -> dict:
-        """The shared memory pool's statistics (bytes reserved, high-water mark, hits, misses)."""
-        return self._pool.stats()
+        """The shared memory pool's statistics (bytes reserved, high-water mark, hits, misses);
+        with ``max_memory_mb``, also ``budget``: total, in use, peak in use and waits."""
+        stats = dict(self._pool.stats())
+        if self.max_memory_mb:
+            stats["budget"] = self._pipe.memory_budget
+        return stats
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{r}={os.path.basename(p)!r}" for r, p in self.paths.items() if p)

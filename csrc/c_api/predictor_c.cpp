@@ -312,6 +312,7 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     so.shared_arena = true;
     so.memory_pattern = false;
     so.intra_threads = o.threads;
+    so.shrink_arena = o.max_memory_mb != 0;  // a budget: the arena's free memory given back after every run
     auto det = capi::load_model("det", o.det_model_path, o.det_model_data, o.det_model_size, so, p->pool);
     auto cls = capi::load_model("cls", o.cls_model_path, o.cls_model_data, o.cls_model_size, so, p->pool);
     auto rec = capi::load_model("rec", o.rec_model_path, o.rec_model_data, o.rec_model_size, so, p->pool);
@@ -321,6 +322,7 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     p->has_rec = rec != nullptr;
     p->pipeline = std::make_unique<Pipeline>(std::move(det), std::move(cls), std::move(rec),
                                              std::move(charset), std::move(config), p->pool);
+    if (o.max_memory_mb) p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20));
     *predictor = p.release();
   })
 }

@@ -155,7 +155,8 @@ typedef struct edgeocr_options_t {
   const char* ort_library_path;
 
   int threads;          /* intra-op threads per model; 0 (default): ONNX Runtime's default */
-  size_t max_memory_mb; /* cap on edgeocr's tensor pool; 0 (default): no cap */
+  size_t max_memory_mb; /* memory budget of the predictor's calls (tensors, runtime activations),
+                          shared by calls in flight; 0 (default): none. docs/memory-budget.md */
 
   /* A few pipeline settings as fields (API version 1); every setting,
    * these included, is also reachable by name with edgeocr_options_set.

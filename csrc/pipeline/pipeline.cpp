@@ -127,22 +127,36 @@ int Pipeline::rec_bucket(int width) const {
   return config_.rec_width_buckets.back();
 }
 
-std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result) const {
+std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result, const CallPlan* plan) const {
   int w = 0, h = 0;
   det_target_size(image.width, image.height, config_.det_resize, &w, &h);
+  if (plan) {
+    w = plan->det_w;
+    h = plan->det_h;
+  }
   result->det_width = w;
   result->det_height = h;
-  TensorView in;
-  in.dtype = DType::kFloat32;
-  in.shape = {1, 3, h, w};
-  PoolBlock buf = pool_->acquire(checked_product({sizeof(float), 3, w, h}, "det input"));
-  det_preprocess(image, w, h, config_.det_norm, static_cast<float*>(buf.data()));
-  in.data = buf.data();
-  auto t0 = Clock::now();
-  std::vector<Tensor> out = det_->run({in});
-  result->timings.det_model += since(t0);
-  buf.reset();
-  const DetMap map = checked_det_output(*det_, out, 1);
+  std::vector<Tensor> out;
+  PoolBlock stitched;  // the probability map of a det run in tiles (budget)
+  DetMap map{nullptr, 0, 0};
+  if (plan && !plan->tiles.empty()) {
+    stitched = pool_->acquire(checked_product({sizeof(float), w, h}, "det map"));
+    run_det_tiles(*det_, *pool_, image, *plan, config_.det_norm, static_cast<float*>(stitched.data()),
+                  &result->timings.det_model);
+    map = DetMap{static_cast<const float*>(stitched.data()), w, h};
+  } else {
+    TensorView in;
+    in.dtype = DType::kFloat32;
+    in.shape = {1, 3, h, w};
+    PoolBlock buf = pool_->acquire(checked_product({sizeof(float), 3, w, h}, "det input"));
+    det_preprocess(image, w, h, config_.det_norm, static_cast<float*>(buf.data()));
+    in.data = buf.data();
+    auto t0 = Clock::now();
+    out = det_->run({in});
+    result->timings.det_model += since(t0);
+    buf.reset();
+    map = checked_det_output(*det_, out, 1);
+  }
 
   std::unique_ptr<DbWorkspace> ws;
   {
@@ -163,8 +177,9 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result) 
 }
 
 void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
-                        OcrTimings* t) const {
-  const int H = config_.cls_height, W = config_.cls_width, B = config_.cls_batch;
+                        OcrTimings* t, const CallPlan* plan) const {
+  const int H = config_.cls_height, W = config_.cls_width;
+  const int B = plan && plan->cls_batch > 0 ? std::min(plan->cls_batch, config_.cls_batch) : config_.cls_batch;
   const std::size_t plane = checked_product({3, H, W}, "cls input");
   for (std::size_t start = 0; start < crops.size(); start += B) {
     const int n = static_cast<int>(std::min<std::size_t>(B, crops.size() - start));
@@ -195,20 +210,23 @@ void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops, std::v
 }
 
 void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                               std::vector<OcrLine>& lines, OcrTimings* t) const {
+                               std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const {
   // Sort by aspect ratio so each batch holds crops of similar width (little padding).
   std::vector<int> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return crops[a].ratio < crops[b].ratio; });
   const int H = config_.rec_height, B = config_.rec_batch;
-  for (std::size_t start = 0; start < order.size(); start += B) {
-    const int n = static_cast<int>(std::min<std::size_t>(B, order.size() - start));
+  for (std::size_t start = 0; start < order.size();) {
+    int n = static_cast<int>(std::min<std::size_t>(B, order.size() - start));
     // Widest crop of the batch decides the bucket (PaddleOCR: max ratio, at least 320/48).
-    float max_ratio = 0.f;
-    for (int i = 0; i < n; ++i) max_ratio = std::max(max_ratio, crops[order[start + i]].ratio);
-    const int need = scaled_width(H, max_ratio, std::numeric_limits<int>::max());
-    const int W = rec_bucket(need);
+    auto width_of = [&](int count) {
+      float max_ratio = 0.f;
+      for (int i = 0; i < count; ++i) max_ratio = std::max(max_ratio, crops[order[start + i]].ratio);
+      return rec_bucket(scaled_width(H, max_ratio, std::numeric_limits<int>::max()));
+    };
+    int W = width_of(n);
+    if (plan) rec_batch_within(*plan, H, &n, &W, width_of);
     const std::size_t plane = checked_product({3, H, W}, "rec input");
     PoolBlock buf = pool_->acquire(checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "rec input"));
     float* dst = static_cast<float*>(buf.data());
@@ -231,6 +249,7 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
       line.text = std::move(r.text);
       line.score = r.score;
     }
+    start += n;
   }
 }
 
@@ -239,13 +258,13 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
 // it proposes is kept only if the recogniser reads the turned crop with more
 // confidence than the crop as detected.
 void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& crops,
-                            std::vector<OcrLine>& lines, OcrTimings* t) const {
+                            std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const {
   std::vector<Crop> unflipped;
   for (const Crop& c : crops)
     if (lines[c.index].flipped) unflipped.push_back(Crop{turned(c.quad, 2), c.index, c.ratio});
   if (unflipped.empty()) return;
   std::vector<OcrLine> alt(lines.size());
-  recognize_crops(image, unflipped, alt, t);
+  recognize_crops(image, unflipped, alt, t, plan);
   for (const Crop& c : unflipped) {
     OcrLine& line = lines[c.index];
     if (alt[c.index].score > line.score) {
@@ -257,12 +276,38 @@ void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& cro
 }
 
 OcrResult Pipeline::run(const ImageView& image) const {
+  if (!budget_) return run_planned(image, nullptr);
+  validate(image);
+  const BudgetedCall call = admit(image.width, image.height, 0);
+  return run(image, call);
+}
+
+OcrResult Pipeline::run(const ImageView& image, const BudgetedCall& call) const {
+  OcrResult r = run_planned(image, &call.plan);
+  pool_->trim();  // under a budget, idle pool blocks are not kept between calls
+  return r;
+}
+
+OcrLine Pipeline::recognize(const ImageView& image) const {
+  if (!budget_) return recognize_planned(image, nullptr);
+  validate(image);
+  const BudgetedCall call = admit(image.width, image.height, 0);
+  return recognize(image, call);
+}
+
+OcrLine Pipeline::recognize(const ImageView& image, const BudgetedCall& call) const {
+  OcrLine l = recognize_planned(image, &call.plan);
+  pool_->trim();
+  return l;
+}
+
+OcrResult Pipeline::run_planned(const ImageView& image, const CallPlan* plan) const {
   validate(image);
   const auto t_start = Clock::now();
   OcrResult result;
   if (!det_) fail(StatusCode::kInvalidArgument, "this pipeline has no det model; use recognize()");
   auto t0 = Clock::now();
-  std::vector<DetBox> boxes = detect(image, &result);
+  std::vector<DetBox> boxes = detect(image, &result, plan);
   result.timings.det = since(t0);
 
   std::vector<OcrLine> lines(boxes.size());
@@ -286,13 +331,13 @@ OcrResult Pipeline::run(const ImageView& image) const {
 
   if (cls_ && config_.use_cls && !crops.empty()) {
     t0 = Clock::now();
-    classify(image, crops, lines, &result.timings);
+    classify(image, crops, lines, &result.timings, plan);
     result.timings.cls = since(t0);
   }
   if (rec_ && !crops.empty()) {
     t0 = Clock::now();
-    recognize_crops(image, crops, lines, &result.timings);
-    if (config_.cls_verify) verify_flips(image, crops, lines, &result.timings);
+    recognize_crops(image, crops, lines, &result.timings, plan);
+    if (config_.cls_verify) verify_flips(image, crops, lines, &result.timings, plan);
     result.timings.rec = since(t0);
   }
 
@@ -327,7 +372,7 @@ OcrResult Pipeline::run(const ImageView& image) const {
   return result;
 }
 
-OcrLine Pipeline::recognize(const ImageView& image) const {
+OcrLine Pipeline::recognize_planned(const ImageView& image, const CallPlan* plan) const {
   validate(image);
   if (!rec_) fail(StatusCode::kInvalidArgument, "this pipeline has no rec model");
   Quad q;
@@ -340,8 +385,8 @@ OcrLine Pipeline::recognize(const ImageView& image) const {
   lines[0].box = q;
   std::vector<Crop> crops{{q, 0, w / h}};
   OcrTimings t;
-  if (cls_ && config_.use_cls) classify(image, crops, lines, &t);
-  recognize_crops(image, crops, lines, &t);
+  if (cls_ && config_.use_cls) classify(image, crops, lines, &t, plan);
+  recognize_crops(image, crops, lines, &t, plan);
   return lines[0];
 }
 

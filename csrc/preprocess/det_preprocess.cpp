@@ -71,8 +71,8 @@ void vblend_row(const float* __restrict r0, const float* __restrict r1, float fy
 }
 
 template <int CN>
-void det_resize_impl(const ImageView& src, int out_w, int out_h, const detail::ChannelPlan& plan,
-                     float* dst) {
+void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, int y_off, int out_w,
+                     int out_h, const detail::ChannelPlan& plan, float* dst) {
   constexpr int kPlanes = CN < 3 ? CN : 3;
   DetScratch& s = t_det_scratch;
   int* xofs = grow(s.xofs, 2 * static_cast<std::size_t>(out_w));
@@ -82,9 +82,9 @@ void det_resize_impl(const ImageView& src, int out_w, int out_h, const detail::C
 
   // Source coordinates are computed in double: in float, sx near 4000 is off by up to 2.4e-4,
   // which a sharp edge turns into ~5e-4 after normalisation.
-  const double scale_x = static_cast<double>(src.width) / out_w;
+  const double scale_x = static_cast<double>(src.width) / frame_w;
   for (int x = 0; x < out_w; ++x) {
-    double sx = (x + 0.5) * scale_x - 0.5;
+    double sx = (x + x_off + 0.5) * scale_x - 0.5;
     sx = std::min(std::max(sx, 0.0), static_cast<double>(src.width - 1));
     const int x0 = static_cast<int>(sx);
     const int x1 = std::min(x0 + 1, src.width - 1);
@@ -103,9 +103,9 @@ void det_resize_impl(const ImageView& src, int out_w, int out_h, const detail::C
   };
 
   const std::size_t plane = static_cast<std::size_t>(out_h) * out_w;
-  const double scale_y = static_cast<double>(src.height) / out_h;
+  const double scale_y = static_cast<double>(src.height) / frame_h;
   for (int y = 0; y < out_h; ++y) {
-    double sy = (y + 0.5) * scale_y - 0.5;
+    double sy = (y + y_off + 0.5) * scale_y - 0.5;
     sy = std::min(std::max(sy, 0.0), static_cast<double>(src.height - 1));
     const int y0 = static_cast<int>(sy);
     const int y1 = std::min(y0 + 1, src.height - 1);
@@ -165,16 +165,28 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
 
 void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeParams& norm,
                     float* dst) {
+  det_preprocess_window(src, out_w, out_h, 0, 0, out_w, out_h, norm, dst);
+}
+
+void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x0, int y0, int win_w,
+                           int win_h, const NormalizeParams& norm, float* dst) {
   validate(src, "det_preprocess: src");
-  detail::check_positive(out_w, "det_preprocess", "out_w");
-  detail::check_positive(out_h, "det_preprocess", "out_h");
+  detail::check_positive(frame_w, "det_preprocess", "out_w");
+  detail::check_positive(frame_h, "det_preprocess", "out_h");
+  detail::check_positive(win_w, "det_preprocess", "window width");
+  detail::check_positive(win_h, "det_preprocess", "window height");
+  if (x0 < 0 || y0 < 0 || x0 > frame_w - win_w || y0 > frame_h - win_h)
+    fail(StatusCode::kInvalidArgument, "det_preprocess: window " + std::to_string(win_w) + "x" +
+                                           std::to_string(win_h) + " at (" + std::to_string(x0) + ", " +
+                                           std::to_string(y0) + ") is not inside the " +
+                                           std::to_string(frame_w) + "x" + std::to_string(frame_h) + " frame");
   if (dst == nullptr) fail(StatusCode::kInvalidArgument, "det_preprocess: dst is null");
   detail::check_norm(norm, "det_preprocess");
   const detail::ChannelPlan plan = detail::make_plan(src.format, norm);
   switch (src.channels()) {
-    case 1: det_resize_impl<1>(src, out_w, out_h, plan, dst); break;
-    case 3: det_resize_impl<3>(src, out_w, out_h, plan, dst); break;
-    case 4: det_resize_impl<4>(src, out_w, out_h, plan, dst); break;
+    case 1: det_resize_impl<1>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
+    case 3: det_resize_impl<3>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
+    case 4: det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
     default:
       fail(StatusCode::kInvalidArgument,
            "det_preprocess: unsupported pixel format " +

@@ -37,6 +37,12 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
 void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeParams& norm,
                     float* dst);
 
+// The window [x0, x0 + win_w) x [y0, y0 + win_h) of det_preprocess's frame_w x frame_h output,
+// each pixel sampled exactly as det_preprocess samples it (for det runs in tiles). dst holds
+// 3 * win_h * win_w floats.
+void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x0, int y0, int win_w,
+                           int win_h, const NormalizeParams& norm, float* dst);
+
 // Size of the rectified crop of q as PaddleOCR computes it:
 // w = int(max(|tl - tr|, |bl - br|)), h = int(max(|tl - bl|, |tr - br|)), each at least 1.
 void crop_size(const Quad& q, int* w, int* h);

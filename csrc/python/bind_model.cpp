@@ -73,6 +73,7 @@ void bind_model(py::module_& m) {
       .def_readwrite("memory_arena", &SessionOptions::memory_arena)
       .def_readwrite("memory_pattern", &SessionOptions::memory_pattern)
       .def_readwrite("shared_arena", &SessionOptions::shared_arena)
+      .def_readwrite("shrink_arena", &SessionOptions::shrink_arena)
       .def_readwrite("optimized_model_path", &SessionOptions::optimized_model_path);
 
   py::class_<MemoryPool, std::shared_ptr<MemoryPool>>(m, "MemoryPool")

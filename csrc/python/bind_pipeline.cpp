@@ -138,9 +138,41 @@ py::dict result_dict(const OcrResult& r) {
                   py::arg("det_size") = py::make_tuple(r.det_width, r.det_height));
 }
 
+py::dict plan_dict(const CallPlan& p) {
+  py::list tiles;
+  for (const auto& t : p.tiles) tiles.append(py::make_tuple(t.x, t.y, t.w, t.h));
+  return py::dict(py::arg("det_size") = py::make_tuple(p.det_w, p.det_h), py::arg("det_scaled") = p.det_scaled,
+                  py::arg("det_tiles") = tiles, py::arg("cls_batch") = p.cls_batch,
+                  py::arg("rec_max_pixels") = p.rec_max_pixels, py::arg("rec_max_width") = p.rec_max_width,
+                  py::arg("image_bytes") = p.image_bytes, py::arg("reserve_bytes") = p.reserve_bytes);
+}
+
+MemoryProfile profile_from_dict(const py::dict& d) {
+  MemoryProfile p;
+  for (auto item : d) {
+    const std::string k = py::str(item.first);
+    if (k == "det_bytes_per_pixel") p.det_bytes_per_pixel = item.second.cast<double>();
+    else if (k == "cls_bytes_per_pixel") p.cls_bytes_per_pixel = item.second.cast<double>();
+    else if (k == "rec_bytes_per_pixel") p.rec_bytes_per_pixel = item.second.cast<double>();
+    else if (k == "call_overhead_bytes") p.call_overhead_bytes = item.second.cast<std::size_t>();
+    else throw Error(StatusCode::kInvalidArgument, "unknown memory profile key '" + k + "'");
+  }
+  return p;
+}
+
 }  // namespace
 
 void bind_pipeline(py::module_& m) {
+  py::class_<Pipeline::BudgetedCall, std::shared_ptr<Pipeline::BudgetedCall>>(m, "BudgetedCall")
+      .def_property_readonly("plan", [](const Pipeline::BudgetedCall& c) { return plan_dict(c.plan); })
+      .def_property_readonly("reserved_bytes",
+                             [](const Pipeline::BudgetedCall& c) { return c.reservation.bytes(); })
+      .def("release", [](Pipeline::BudgetedCall& c) { c.reservation.release(); })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](Pipeline::BudgetedCall& c, py::args) {
+        c.reservation.release();
+        return false;
+      });
   m.def("default_config", [] { return config_to_dict(PipelineConfig{}); });
   // The settings table (csrc/pipeline/settings.cpp): one dict per setting, in order.
   m.def("settings", [] {
@@ -178,23 +210,55 @@ void bind_pipeline(py::module_& m) {
            py::arg("charset"), py::arg("config"), py::arg("pool").none(true))
       .def_property_readonly("config", [](const Pipeline& p) { return config_to_dict(p.config()); })
       .def_property_readonly("pool", &Pipeline::pool)
+      .def("set_memory_budget",
+           [](Pipeline& p, std::size_t total_bytes, const py::dict& profile) {
+             p.set_memory_budget(MemoryBudget::create(total_bytes), profile_from_dict(profile));
+           },
+           py::arg("total_bytes"), py::arg("profile") = py::dict())
+      .def_property_readonly("memory_budget",
+                             [](const Pipeline& p) -> py::object {
+                               const auto& b = p.memory_budget();
+                               if (!b) return py::none();
+                               return py::dict(py::arg("total_bytes") = b->total(),
+                                               py::arg("in_use_bytes") = b->in_use(),
+                                               py::arg("peak_in_use_bytes") = b->peak_in_use(),
+                                               py::arg("waits") = b->waits());
+                             })
+      .def("plan",
+           [](const Pipeline& p, int width, int height, std::size_t image_bytes) {
+             return plan_dict(p.plan(width, height, image_bytes));
+           },
+           py::arg("width"), py::arg("height"), py::arg("image_bytes") = 0)
+      .def("admit",
+           [](const Pipeline& p, int width, int height, std::size_t image_bytes) {
+             std::shared_ptr<Pipeline::BudgetedCall> call;
+             {
+               py::gil_scoped_release nogil;  // waits while other calls hold the budget
+               call = std::make_shared<Pipeline::BudgetedCall>(p.admit(width, height, image_bytes));
+             }
+             return call;
+           },
+           py::arg("width"), py::arg("height"), py::arg("image_bytes") = 0)
       .def("run",
-           [](const Pipeline& p, const py::array& img) {
+           [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {
              ImageView view = python::image_view_of(img);
              OcrResult r;
              {
                py::gil_scoped_release nogil;
-               r = p.run(view);
+               r = call ? p.run(view, *call) : p.run(view);
              }
              return result_dict(r);
-           })
-      .def("recognize", [](const Pipeline& p, const py::array& img) {
-        ImageView view = python::image_view_of(img);
-        OcrLine l;
-        {
-          py::gil_scoped_release nogil;
-          l = p.recognize(view);
-        }
-        return line_tuple(l);
-      });
+           },
+           py::arg("image"), py::arg("call").none(true) = nullptr)
+      .def("recognize",
+           [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {
+             ImageView view = python::image_view_of(img);
+             OcrLine l;
+             {
+               py::gil_scoped_release nogil;
+               l = call ? p.recognize(view, *call) : p.recognize(view);
+             }
+             return line_tuple(l);
+           },
+           py::arg("image"), py::arg("call").none(true) = nullptr);
 }

@@ -169,6 +169,41 @@ TEST(det_steady_state_reuses_scratch_across_sizes) {
   }
 }
 
+TEST(det_window_is_exactly_that_window_of_the_frame) {
+  // Tiled det runs (memory budget) sample each tile as the whole frame would.
+  const TestImage img = make_image(333, 129, PixelFormat::kBGR, 3, 99);
+  const int fw = 416, fh = 160;
+  std::vector<float> frame(3 * static_cast<std::size_t>(fw) * fh);
+  det_preprocess(img.view, fw, fh, NormalizeParams{}, frame.data());
+  struct Win {
+    int x, y, w, h;
+  };
+  for (const Win& win : {Win{0, 0, fw, fh}, Win{64, 32, 128, 96}, Win{fw - 32, fh - 32, 32, 32}, Win{5, 7, 1, 1}}) {
+    std::vector<float> out(3 * static_cast<std::size_t>(win.w) * win.h);
+    det_preprocess_window(img.view, fw, fh, win.x, win.y, win.w, win.h, NormalizeParams{}, out.data());
+    bool same = true;
+    for (int c = 0; c < 3; ++c)
+      for (int y = 0; y < win.h; ++y)
+        for (int x = 0; x < win.w; ++x)
+          same = same && out[(static_cast<std::size_t>(c) * win.h + y) * win.w + x] ==
+                             frame[(static_cast<std::size_t>(c) * fh + win.y + y) * fw + win.x + x];
+    CHECK(same);
+  }
+  std::vector<float> out(32 * 32 * 3);
+  auto code_of = [&](int x, int y, int w, int h) {
+    try {
+      det_preprocess_window(img.view, fw, fh, x, y, w, h, NormalizeParams{}, out.data());
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return StatusCode::kOk;
+  };
+  CHECK(code_of(fw - 31, 0, 32, 32) == StatusCode::kInvalidArgument);  // past the right edge
+  CHECK(code_of(-1, 0, 32, 32) == StatusCode::kInvalidArgument);
+  CHECK(code_of(0, fh, 32, 1) == StatusCode::kInvalidArgument);
+  CHECK(code_of(0, 0, 0, 32) == StatusCode::kInvalidArgument);
+}
+
 TEST(det_rejects_bad_arguments) {
   const TestImage img = make_image(8, 8, PixelFormat::kBGR, 0, 3);
   std::vector<float> out(3 * 8 * 8);

@@ -32,11 +32,16 @@ struct SessionOptions {
   // pipeline, run one after another, reuse the same memory. The arena grows by what is
   // asked and is kept until the process ends.
   bool shared_arena = false;
+  // Give the arena's free memory back after every run (ORT's run option
+  // memory.enable_memory_arena_shrinkage), so a session holds no activations between calls: what a
+  // memory budget needs. Needs an arena (memory_arena or shared_arena); costs page faults per run.
+  bool shrink_arena = false;
   std::string optimized_model_path;  // if set, ORT writes the optimised graph there
 };
 
 namespace ort {
 struct OrtSession;
+struct OrtRunOptions;
 }
 
 // Thread-safe: run() may be called from several threads at once.
@@ -74,6 +79,7 @@ class Model {
   void check_inputs(const std::vector<TensorView>& inputs) const;
 
   ort::OrtSession* session_ = nullptr;
+  ort::OrtRunOptions* run_options_ = nullptr;  // null: ORT's defaults
   std::string name_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<const char*> input_names_, output_names_;

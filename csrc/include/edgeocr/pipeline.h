@@ -9,6 +9,7 @@
 
 #include "edgeocr/image.h"
 #include "edgeocr/model.h"
+#include "pipeline/budget.h"
 #include "postprocess/db.h"
 #include "preprocess/preprocess.h"
 
@@ -87,6 +88,30 @@ class Pipeline {
   // Recognition only, on an image that is already one text line.
   OcrLine recognize(const ImageView& image) const;
 
+  // Memory budget (docs/memory-budget.md). With a budget every call is planned to fit it (det in
+  // tiles or smaller, smaller cls/rec batches) and holds its share while it runs, waiting while
+  // other calls hold the rest; without one (the default) nothing changes. Set it before the
+  // pipeline is shared between threads. The models' sessions should shrink their arenas after
+  // each run (SessionOptions::shrink_arena), or the runtime keeps what a call used.
+  void set_memory_budget(std::shared_ptr<MemoryBudget> budget, MemoryProfile profile = {});
+  const std::shared_ptr<MemoryBudget>& memory_budget() const { return budget_; }
+  const MemoryProfile& memory_profile() const { return profile_; }
+
+  // A call planned and admitted under the budget: holds its reservation until destroyed.
+  struct BudgetedCall {
+    CallPlan plan;
+    MemoryBudget::Reservation reservation;
+  };
+  // Plans a call on a width x height image whose decoded pixels (image_bytes; 0 when the caller
+  // owns them) count against the budget, and waits until the budget has room for it. Throws
+  // OutOfMemory when even the smallest plan does not fit the budget. Needs a budget.
+  BudgetedCall admit(int width, int height, std::size_t image_bytes) const;
+  CallPlan plan(int width, int height, std::size_t image_bytes) const;
+  // run() / recognize() within an admitted call (run() and recognize() without one admit the
+  // call themselves when there is a budget).
+  OcrResult run(const ImageView& image, const BudgetedCall& call) const;
+  OcrLine recognize(const ImageView& image, const BudgetedCall& call) const;
+
   const PipelineConfig& config() const { return config_; }
   const std::shared_ptr<MemoryPool>& pool() const { return pool_; }
   const std::vector<std::string>& charset() const { return charset_; }
@@ -97,19 +122,24 @@ class Pipeline {
     int index;       // into the candidate list
     float ratio;     // width / height of the crop as sampled
   };
-  std::vector<DetBox> detect(const ImageView& image, OcrResult* result) const;
+  // `plan`: the call's budget plan, or null without a budget.
+  OcrResult run_planned(const ImageView& image, const CallPlan* plan) const;
+  OcrLine recognize_planned(const ImageView& image, const CallPlan* plan) const;
+  std::vector<DetBox> detect(const ImageView& image, OcrResult* result, const CallPlan* plan) const;
   void classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
-                OcrTimings* t) const;
+                OcrTimings* t, const CallPlan* plan) const;
   void verify_flips(const ImageView& image, const std::vector<Crop>& crops,
-                    std::vector<OcrLine>& lines, OcrTimings* t) const;
+                    std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
   void recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                       std::vector<OcrLine>& lines, OcrTimings* t) const;
+                       std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
   int rec_bucket(int width) const;
 
   std::shared_ptr<Model> det_, cls_, rec_;
   std::vector<std::string> charset_;
   PipelineConfig config_;
   std::shared_ptr<MemoryPool> pool_;
+  std::shared_ptr<MemoryBudget> budget_;
+  MemoryProfile profile_;
 
   mutable std::mutex ws_mu_;
   mutable std::vector<std::unique_ptr<DbWorkspace>> workspaces_;

@@ -6,7 +6,7 @@
 // function pointers; we request API version kOrtApiVersion (every supported
 // runtime, >= 1.20, provides it) and call entries by their slot index.
 // Slots and signatures below were checked against the released 1.20 header
-// (the arena entries 144, 157 and 164 against the API-29 header; the table
+// (the arena entries 144, 157, 164 and AddRunConfigEntry 165 against the API-29 header; the table
 // only grows, so indices never change); ort_selftest.cpp exercises every one
 // of them by behaviour, and CI runs it on 1.20 and on the newest release.
 #pragma once
@@ -129,7 +129,8 @@ using GetApiBaseFn = const OrtApiBase* (*)();
     (OrtEnv*, const OrtMemoryInfo*, const OrtArenaCfg*))                                           \
   X(ReleaseArenaCfg, 157, void, (OrtArenaCfg*))                                                    \
   X(CreateArenaCfgV2, 164, OrtStatus*,                                                             \
-    (const char* const* keys, const std::size_t* values, std::size_t n, OrtArenaCfg** out))
+    (const char* const* keys, const std::size_t* values, std::size_t n, OrtArenaCfg** out))       \
+  X(AddRunConfigEntry, 165, OrtStatus*, (OrtRunOptions*, const char* key, const char* value))
 
 // The loaded runtime: typed accessors to each entry above.
 class Api {

@@ -143,12 +143,20 @@ std::shared_ptr<Model> Model::from_bytes(const void* data, std::size_t size,
 
 Model::~Model() {
   if (session_) ort::runtime().api.ReleaseSession()(session_);
+  if (run_options_) ort::runtime().api.ReleaseRunOptions()(run_options_);
 }
 
-void Model::init(const SessionOptions&, std::shared_ptr<MemoryPool> pool) {
+void Model::init(const SessionOptions& opts, std::shared_ptr<MemoryPool> pool) {
   const auto& rt = ort::runtime();
   const auto& api = rt.api;
   pool_ = pool ? std::move(pool) : MemoryPool::create();
+  if (opts.shrink_arena) {
+    if (!opts.memory_arena && !opts.shared_arena)
+      fail(StatusCode::kInvalidArgument, "shrink_arena needs an arena (memory_arena or shared_arena)");
+    check(api.CreateRunOptions()(&run_options_), "CreateRunOptions", kBackend);
+    check(api.AddRunConfigEntry()(run_options_, "memory.enable_memory_arena_shrinkage", "cpu:0"),
+          "AddRunConfigEntry", kBackend);
+  }
   std::size_t n_in = 0, n_out = 0;
   check(api.SessionGetInputCount()(session_, &n_in), "SessionGetInputCount", kBackend);
   check(api.SessionGetOutputCount()(session_, &n_out), "SessionGetOutputCount", kBackend);
@@ -276,7 +284,7 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
             name_ + ": CreateTensorWithDataAsOrtValue", kBackend);
     }
   }
-  ort::OrtStatus* st = api.Run()(session_, nullptr, input_names_.data(), in_vals.data(), n_in,
+  ort::OrtStatus* st = api.Run()(session_, run_options_, input_names_.data(), in_vals.data(), n_in,
                                  output_names_.data(), n_out, out_vals.data());
   if (st && known) {
     // Output shapes that depend on input values, not only on input shapes:
@@ -289,7 +297,7 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
     outs.clear();
     outs.resize(n_out);
     known = false;
-    st = api.Run()(session_, nullptr, input_names_.data(), in_vals.data(), n_in,
+    st = api.Run()(session_, run_options_, input_names_.data(), in_vals.data(), n_in,
                    output_names_.data(), n_out, out_vals.data());
   }
   check(st, name_ + ": inference failed", kBackend);

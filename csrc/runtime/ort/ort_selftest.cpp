@@ -315,6 +315,25 @@ SelfTestReport ort_selftest() {
       if (yv3) api.ReleaseValue()(yv3);
       api.ReleaseRunOptions()(ro);
 
+      // Arena shrinkage after a run (AddRunConfigEntry), as budgeted predictors run: accepted on
+      // the session with the shared arena; a malformed device list must fail the run.
+      if (ss == sess2) {
+        ort::OrtRunOptions* shrink = nullptr;
+        ok(api.CreateRunOptions()(&shrink), "CreateRunOptions");
+        ok(api.AddRunConfigEntry()(shrink, "memory.enable_memory_arena_shrinkage", "cpu:0"), "AddRunConfigEntry");
+        ort::OrtValue* yv4 = nullptr;
+        ok(api.Run()(ss, shrink, in_names, &xv, 1, out_names, 1, &yv4), "Run with arena shrinkage");
+        if (yv4) api.ReleaseValue()(yv4);
+        yv4 = nullptr;
+        ok(api.AddRunConfigEntry()(shrink, "memory.enable_memory_arena_shrinkage", "edgeocr-no-device"),
+           "AddRunConfigEntry (malformed value)");
+        ort::OrtStatus* bs = api.Run()(ss, shrink, in_names, &xv, 1, out_names, 1, &yv4);
+        expect(bs != nullptr, "Run refuses a malformed arena shrinkage list");
+        if (bs) api.ReleaseStatus()(bs);
+        if (yv4) api.ReleaseValue()(yv4);
+        api.ReleaseRunOptions()(shrink);
+      }
+
       // A wrong shape must be refused with an error, not a crash.
       std::int64_t bad_shape[2] = {3, 2};
       ort::OrtValue* bv = nullptr;
