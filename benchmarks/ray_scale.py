@@ -1,14 +1,23 @@
-"""Pages/s of edgeocr on Ray Data (edgeocr.ray.ocr_dataset) against the in-process
-Predictor.predict_iter, with the same workers x threads, interleaved in one run.
+"""Pages/s and CPU per page of edgeocr on Ray Data (edgeocr.ray.ocr_dataset) against the
+in-process Predictor.predict_iter (in a subprocess without Ray), with the same workers x threads,
+interleaved in one run.
 
-    python benchmarks/ray_scale.py [--images DIR] [--limit 16] [--configs 1x2,2x1] [--rounds 2]
+    python benchmarks/ray_scale.py [--images DIR] [--limit 8] [--max-pixels 1e6]
+                                   [--configs 1x2,2x1] [--rounds 2] [--batch-size 1] [--json F]
 
 For each round and each configuration N x T, the in-process run (Predictor(threads=T,
 workers=N).predict_iter: N images in flight, decoding overlapped) and the Ray run (N actors
-with T CPUs and T intra-op threads) take turns, the order flipping every round. Each side's
-fixed cost is timed apart from its pages: building the Predictor in-process; for Ray, a job of
-N one-line images (actor start, Predictor load, scheduling). The per-page overhead of Ray is
-(Ray wall - Ray fixed cost) / (in-process wall) - 1 over the same pages.
+with T CPUs and T intra-op threads, on a local Ray with N x T CPUs) take turns, the order
+flipping every round.
+
+Wall: the driver notes when each result arrives; steady-state seconds per page run from the
+first result to the last, so the one-off start-up (Predictor load; for Ray, starting the
+actors) is left out. On a machine shared with other work this is noisy.
+
+CPU: seconds of CPU per page, which other processes' load hardly changes: the in-process
+run's own process (a fresh one, without Ray); for Ray, the driver, Ray's daemons and helper actors and the edgeocr
+actors (all children of this driver), less the CPU of a job of one tiny page per actor (the
+start-up). On a node whose cores are all busy with OCR, CPU per page is what bounds pages/s.
 """
 
 from __future__ import annotations
@@ -24,105 +33,221 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def pick(images_dir: str, limit: int) -> list[str]:
+def pick(images_dir: str, limit: int, max_pixels: float) -> list[str]:
+    from PIL import Image
+
     from edgeocr.ray import expand_inputs
 
     files = expand_inputs(images_dir)
+    if max_pixels:
+        def pixels(f):
+            with Image.open(f) as im:
+                return im.size[0] * im.size[1]
+        files = [f for f in files if pixels(f) <= max_pixels]
     if limit and len(files) > limit:  # spread evenly over the sorted folder
         files = [files[i * len(files) // limit] for i in range(limit)]
     return files
 
 
-def run_in_process(paths, workers, threads, model):
-    import edgeocr
+def _stat(pid: int):
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    # after the ")": state ppid ... utime(11) stime(12) cutime(13) cstime(14), in clock ticks
+    return int(fields[1]), [int(x) for x in fields[11:15]]
 
-    t0 = time.perf_counter()
-    p = edgeocr.Predictor(model, threads=threads, workers=workers)
-    t1 = time.perf_counter()
-    n = sum(1 for _ in p.predict_iter(paths))
-    t2 = time.perf_counter()
-    assert n == len(paths)
-    return {"fixed_s": t1 - t0, "pages_s": t2 - t1, "pages": n}
+
+def _tree() -> dict:
+    """{pid: CPU ticks} of this process and all its descendants."""
+    procs = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                procs[int(d)] = _stat(int(d))
+            except OSError:
+                pass
+    kids = {}
+    for pid, (ppid, _) in procs.items():
+        kids.setdefault(ppid, []).append(pid)
+    out, todo = {}, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        if pid in out or pid not in procs:
+            continue
+        t = procs[pid][1]
+        out[pid] = t[0] + t[1]
+        todo += kids.get(pid, [])
+    return out
+
+
+class TreeCPU:
+    """CPU seconds used by this process and its descendants (Ray's daemons, helper actors and
+    the edgeocr actors are all children of this driver) between start() and stop(). Processes
+    that exit in between (actors at the end of a job) count with their last sample; sampled
+    every 0.2 s by a thread whose own CPU is left out."""
+
+    def start(self):
+        import threading
+
+        self._base, self._last, self._stop = _tree(), {}, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self):
+        self._tid = threading_native_id()
+        self._tid_base = _thread_ticks(self._tid)
+        while not self._stop.wait(0.2):
+            self._last.update(_tree())
+        self._tid_used = _thread_ticks(self._tid) - self._tid_base
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        self._last.update(_tree())
+        ticks = sum(v - self._base.get(pid, 0) for pid, v in self._last.items())
+        ticks -= self._tid_used
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def threading_native_id() -> int:
+    import threading
+
+    return threading.get_native_id()
+
+
+def _thread_ticks(tid: int) -> int:
+    with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process (all its threads)."""
+    _, t = _stat(os.getpid())
+    return (t[0] + t[1]) / os.sysconf("SC_CLK_TCK")
+
+
+def run_in_process(paths, workers, threads, model, batch_size):
+    """predict_iter in a fresh subprocess, so that neither Ray's driver threads nor its imports
+    share the process (as for a user who runs edgeocr without Ray)."""
+    import subprocess
+
+    code = (
+        "import json, sys, time\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from ray_scale import cpu_seconds\n"
+        "import edgeocr\n"
+        "a = json.loads(sys.argv[2])\n"
+        "t0 = time.perf_counter()\n"
+        "p = edgeocr.Predictor(a['model'], threads=a['threads'], workers=a['workers'])\n"
+        "t1 = time.perf_counter(); c1 = cpu_seconds()\n"
+        "arr = [time.perf_counter() - t1 for _ in p.predict_iter(a['paths'])]\n"
+        "print(json.dumps({'fixed_s': t1 - t0, 'arrivals': arr, 'first_rows': 1, 'cpu_s': cpu_seconds() - c1}))\n"
+    )
+    args = {"model": model, "threads": threads, "workers": workers, "paths": paths}
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), json.dumps(args)],
+                         check=True, capture_output=True, text=True).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    assert len(r["arrivals"]) == len(paths)
+    return r
 
 
 def run_ray(paths, workers, threads, model, batch_size, tiny):
     import edgeocr.ray
 
     def job(ps):
+        meter = TreeCPU().start()
         t0 = time.perf_counter()
         ds = edgeocr.ray.ocr_dataset(ps, model, workers=workers, threads=threads, batch_size=batch_size)
-        rows = errors = 0
+        arrivals, errors, first_rows = [], 0, None
         for b in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-            rows += b.num_rows
+            now = time.perf_counter() - t0
+            arrivals += [now] * b.num_rows
+            first_rows = first_rows or b.num_rows
             errors += b.num_rows - b.column("error").null_count
-        assert rows == len(ps) and errors == 0, (rows, errors)
-        return time.perf_counter() - t0
+        assert len(arrivals) == len(ps) and errors == 0, (len(arrivals), errors)
+        time.sleep(1)  # the actors wind down
+        return arrivals, first_rows, meter.stop()
 
-    fixed = job([tiny] * workers)  # actor start + Predictor load + scheduling, one tiny page each
-    total = job(paths)
-    return {"fixed_s": fixed, "total_s": total, "pages_s": max(total - fixed, 1e-9), "pages": len(paths)}
+    # The fixed cost of a job: N actors started (Ray worker, edgeocr import, models loaded), one
+    # one-line image each; its CPU seconds are taken off the real job's to get CPU per page.
+    fixed_arrivals, _, fixed_cpu = job([tiny] * workers)
+    arrivals, first_rows, cpu = job(paths)
+    return {"fixed_s": fixed_arrivals[-1], "fixed_cpu_s": fixed_cpu, "arrivals": arrivals,
+            "first_rows": first_rows, "cpu_s": cpu - fixed_cpu}
+
+
+def steady(r) -> float:
+    """Seconds per page from the first result to the last (start-up and the first batch excluded)."""
+    a, k = r["arrivals"], r["first_rows"]
+    return (a[-1] - a[k - 1]) / max(1, len(a) - k)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--images", default=str(REPO.parent / "shared" / "datasets" / "dev" / "images"))
-    ap.add_argument("--limit", type=int, default=16)
+    shared = os.environ.get("EDGEOCR_SHARED_DIR", str(REPO.parent / "shared"))
+    ap.add_argument("--images", default=os.path.join(shared, "datasets", "dev", "images"))
+    ap.add_argument("--limit", type=int, default=8)
+    ap.add_argument("--max-pixels", type=float, default=0, help="skip larger pages (0: keep all)")
     ap.add_argument("--configs", default="1x2,2x1", help="workers x threads, comma-separated")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--model", default=None)
-    ap.add_argument("--batch-size", type=int, default=None)
+    ap.add_argument("--batch-size", type=int, default=1,
+                    help="pages per actor call (default 1: the most Ray calls per page, the worst case)")
     ap.add_argument("--json", help="write every run's figures here")
     args = ap.parse_args(argv)
 
     import ray
 
-    import edgeocr.ray
-
-    paths = pick(args.images, args.limit)
+    paths = pick(args.images, args.limit, args.max_pixels)
     tiny = str(REPO / "tests" / "data" / "line_en.png")
     configs = [tuple(int(x) for x in c.split("x")) for c in args.configs.split(",")]
-    cpus = max(w * t for w, t in configs)
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    ray.init(num_cpus=max(w * t for w, t in configs), include_dashboard=False, log_to_driver=False,
+             logging_level="WARNING")
     ray.data.DataContext.get_current().enable_progress_bars = False
-    bs = args.batch_size or edgeocr.ray.DEFAULT_BATCH_SIZE
     runs = []
-    print(f"{len(paths)} pages from {args.images}, {args.rounds} rounds, configs {args.configs}, batch {bs}; "
-          f"in-process and Ray alternate, order flipped every round", file=sys.stderr)
+    print(f"{len(paths)} pages from {args.images}, {args.rounds} rounds, configs {args.configs}, "
+          f"batch {args.batch_size}; in-process and Ray alternate, order flipped every round", file=sys.stderr)
     for rnd in range(args.rounds):
         for w, t in configs:
             order = ("in-process", "ray") if rnd % 2 == 0 else ("ray", "in-process")
             for side in order:
                 if side == "ray":
-                    r = run_ray(paths, w, t, args.model, bs, tiny)
+                    r = run_ray(paths, w, t, args.model, args.batch_size, tiny)
                 else:
-                    r = run_in_process(paths, w, t, args.model)
-                r.update(side=side, workers=w, threads=t, round=rnd)
+                    r = run_in_process(paths, w, t, args.model, args.batch_size)
+                r.update(side=side, workers=w, threads=t, round=rnd, steady_s=steady(r))
                 runs.append(r)
-                print(f"  round {rnd} {w}x{t} {side:<10} fixed {r['fixed_s']:6.2f} s  pages {r['pages_s']:7.2f} s "
-                      f"({r['pages'] / r['pages_s']:.3f} pages/s)", file=sys.stderr)
+                print(f"  round {rnd} {w}x{t} {side:<10} first result {r['arrivals'][0]:6.2f} s, "
+                      f"all {r['arrivals'][-1]:6.2f} s, steady {r['steady_s']:.3f} s/page, "
+                      f"CPU {r['cpu_s'] / len(paths):.3f} s/page", file=sys.stderr)
     ray.shutdown()
 
-    print(f"\n{len(paths)} pages x {args.rounds} rounds (sums over rounds); per-page overhead = "
-          "Ray page time / in-process page time - 1")
-    head = ("workers x threads", "in-process pages/s", "Ray pages/s", "Ray overhead/page",
-            "Ray per round (min..max)", "in-process fixed s", "Ray fixed s")
+    print(f"\n{len(paths)} pages x {args.rounds} rounds, batch {args.batch_size}. Wall: steady = first result to last "
+          "(start-up excluded), Ray / in-process - 1. CPU: seconds per page of the in-process run's own process (no Ray in it) and of "
+          "the driver + Ray daemons + actors (Ray, less a job of one tiny page per actor), Ray / in-process - 1.")
+    head = ("workers x threads", "in-process pages/s", "Ray pages/s", "Ray wall overhead", "per round",
+            "in-process CPU s/page", "Ray CPU s/page", "Ray CPU overhead", "per round",
+            "Ray start-up s (CPU s)")
     print("  ".join(head))
     print("  ".join("-" * len(h) for h in head))
     for w, t in configs:
         mine = [r for r in runs if r["workers"] == w and r["threads"] == t]
         ip = [r for r in mine if r["side"] == "in-process"]
         ry = [r for r in mine if r["side"] == "ray"]
-        ip_s, ry_s = sum(r["pages_s"] for r in ip), sum(r["pages_s"] for r in ry)
-        n = sum(r["pages"] for r in ip)
-        per_round = [r["pages_s"] / i["pages_s"] - 1 for r, i in zip(ry, ip)]
-        cells = (f"{w} x {t}", f"{n / ip_s:.3f}", f"{n / ry_s:.3f}", f"{ry_s / ip_s - 1:+.1%}",
-                 f"{min(per_round):+.1%}..{max(per_round):+.1%}",
-                 f"{statistics.median(r['fixed_s'] for r in ip):.2f}",
-                 f"{statistics.median(r['fixed_s'] for r in ry):.2f}")
+        ip_s, ry_s = sum(r["steady_s"] for r in ip), sum(r["steady_s"] for r in ry)
+        ip_c, ry_c = sum(r["cpu_s"] for r in ip), sum(r["cpu_s"] for r in ry)
+        n = len(paths) * len(ip)
+        cells = (f"{w} x {t}", f"{len(ip) / ip_s:.3f}", f"{len(ry) / ry_s:.3f}", f"{ry_s / ip_s - 1:+.1%}",
+                 " ".join(f"{r['steady_s'] / i['steady_s'] - 1:+.1%}" for r, i in zip(ry, ip)),
+                 f"{ip_c / n:.3f}", f"{ry_c / n:.3f}", f"{ry_c / ip_c - 1:+.1%}",
+                 " ".join(f"{r['cpu_s'] / i['cpu_s'] - 1:+.1%}" for r, i in zip(ry, ip)),
+                 f"{statistics.median(r['fixed_s'] for r in ry):.1f} "
+                 f"({statistics.median(r['fixed_cpu_s'] for r in ry):.1f})")
         print("  ".join(c.rjust(len(h)) for c, h in zip(cells, head)))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"pages": paths, "runs": runs, "batch_size": bs, "cpus": os.cpu_count(),
+            json.dump({"pages": paths, "runs": runs, "batch_size": args.batch_size, "cpus": os.cpu_count(),
                        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
     return 0
 

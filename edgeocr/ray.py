@@ -92,8 +92,8 @@ class PredictorActor:
     images; ``path``, if present, only names them), or both, and returns a
     ``pyarrow.Table``: one row per input row, in order, with the columns of
     :func:`result_schema` followed by the input's other columns. Images stay
-    encoded until here and are decoded in a background thread, one image ahead
-    of the pipeline (which runs with the GIL released). A file that cannot be
+    encoded until here and are decoded in a background thread, up to two images
+    ahead of the pipeline (which runs with the GIL released). A file that cannot be
     read or decoded, or that the pipeline refuses, gives an error row, never an
     exception: one bad page does not fail a job of millions.
     """
@@ -159,14 +159,13 @@ class PredictorActor:
 
 # -- inputs -----------------------------------------------------------------
 
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
-
-
 def expand_inputs(source) -> list[str]:
     """Absolute file paths from a path, a folder (images under it, recursively), a glob, or a list of these.
 
     A path that does not exist is kept (its row will say so); a glob that matches nothing adds nothing.
     """
+    from .cli import IMAGE_EXTS
+
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     out = []
     for item in items:
@@ -216,6 +215,9 @@ def ocr_dataset(source, model=None, *, workers: int | None = None, threads: int 
     _check_workers(batch_size)
     if not ray.is_initialized():
         ray.init()
+    if workers is None:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
+    _check_workers(workers)
     if isinstance(source, ray.data.Dataset):
         ds = source
         if skip:
@@ -224,10 +226,11 @@ def ocr_dataset(source, model=None, *, workers: int | None = None, threads: int 
     else:
         done = {os.path.abspath(os.fspath(p)) for p in skip}
         paths = [p for p in expand_inputs(source) if p not in done]
+        # A small job is shared out among all the actors (no more actors than pages, batches
+        # no larger than pages per actor), rather than one batch going to one actor.
+        workers = max(1, min(workers, len(paths)))
+        batch_size = max(1, min(batch_size, -(-len(paths) // workers)))
         ds = _paths_dataset(ray, paths, batch_size)
-    if workers is None:
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
-    _check_workers(workers)
     return ds.map_batches(
         PredictorActor,
         fn_constructor_args=(model,),
@@ -363,7 +366,8 @@ class ResultWriter:
 def add_arguments(parser) -> None:
     """The ``--ray`` options of ``edgeocr predict``."""
     g = parser.add_argument_group("scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)")
-    g.add_argument("--ray", action="store_true", help="run on a Ray cluster (a local one unless --address)")
+    g.add_argument("--ray", action="store_true",
+                   help="run on a Ray cluster (a local one unless --address); --threads is per actor (default 2)")
     g.add_argument("--address", help="Ray cluster to join (e.g. ray://head:10001 or auto; default: start a local Ray)")
     g.add_argument("--workers", "-w", type=int, default=None,
                    help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)")
@@ -386,7 +390,6 @@ def run_cli(args) -> int:
     paths = expand_inputs(args.inputs)
     todo = [p for p in paths if p not in writer.done()]
     skipped = len(paths) - len(todo)
-    threads = args.threads or 1
     started = False
     if not ray.is_initialized():
         kw = {"address": args.address} if args.address else {"include_dashboard": False}
@@ -396,7 +399,12 @@ def run_cli(args) -> int:
     ctx.enable_progress_bars = False  # our own bar counts errors too
     from .cli import _Progress
 
-    workers = args.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    threads = args.threads or min(2, cpus)  # docs/scale-out.md: N x 2 measured best here
+    workers = args.workers or max(1, cpus // threads)
+    if workers * threads > cpus:
+        print(f"edgeocr predict --ray: {workers} workers x {threads} threads is more than the cluster's {cpus} CPUs; "
+              "the actors that do not fit wait for nodes to join", file=sys.stderr)
     kw = {"use_cls": False} if getattr(args, "no_cls", False) else {}
     pages = errors = 0
     t0 = time.perf_counter()
