@@ -62,14 +62,14 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _load(path, data):
+def _load(path, data, max_pixels):
     from .image_io import load_image, load_image_bytes
 
     t0 = time.perf_counter()
     if data is not None:
-        img = load_image_bytes(data, path if path is not None else "image bytes")
+        img = load_image_bytes(data, path if path is not None else "image bytes", max_pixels)
     elif path is not None:
-        img = load_image(path)
+        img = load_image(path, max_pixels)
     else:
         from .errors import InvalidInputError
 
@@ -121,13 +121,15 @@ class PredictorActor:
         paths = table.column("path").to_pylist() if "path" in names else [None] * n
         data = table.column("bytes").to_pylist() if "bytes" in names else [None] * n
         rows = {c: [] for c in RESULT_COLUMNS}
+        # The same pixel cap as Predictor.predict(path) applies, checked before decoding.
+        cap = self.predictor.max_image_pixels
         pending: deque = deque()
         for i in range(min(2, n)):
-            pending.append(self._decoder.submit(_load, paths[i], data[i]))
+            pending.append(self._decoder.submit(_load, paths[i], data[i], cap))
         for i in range(n):
             fut = pending.popleft()
             if i + 2 < n:
-                pending.append(self._decoder.submit(_load, paths[i + 2], data[i + 2]))
+                pending.append(self._decoder.submit(_load, paths[i + 2], data[i + 2], cap))
             self._row(rows, paths[i], fut)
         out = pa.table(rows, schema=result_schema())
         for c in names:  # the caller's own columns (ids, metadata) ride along; the image bytes do not
