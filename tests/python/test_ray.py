@@ -103,6 +103,18 @@ def test_actor_batch_in_process(v4_paths, reference, pages):
     assert rows[2]["error"].startswith("InvalidInputError: image bytes: not a readable image")
 
 
+def test_actor_applies_the_predictors_pixel_cap(v4_paths, pages):
+    """max_image_pixels refuses a page in the actor as Predictor.predict(path) does, before decoding."""
+    import edgeocr
+    from edgeocr.ray import PredictorActor
+
+    _, good, _ = pages
+    kw = {"models": MODELS, "threads": 1, "max_image_pixels": 1000}
+    rows = PredictorActor(**kw)(pa.table({"path": good[:1]})).to_pylist()
+    assert_same(rows[0], expected_row(edgeocr.Predictor(**kw), good[0]))
+    assert rows[0]["error"].startswith("InvalidInputError")
+
+
 def test_actor_needs_path_or_bytes(v4_paths):
     import edgeocr
     from edgeocr.ray import PredictorActor
