@@ -11,6 +11,11 @@
 #                            inside ORT's own start-up under qemu.
 #   EDGEOCR_CROSS_BUILD_DIR  build folder (default build/aarch64)
 #   EDGEOCR_CROSS_JOBS       parallel build jobs (default 2)
+#   EDGEOCR_CROSS_CTEST      0: skip ctest under qemu (default 1)
+#   EDGEOCR_X86_DEMO         an x86 build of examples/c/ocr_demo (default:
+#                            build/ctest/ocr_demo); with it, tools/cross_parity.py
+#                            compares the aarch64 example with it on a bundle and
+#                            on .nb files (EDGEOCR_SHARED_DIR: where ../shared is)
 #   EDGEOCR_TEST_DET_MODEL / _CLS_MODEL / _REC_MODEL
 #                            ONNX models (architecture independent); default:
 #                            the PP-OCRv4 models of the installed
@@ -74,10 +79,23 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja \
 cmake --build "$BUILD" -j "$JOBS"
 file "$BUILD"/libedgeocr.so.*.*.* | sed "s|$ROOT/||"
 
-say "ctest under qemu-aarch64"
-(cd "$BUILD" && ctest --output-on-failure --timeout 1800)
+if [ "${EDGEOCR_CROSS_CTEST:-1}" != 0 ]; then
+  say "ctest under qemu-aarch64"
+  (cd "$BUILD" && ctest --output-on-failure --timeout 1800)
+fi
 
 say "C example under qemu-aarch64"
 EDGEOCR_ORT_LIBRARY="$ORT_LIB" EDGEOCR_DET_MODEL="${EDGEOCR_TEST_DET_MODEL:-}" \
   EDGEOCR_CLS_MODEL="${EDGEOCR_TEST_CLS_MODEL:-}" EDGEOCR_REC_MODEL="${EDGEOCR_TEST_REC_MODEL:-}" \
   qemu-aarch64 -L "$SYSROOT" "$BUILD/ocr_demo" "$ROOT/tests/c/data/sample.ppm"
+
+X86_DEMO=${EDGEOCR_X86_DEMO:-$ROOT/build/ctest/ocr_demo}
+if [ -x "$X86_DEMO" ]; then
+  say "C example, aarch64 (qemu) vs x86: a bundle and .nb files"
+  SHARED=${EDGEOCR_SHARED_DIR:-$ROOT/../shared}
+  python3 "$ROOT/tools/cross_parity.py" --arm-demo "$BUILD/ocr_demo" --arm-ort "$ORT_LIB" \
+    --sysroot "$SYSROOT" --x86-demo "$X86_DEMO" --nb-dir "$SHARED/fixtures/paddle_lite/nb" \
+    "$ROOT/tests/c/data/sample.ppm" "$ROOT/tests/data/sample_en.png"
+else
+  say "no x86 ocr_demo at $X86_DEMO (EDGEOCR_X86_DEMO): aarch64 vs x86 comparison skipped"
+fi

@@ -39,20 +39,11 @@ def as_pnm(images: list[str], tmp: str) -> list[str]:
     return out
 
 
-def run_c(
-    demo: str, source: list[str], images: list[str], env: dict | None = None
-) -> dict[str, list]:
-    """{image: [(text, score, [8 floats]), ...]} from one run of the C example over all images."""
-    out = subprocess.run(
-        [demo, *source, *images], env=env, capture_output=True, text=True, check=False
-    )
-    if out.returncode != 0:
-        raise RuntimeError(
-            f"{demo} exited with {out.returncode}:\n{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
-        )
+def parse_output(stdout: str, images: list[str]) -> dict[str, list]:
+    """The C example's output as {image: [(text, score, [8 floats]), ...]}."""
     results: dict[str, list] = {images[0]: []} if len(images) == 1 else {}
     current = images[0]
-    for row in out.stdout.splitlines():
+    for row in stdout.splitlines():
         if row.startswith("# ") and len(images) > 1:
             current = row[2:]
             results[current] = []
@@ -60,6 +51,38 @@ def run_c(
         score, box, text = row.split("\t", 2)
         results[current].append((text, float(score), [float(v) for v in box.split(",")]))
     return results
+
+
+def run_c(demo, source: list[str], images: list[str], env: dict | None = None) -> dict[str, list]:
+    """{image: [(text, score, [8 floats]), ...]} from one run of the C example over all images.
+
+    `demo` is the program, or a list (e.g. ["qemu-aarch64", "-L", sysroot, program])."""
+    cmd = [*demo] if isinstance(demo, (list, tuple)) else [demo]
+    out = subprocess.run(
+        [*cmd, *source, *images], env=env, capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(cmd)} exited with {out.returncode}:\n"
+            f"{out.stdout[-2000:]}\n{out.stderr[-3000:]}"
+        )
+    return parse_output(out.stdout, images)
+
+
+def compare_runs(a: dict[str, list], b: dict[str, list], tol: float) -> tuple[list[str], float]:
+    """Two runs of the C example (e.g. x86 and aarch64): same texts, boxes within tol."""
+    failures, worst = [], 0.0
+    for img in sorted(set(a) | set(b)):
+        la, lb = a.get(img, []), b.get(img, [])
+        if len(la) != len(lb):
+            failures.append(f"{img}: {len(la)} vs {len(lb)} lines")
+            continue
+        for i, ((ta, sa, ba), (tb, sb, bb)) in enumerate(zip(la, lb)):
+            d = max(abs(x - y) for x, y in zip(ba, bb))
+            worst = max(worst, d)
+            if ta != tb or abs(sa - sb) > 1e-3 or d > tol:
+                failures.append(f"{img}: line {i}: {ta!r} {sa} {ba} vs {tb!r} {sb} {bb}")
+    return failures, worst
 
 
 def compare(c_lines: list, py_result, tol: float) -> tuple[list[str], float]:

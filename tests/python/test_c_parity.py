@@ -1,0 +1,94 @@
+"""C API vs Python on the same models: loose files, an .eocr bundle and Paddle Lite .nb files.
+
+For each source, examples/c/ocr_demo.c (compiled as C99 against the installed
+libedgeocr) and the Python Predictor read the same pages; texts must be equal,
+scores within 1e-3 and box corners within 0.5 px (tests/c/compare_with_python.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+from conftest import shared_dir
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "tests" / "data"
+PAGES = [DATA / "sample_en.png", DATA / "sample_en_rot180.png", DATA / "sample_en_skew6.png"]
+NB = shared_dir() / "fixtures" / "paddle_lite" / "nb"
+
+_spec = importlib.util.spec_from_file_location(
+    "compare_with_python", REPO / "tests" / "c" / "compare_with_python.py"
+)
+cmp = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cmp)
+
+
+@pytest.fixture(scope="module")
+def demo(ocr_demo):
+    return str(ocr_demo)
+
+
+def _env():
+    import edgeocr
+
+    env = dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"])
+    for v in ("EDGEOCR_BUNDLE", "EDGEOCR_DET_MODEL", "EDGEOCR_CLS_MODEL", "EDGEOCR_REC_MODEL"):
+        env.pop(v, None)
+    return env
+
+
+def _same(demo, source_args, predictor, tmp_path):
+    images = cmp.as_pnm([str(p) for p in PAGES], str(tmp_path))
+    c = cmp.run_c(demo, ["--threads", "2", *source_args], images, _env())
+    total = 0
+    for img in images:
+        failures, worst = cmp.compare(c[img], predictor.predict(img), tol=0.5)
+        assert not failures, (img, failures)
+        assert c[img], f"{img}: no lines read"
+        total += len(c[img])
+    return total
+
+
+def test_loose_models(demo, v4_paths, tmp_path):
+    import edgeocr
+
+    p = edgeocr.Predictor(det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], threads=2)
+    args = [a for r in ("det", "cls", "rec") for a in (f"--{r}", v4_paths[r])]
+    assert _same(demo, args, p, tmp_path) >= 9
+
+
+def test_bundle(demo, v4_paths, tmp_path):
+    import edgeocr
+    from edgeocr.pack import pack
+
+    bundle = tmp_path / "v4.eocr"
+    pack(
+        bundle,
+        det=v4_paths["det"],
+        cls=v4_paths["cls"],
+        rec=v4_paths["rec"],
+        threads=1,
+        log=lambda *a, **k: None,
+    )
+    p = edgeocr.Predictor(str(bundle), threads=2)
+    assert _same(demo, ["--bundle", str(bundle)], p, tmp_path) >= 9
+
+
+@pytest.mark.parametrize("target", ["x86", "arm"])
+def test_paddle_lite_nb(demo, target, v4_paths, tmp_path):
+    import edgeocr
+
+    if not (NB / f"det_{target}.nb").exists():
+        pytest.skip(f"Paddle Lite fixtures are not at {NB} (set EDGEOCR_SHARED_DIR)")
+    # The .nb rec model carries no dictionary: the PP-OCRv4 one it was converted from, as a file.
+    keys = tmp_path / "keys.txt"
+    keys.write_text(edgeocr.Model(v4_paths["rec"]).metadata["character"], encoding="utf-8")
+    paths = {r: str(NB / f"{r}_{target}.nb") for r in ("det", "cls", "rec")}
+    p = edgeocr.Predictor(
+        det=paths["det"], cls=paths["cls"], rec=paths["rec"], keys=str(keys), threads=2
+    )
+    args = [a for r in ("det", "cls", "rec") for a in (f"--{r}", paths[r])] + ["--keys", str(keys)]
+    assert _same(demo, args, p, tmp_path) >= 9
