@@ -15,7 +15,8 @@ first result to the last, so the one-off start-up (Predictor load; for Ray, star
 actors) is left out. On a machine shared with other work this is noisy.
 
 CPU: seconds of CPU per page, which other processes' load hardly changes: the in-process
-run's own process (a fresh one, without Ray); for Ray, the driver, Ray's daemons and helper actors and the edgeocr
+run's own process (a fresh one, without Ray); for Ray, the driver, Ray's daemons and helper
+actors and the edgeocr
 actors (all children of this driver), less the CPU of a job of one tiny page per actor (the
 start-up). On a node whose cores are all busy with OCR, CPU per page is what bounds pages/s.
 """
@@ -40,9 +41,11 @@ def pick(images_dir: str, limit: int, max_pixels: float) -> list[str]:
 
     files = expand_inputs(images_dir)
     if max_pixels:
+
         def pixels(f):
             with Image.open(f) as im:
                 return im.size[0] * im.size[1]
+
         files = [f for f in files if pixels(f) <= max_pixels]
     if limit and len(files) > limit:  # spread evenly over the sorted folder
         files = [files[i * len(files) // limit] for i in range(limit)]
@@ -142,11 +145,16 @@ def run_in_process(paths, workers, threads, model, batch_size):
         "p = edgeocr.Predictor(a['model'], threads=a['threads'], workers=a['workers'])\n"
         "t1 = time.perf_counter(); c1 = cpu_seconds()\n"
         "arr = [time.perf_counter() - t1 for _ in p.predict_iter(a['paths'])]\n"
-        "print(json.dumps({'fixed_s': t1 - t0, 'arrivals': arr, 'first_rows': 1, 'cpu_s': cpu_seconds() - c1}))\n"
+        "print(json.dumps({'fixed_s': t1 - t0, 'arrivals': arr, 'first_rows': 1,\n"
+        "                  'cpu_s': cpu_seconds() - c1}))\n"
     )
     args = {"model": model, "threads": threads, "workers": workers, "paths": paths}
-    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent), json.dumps(args)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(Path(__file__).parent), json.dumps(args)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     r = json.loads(out.strip().splitlines()[-1])
     assert len(r["arrivals"]) == len(paths)
     return r
@@ -158,7 +166,9 @@ def run_ray(paths, workers, threads, model, batch_size, tiny):
     def job(ps):
         meter = TreeCPU().start()
         t0 = time.perf_counter()
-        ds = edgeocr.ray.ocr_dataset(ps, model, workers=workers, threads=threads, batch_size=batch_size)
+        ds = edgeocr.ray.ocr_dataset(
+            ps, model, workers=workers, threads=threads, batch_size=batch_size
+        )
         arrivals, errors, first_rows = [], 0, None
         for b in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
             now = time.perf_counter() - t0
@@ -173,12 +183,17 @@ def run_ray(paths, workers, threads, model, batch_size, tiny):
     # one-line image each; its CPU seconds are taken off the real job's to get CPU per page.
     fixed_arrivals, _, fixed_cpu = job([tiny] * workers)
     arrivals, first_rows, cpu = job(paths)
-    return {"fixed_s": fixed_arrivals[-1], "fixed_cpu_s": fixed_cpu, "arrivals": arrivals,
-            "first_rows": first_rows, "cpu_s": cpu - fixed_cpu}
+    return {
+        "fixed_s": fixed_arrivals[-1],
+        "fixed_cpu_s": fixed_cpu,
+        "arrivals": arrivals,
+        "first_rows": first_rows,
+        "cpu_s": cpu - fixed_cpu,
+    }
 
 
 def steady(r) -> float:
-    """Seconds per page from the first result to the last (start-up and the first batch excluded)."""
+    """Seconds per page from the first result to the last (start-up, first batch excluded)."""
     a, k = r["arrivals"], r["first_rows"]
     return (a[-1] - a[k - 1]) / max(1, len(a) - k)
 
@@ -192,8 +207,12 @@ def main(argv=None) -> int:
     ap.add_argument("--configs", default="1x2,2x1", help="workers x threads, comma-separated")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--model", default=None)
-    ap.add_argument("--batch-size", type=int, default=1,
-                    help="pages per actor call (default 1: the most Ray calls per page, the worst case)")
+    ap.add_argument(
+        "--batch-size",
+        type=int,
+        default=1,
+        help="pages per actor call (default 1: the most Ray calls per page, the worst case)",
+    )
     ap.add_argument("--json", help="write every run's figures here")
     args = ap.parse_args(argv)
 
@@ -202,12 +221,19 @@ def main(argv=None) -> int:
     paths = pick(args.images, args.limit, args.max_pixels)
     tiny = str(REPO / "tests" / "data" / "line_en.png")
     configs = [tuple(int(x) for x in c.split("x")) for c in args.configs.split(",")]
-    ray.init(num_cpus=max(w * t for w, t in configs), include_dashboard=False, log_to_driver=False,
-             logging_level="WARNING")
+    ray.init(
+        num_cpus=max(w * t for w, t in configs),
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="WARNING",
+    )
     ray.data.DataContext.get_current().enable_progress_bars = False
     runs = []
-    print(f"{len(paths)} pages from {args.images}, {args.rounds} rounds, configs {args.configs}, "
-          f"batch {args.batch_size}; in-process and Ray alternate, order flipped every round", file=sys.stderr)
+    print(
+        f"{len(paths)} pages from {args.images}, {args.rounds} rounds, configs {args.configs}, "
+        f"batch {args.batch_size}; in-process and Ray alternate, order flipped every round",
+        file=sys.stderr,
+    )
     for rnd in range(args.rounds):
         for w, t in configs:
             order = ("in-process", "ray") if rnd % 2 == 0 else ("ray", "in-process")
@@ -218,17 +244,33 @@ def main(argv=None) -> int:
                     r = run_in_process(paths, w, t, args.model, args.batch_size)
                 r.update(side=side, workers=w, threads=t, round=rnd, steady_s=steady(r))
                 runs.append(r)
-                print(f"  round {rnd} {w}x{t} {side:<10} first result {r['arrivals'][0]:6.2f} s, "
-                      f"all {r['arrivals'][-1]:6.2f} s, steady {r['steady_s']:.3f} s/page, "
-                      f"CPU {r['cpu_s'] / len(paths):.3f} s/page", file=sys.stderr)
+                print(
+                    f"  round {rnd} {w}x{t} {side:<10} first result {r['arrivals'][0]:6.2f} s, "
+                    f"all {r['arrivals'][-1]:6.2f} s, steady {r['steady_s']:.3f} s/page, "
+                    f"CPU {r['cpu_s'] / len(paths):.3f} s/page",
+                    file=sys.stderr,
+                )
     ray.shutdown()
 
-    print(f"\n{len(paths)} pages x {args.rounds} rounds, batch {args.batch_size}. Wall: steady = first result to last "
-          "(start-up excluded), Ray / in-process - 1. CPU: seconds per page of the in-process run's own process (no Ray in it) and of "
-          "the driver + Ray daemons + actors (Ray, less a job of one tiny page per actor), Ray / in-process - 1.")
-    head = ("workers x threads", "in-process pages/s", "Ray pages/s", "Ray wall overhead", "per round",
-            "in-process CPU s/page", "Ray CPU s/page", "Ray CPU overhead", "per round",
-            "Ray start-up s (CPU s)")
+    print(
+        f"\n{len(paths)} pages x {args.rounds} rounds, batch {args.batch_size}. "
+        "Wall: steady = first result to last (start-up excluded), Ray / in-process - 1. "
+        "CPU: seconds per page of the in-process run's own process (no Ray in it) and of "
+        "the driver + Ray daemons + actors (Ray, less a job of one tiny page per actor), "
+        "Ray / in-process - 1."
+    )
+    head = (
+        "workers x threads",
+        "in-process pages/s",
+        "Ray pages/s",
+        "Ray wall overhead",
+        "per round",
+        "in-process CPU s/page",
+        "Ray CPU s/page",
+        "Ray CPU overhead",
+        "per round",
+        "Ray start-up s (CPU s)",
+    )
     print("  ".join(head))
     print("  ".join("-" * len(h) for h in head))
     for w, t in configs:
@@ -238,17 +280,33 @@ def main(argv=None) -> int:
         ip_s, ry_s = sum(r["steady_s"] for r in ip), sum(r["steady_s"] for r in ry)
         ip_c, ry_c = sum(r["cpu_s"] for r in ip), sum(r["cpu_s"] for r in ry)
         n = len(paths) * len(ip)
-        cells = (f"{w} x {t}", f"{len(ip) / ip_s:.3f}", f"{len(ry) / ry_s:.3f}", f"{ry_s / ip_s - 1:+.1%}",
-                 " ".join(f"{r['steady_s'] / i['steady_s'] - 1:+.1%}" for r, i in zip(ry, ip)),
-                 f"{ip_c / n:.3f}", f"{ry_c / n:.3f}", f"{ry_c / ip_c - 1:+.1%}",
-                 " ".join(f"{r['cpu_s'] / i['cpu_s'] - 1:+.1%}" for r, i in zip(ry, ip)),
-                 f"{statistics.median(r['fixed_s'] for r in ry):.1f} "
-                 f"({statistics.median(r['fixed_cpu_s'] for r in ry):.1f})")
+        cells = (
+            f"{w} x {t}",
+            f"{len(ip) / ip_s:.3f}",
+            f"{len(ry) / ry_s:.3f}",
+            f"{ry_s / ip_s - 1:+.1%}",
+            " ".join(f"{r['steady_s'] / i['steady_s'] - 1:+.1%}" for r, i in zip(ry, ip)),
+            f"{ip_c / n:.3f}",
+            f"{ry_c / n:.3f}",
+            f"{ry_c / ip_c - 1:+.1%}",
+            " ".join(f"{r['cpu_s'] / i['cpu_s'] - 1:+.1%}" for r, i in zip(ry, ip)),
+            f"{statistics.median(r['fixed_s'] for r in ry):.1f} "
+            f"({statistics.median(r['fixed_cpu_s'] for r in ry):.1f})",
+        )
         print("  ".join(c.rjust(len(h)) for c, h in zip(cells, head)))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"pages": paths, "runs": runs, "batch_size": args.batch_size, "cpus": os.cpu_count(),
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
+            json.dump(
+                {
+                    "pages": paths,
+                    "runs": runs,
+                    "batch_size": args.batch_size,
+                    "cpus": os.cpu_count(),
+                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                },
+                f,
+                indent=1,
+            )
     return 0
 
 

@@ -33,28 +33,43 @@ from concurrent.futures import ThreadPoolExecutor
 DEFAULT_BATCH_SIZE = 8
 
 #: The result columns, in order. ``lines`` and the image size are null on an error row.
-RESULT_COLUMNS = ("path", "lines", "width", "height", "error", "decode_s", "det_s", "cls_s", "rec_s",
-                  "ocr_s", "worker")
+RESULT_COLUMNS = (
+    "path",
+    "lines",
+    "width",
+    "height",
+    "error",
+    "decode_s",
+    "det_s",
+    "cls_s",
+    "rec_s",
+    "ocr_s",
+    "worker",
+)
 
 
 def result_schema():
-    """The pyarrow schema of a result row (fixed, so blocks of error rows concatenate with the rest)."""
+    """The pyarrow schema of a result row (fixed: blocks of error rows concatenate with others)."""
     import pyarrow as pa
 
-    line = pa.struct([("text", pa.string()), ("score", pa.float64()), ("box", pa.list_(pa.list_(pa.float32())))])
-    return pa.schema([
-        ("path", pa.string()),
-        ("lines", pa.list_(line)),
-        ("width", pa.int32()),
-        ("height", pa.int32()),
-        ("error", pa.string()),          # null, or "<EdgeOCRError subclass>: <message>"
-        ("decode_s", pa.float64()),      # reading + decoding the file, in the actor
-        ("det_s", pa.float64()),
-        ("cls_s", pa.float64()),
-        ("rec_s", pa.float64()),
-        ("ocr_s", pa.float64()),         # the pipeline's total (det + cls + rec + glue)
-        ("worker", pa.string()),         # host:pid of the actor that made the row
-    ])
+    line = pa.struct(
+        [("text", pa.string()), ("score", pa.float64()), ("box", pa.list_(pa.list_(pa.float32())))]
+    )
+    return pa.schema(
+        [
+            ("path", pa.string()),
+            ("lines", pa.list_(line)),
+            ("width", pa.int32()),
+            ("height", pa.int32()),
+            ("error", pa.string()),  # null, or "<EdgeOCRError subclass>: <message>"
+            ("decode_s", pa.float64()),  # reading + decoding the file, in the actor
+            ("det_s", pa.float64()),
+            ("cls_s", pa.float64()),
+            ("rec_s", pa.float64()),
+            ("ocr_s", pa.float64()),  # the pipeline's total (det + cls + rec + glue)
+            ("worker", pa.string()),  # host:pid of the actor that made the row
+        ]
+    )
 
 
 def error_text(exc: BaseException) -> str:
@@ -110,17 +125,30 @@ class PredictorActor:
     def __call__(self, batch):
         import pyarrow as pa
 
-        table = batch if isinstance(batch, pa.Table) else pa.table(
-            {k: (v.tolist() if hasattr(v, "tolist") else list(v)) for k, v in batch.items()})
+        table = (
+            batch
+            if isinstance(batch, pa.Table)
+            else pa.table(
+                {k: (v.tolist() if hasattr(v, "tolist") else list(v)) for k, v in batch.items()}
+            )
+        )
         n = table.num_rows
         names = table.column_names
         if "path" not in names and "bytes" not in names:
             from .errors import InvalidInputError
 
-            raise InvalidInputError(f"PredictorActor needs a 'path' or a 'bytes' column, got {names}")
+            raise InvalidInputError(
+                f"PredictorActor needs a 'path' or a 'bytes' column, got {names}"
+            )
         paths = table.column("path").to_pylist() if "path" in names else [None] * n
         data = table.column("bytes").to_pylist() if "bytes" in names else [None] * n
         rows = {c: [] for c in RESULT_COLUMNS}
+        if getattr(self.predictor, "max_memory_mb", None):
+            # Under a memory budget the Predictor decodes each page itself, inside the share of
+            # the budget the page is admitted with (docs/memory-budget.md): no decoding ahead.
+            for i in range(n):
+                self._row(rows, paths[i], None, data[i] if data[i] is not None else paths[i])
+            return self._table(rows, table)
         # The same pixel cap as Predictor.predict(path) applies, checked before decoding.
         cap = self.predictor.max_image_pixels
         pending: deque = deque()
@@ -131,27 +159,56 @@ class PredictorActor:
             if i + 2 < n:
                 pending.append(self._decoder.submit(_load, paths[i + 2], data[i + 2], cap))
             self._row(rows, paths[i], fut)
+        return self._table(rows, table)
+
+    @staticmethod
+    def _table(rows, table):
+        import pyarrow as pa
+
         out = pa.table(rows, schema=result_schema())
-        for c in names:  # the caller's own columns (ids, metadata) ride along; the image bytes do not
+        for c in (
+            table.column_names
+        ):  # the caller's own columns (ids, metadata) ride along; the image bytes do not
             if c not in ("bytes", *RESULT_COLUMNS):
                 out = out.append_column(table.schema.field(c), table.column(c))
         return out
 
-    def _row(self, rows, path, fut):
+    def _row(self, rows, path, fut, source=None):
         decode = None
         try:
-            img, decode = fut.result()
-            r = self.predictor.predict(img)
+            if fut is None:
+                r = self.predictor.predict(source)
+            else:
+                img, decode = fut.result()
+                r = self.predictor.predict(img)
         except Exception as e:  # noqa: BLE001 - any failure of one page is that page's error row
-            vals = {"path": path, "lines": None, "width": None, "height": None, "error": error_text(e),
-                    "decode_s": decode, "det_s": None, "cls_s": None, "rec_s": None, "ocr_s": None}
+            vals = {
+                "path": path,
+                "lines": None,
+                "width": None,
+                "height": None,
+                "error": error_text(e),
+                "decode_s": decode,
+                "det_s": None,
+                "cls_s": None,
+                "rec_s": None,
+                "ocr_s": None,
+            }
         else:
             t = r.timings
             vals = {
                 "path": path,
-                "lines": [{"text": ln.text, "score": float(ln.score), "box": ln.box.tolist()} for ln in r.lines],
-                "width": int(r.image_size[0]), "height": int(r.image_size[1]), "error": None,
-                "decode_s": decode, "det_s": t.get("det"), "cls_s": t.get("cls"), "rec_s": t.get("rec"),
+                "lines": [
+                    {"text": ln.text, "score": float(ln.score), "box": ln.box.tolist()}
+                    for ln in r.lines
+                ],
+                "width": int(r.image_size[0]),
+                "height": int(r.image_size[1]),
+                "error": None,
+                "decode_s": decode,
+                "det_s": t.get("det"),
+                "cls_s": t.get("cls"),
+                "rec_s": t.get("rec"),
                 "ocr_s": t.get("total"),
             }
         vals["worker"] = self.worker
@@ -161,10 +218,11 @@ class PredictorActor:
 
 # -- inputs -----------------------------------------------------------------
 
-def expand_inputs(source) -> list[str]:
-    """Absolute file paths from a path, a folder (images under it, recursively), a glob, or a list of these.
 
-    A path that does not exist is kept (its row will say so); a glob that matches nothing adds nothing.
+def expand_inputs(source) -> list[str]:
+    """Absolute file paths from a path, a folder (its images, recursively), a glob, or a list.
+
+    A path that does not exist is kept (its row will say so); a glob matching nothing adds nothing.
     """
     from .cli import IMAGE_EXTS
 
@@ -175,7 +233,11 @@ def expand_inputs(source) -> list[str]:
         if os.path.isdir(item):
             for root, dirs, names in os.walk(item):
                 dirs.sort()
-                out += [os.path.join(root, n) for n in sorted(names) if os.path.splitext(n)[1].lower() in IMAGE_EXTS]
+                out += [
+                    os.path.join(root, n)
+                    for n in sorted(names)
+                    if os.path.splitext(n)[1].lower() in IMAGE_EXTS
+                ]
         elif _glob.has_magic(item) and not os.path.exists(item):
             out += sorted(p for p in _glob.glob(item, recursive=True) if not os.path.isdir(p))
         else:
@@ -190,12 +252,22 @@ def _require_ray():
     except ImportError as e:
         from .errors import UnsupportedError
 
-        raise UnsupportedError(f"Ray Data is not installed ({e}); pip install 'edgeocr[ray]'") from None
+        raise UnsupportedError(
+            f"Ray Data is not installed ({e}); pip install 'edgeocr[ray]'"
+        ) from None
     return ray
 
 
-def ocr_dataset(source, model=None, *, workers: int | None = None, threads: int = 1,
-                batch_size: int = DEFAULT_BATCH_SIZE, skip=(), **predictor_kwargs):
+def ocr_dataset(
+    source,
+    model=None,
+    *,
+    workers: int | None = None,
+    threads: int = 1,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    skip=(),
+    **predictor_kwargs,
+):
     """A Ray Dataset of OCR results (one row per input; columns: :func:`result_schema`).
 
     ``source``: a path, a folder, a glob, a list of these (files are read by
@@ -256,7 +328,7 @@ def _paths_dataset(ray, paths: list[str], batch_size: int):
     # in batches rather than one actor taking one big block.
     n = len(paths)
     per_block = max(batch_size, -(-n // 20000))
-    tables = [pa.table({"path": paths[i:i + per_block]}) for i in range(0, n, per_block)]
+    tables = [pa.table({"path": paths[i : i + per_block]}) for i in range(0, n, per_block)]
     if not tables:
         tables = [pa.table({"path": pa.array([], pa.string())})]
     return ray.data.from_arrow(tables)
@@ -285,7 +357,9 @@ class ResultWriter:
         if exists and not resume:
             from .errors import InvalidInputError
 
-            raise InvalidInputError(f"{self.out} exists: pass --resume to skip the pages in it, or remove it")
+            raise InvalidInputError(
+                f"{self.out} exists: pass --resume to skip the pages in it, or remove it"
+            )
         self.part_rows, self.part_seconds = part_rows, part_seconds
         self._buf, self._buf_rows, self._t_flush = [], 0, time.monotonic()
         self._done = set()
@@ -326,19 +400,28 @@ class ResultWriter:
         done = set()
         for name in sorted(os.listdir(self.out)):
             if name.endswith(".parquet"):
-                done.update(pq.read_table(os.path.join(self.out, name), columns=["path"]).column("path").to_pylist())
+                done.update(
+                    pq.read_table(os.path.join(self.out, name), columns=["path"])
+                    .column("path")
+                    .to_pylist()
+                )
         return done
 
     def write(self, table) -> None:
         if self.kind == "jsonl":
             import json
 
-            self._f.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in table.to_pylist()))
+            self._f.write(
+                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in table.to_pylist())
+            )
             self._f.flush()
             return
         self._buf.append(table)
         self._buf_rows += table.num_rows
-        if self._buf_rows >= self.part_rows or time.monotonic() - self._t_flush >= self.part_seconds:
+        if (
+            self._buf_rows >= self.part_rows
+            or time.monotonic() - self._t_flush >= self.part_seconds
+        ):
             self._flush()
 
     def _flush(self) -> None:
@@ -367,15 +450,31 @@ class ResultWriter:
 
 def add_arguments(parser) -> None:
     """The ``--ray`` options of ``edgeocr predict``."""
-    g = parser.add_argument_group("scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)")
-    g.add_argument("--ray", action="store_true",
-                   help="run on a Ray cluster (a local one unless --address); --threads is per actor (default 2)")
-    g.add_argument("--address", help="Ray cluster to join (e.g. ray://head:10001 or auto; default: start a local Ray)")
-    g.add_argument("--workers", "-w", type=int, default=None,
-                   help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)")
+    g = parser.add_argument_group(
+        "scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)"
+    )
+    g.add_argument(
+        "--ray",
+        action="store_true",
+        help="run on a Ray cluster (a local one unless --address); "
+        "--threads is per actor (default 2)",
+    )
+    g.add_argument(
+        "--address",
+        help="Ray cluster to join (e.g. ray://head:10001 or auto; default: start a local Ray)",
+    )
+    g.add_argument(
+        "--workers",
+        "-w",
+        type=int,
+        default=None,
+        help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)",
+    )
     g.add_argument("--output", "-o", help="results: OUT.parquet (a folder of parts) or OUT.jsonl")
     g.add_argument("--resume", action="store_true", help="skip the inputs already in --output")
-    g.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="images per actor call")
+    g.add_argument(
+        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="images per actor call"
+    )
 
 
 def run_cli(args) -> int:
@@ -384,8 +483,10 @@ def run_cli(args) -> int:
         print("edgeocr predict --ray: --output OUT.parquet|OUT.jsonl is required", file=sys.stderr)
         return 2
     if args.draw or args.json:
-        print("edgeocr predict --ray: --draw and --json are for in-process runs; rows go to --output",
-              file=sys.stderr)
+        print(
+            "edgeocr predict --ray: --draw and --json are for in-process runs; rows go to --output",
+            file=sys.stderr,
+        )
         return 2
     ray = _require_ray()
     writer = ResultWriter(args.output, args.resume)
@@ -405,16 +506,21 @@ def run_cli(args) -> int:
     threads = args.threads or min(2, cpus)  # docs/scale-out.md: N x 2 measured best here
     workers = args.workers or max(1, cpus // threads)
     if workers * threads > cpus:
-        print(f"edgeocr predict --ray: {workers} workers x {threads} threads is more than the cluster's {cpus} CPUs; "
-              "the actors that do not fit wait for nodes to join", file=sys.stderr)
+        print(
+            f"edgeocr predict --ray: {workers} workers x {threads} threads is more than "
+            f"the cluster's {cpus} CPUs; "
+            "the actors that do not fit wait for nodes to join",
+            file=sys.stderr,
+        )
     kw = {"use_cls": False} if getattr(args, "no_cls", False) else {}
     pages = errors = 0
     t0 = time.perf_counter()
     progress = _Progress(len(todo), sys.stderr.isatty() or args.progress)
     try:
         if todo:
-            ds = ocr_dataset(todo, args.model, workers=workers, threads=threads, batch_size=args.batch_size,
-                             **kw)
+            ds = ocr_dataset(
+                todo, args.model, workers=workers, threads=threads, batch_size=args.batch_size, **kw
+            )
             for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
                 writer.write(batch)
                 n_err = batch.num_rows - batch.column("error").null_count
@@ -427,7 +533,10 @@ def run_cli(args) -> int:
         if started:
             ray.shutdown()
     dt = time.perf_counter() - t0
-    print(f"edgeocr predict --ray: {pages} pages, {errors} errors, {pages / max(dt, 1e-9):.2f} pages/s "
-          f"({dt:.1f} s, {workers} workers x {threads} threads; {skipped} already in {args.output})",
-          file=sys.stderr)
+    print(
+        f"edgeocr predict --ray: {pages} pages, {errors} errors, "
+        f"{pages / max(dt, 1e-9):.2f} pages/s "
+        f"({dt:.1f} s, {workers} workers x {threads} threads; {skipped} already in {args.output})",
+        file=sys.stderr,
+    )
     return 1 if errors else 0

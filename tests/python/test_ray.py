@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import REPO
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow (comes with 'edgeocr[ray]') is not installed")
@@ -25,9 +24,16 @@ MODELS = "ppocr-v4-mobile"
 @pytest.fixture(scope="session")
 def ray_cluster():
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'edgeocr[ray]')")
-    pytest.importorskip("ray.data", reason="ray[data] is not installed (pip install 'edgeocr[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 2**20, log_to_driver=False,
-             logging_level="WARNING")
+    pytest.importorskip(
+        "ray.data", reason="ray[data] is not installed (pip install 'edgeocr[ray]')"
+    )
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=256 * 2**20,
+        log_to_driver=False,
+        logging_level="WARNING",
+    )
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
     ray.shutdown()
@@ -54,13 +60,17 @@ def pages(tmp_path):
 
 
 def expected_row(predictor, image):
-    """What the in-process Predictor says, in the row's terms (computed here, not by edgeocr.ray)."""
+    """What the in-process Predictor says, in the row's terms (computed here, not by edgeocr.ray)"""
     try:
         r = predictor.predict(image)
     except Exception as e:  # noqa: BLE001
         return {"error": f"{type(e).__name__}: {e}", "lines": None, "width": None, "height": None}
-    return {"error": None, "width": r.image_size[0], "height": r.image_size[1],
-            "lines": [(ln.text, ln.score, ln.box) for ln in r.lines]}
+    return {
+        "error": None,
+        "width": r.image_size[0],
+        "height": r.image_size[1],
+        "lines": [(ln.text, ln.score, ln.box) for ln in r.lines],
+    }
 
 
 def assert_same(row, exp):
@@ -80,7 +90,7 @@ def assert_same(row, exp):
 
 
 def test_actor_batch_in_process(v4_paths, reference, pages):
-    """One call: rows in input order, from paths and from bytes, the caller's columns carried along."""
+    """One call: rows in input order, from paths and from bytes, the caller's columns kept."""
     from edgeocr.ray import RESULT_COLUMNS, PredictorActor
 
     _, good, paths = pages
@@ -92,7 +102,9 @@ def test_actor_batch_in_process(v4_paths, reference, pages):
     assert [r["page_id"] for r in rows] == list(range(len(paths)))
     for row, p in zip(rows, paths):
         assert_same(row, expected_row(reference, p))
-    assert "image file not found" in rows[-1]["error"] and rows[-1]["error"].startswith("InvalidInputError")
+    assert "image file not found" in rows[-1]["error"] and rows[-1]["error"].startswith(
+        "InvalidInputError"
+    )
 
     blobs = [Path(p).read_bytes() for p in good[:2]] + [b"not an image"]
     out = actor(pa.table({"bytes": blobs}))
@@ -104,7 +116,7 @@ def test_actor_batch_in_process(v4_paths, reference, pages):
 
 
 def test_actor_applies_the_predictors_pixel_cap(v4_paths, pages):
-    """max_image_pixels refuses a page in the actor as Predictor.predict(path) does, before decoding."""
+    """max_image_pixels refuses a page in the actor as Predictor.predict(path) does."""
     import edgeocr
     from edgeocr.ray import PredictorActor
 
@@ -113,6 +125,21 @@ def test_actor_applies_the_predictors_pixel_cap(v4_paths, pages):
     rows = PredictorActor(**kw)(pa.table({"path": good[:1]})).to_pylist()
     assert_same(rows[0], expected_row(edgeocr.Predictor(**kw), good[0]))
     assert rows[0]["error"].startswith("InvalidInputError")
+
+
+def test_actor_under_a_memory_budget(v4_paths, pages):
+    """With max_memory_mb the Predictor decodes each page inside its budget; same rows."""
+    import edgeocr
+    from edgeocr.ray import PredictorActor
+
+    _, good, paths = pages
+    kw = {"models": MODELS, "threads": 1, "max_memory_mb": 400}
+    chosen = [good[0], paths[-1]]
+    rows = PredictorActor(**kw)(pa.table({"path": chosen})).to_pylist()
+    reference = edgeocr.Predictor(**kw)
+    for row, p in zip(rows, chosen):
+        assert_same(row, expected_row(reference, p))
+    assert rows[0]["error"] is None and rows[1]["error"].startswith("InvalidInputError")
 
 
 def test_actor_needs_path_or_bytes(v4_paths):
@@ -127,7 +154,9 @@ def test_expand_inputs(pages):
     from edgeocr.ray import expand_inputs
 
     d, good, _ = pages
-    files = expand_inputs(str(d))  # a folder: its images (the empty .jpg too: its row says what is wrong)
+    files = expand_inputs(
+        str(d)
+    )  # a folder: its images (the empty .jpg too: its row says what is wrong)
     assert sorted(os.path.basename(p) for p in files) == sorted([*GOOD, "corrupt.png", "empty.jpg"])
     assert expand_inputs(str(d / "sample_en*.png")) == sorted(good[:3])
     assert expand_inputs([str(d / "nope.png")]) == [str(d / "nope.png")]
@@ -137,7 +166,7 @@ def test_expand_inputs(pages):
 
 
 def test_ray_rows_match_in_process(ray_cluster, v4_paths, reference, pages):
-    """Two actors, batches of 2: one row per input, identical to Predictor.predict; bad files are rows."""
+    """Two actors, batches of 2: one row per input, as Predictor.predict says; bad files: rows."""
     import edgeocr.ray
 
     _, _, paths = pages
@@ -151,7 +180,7 @@ def test_ray_rows_match_in_process(ray_cluster, v4_paths, reference, pages):
 
 
 def test_ray_dataset_of_bytes(ray_cluster, v4_paths, reference, pages):
-    """A Dataset from read_binary_files: the bytes are decoded in the actor, errors named by path."""
+    """A Dataset from read_binary_files: bytes decoded in the actor, errors named by path."""
     import edgeocr.ray
 
     d, good, _ = pages
@@ -160,7 +189,9 @@ def test_ray_dataset_of_bytes(ray_cluster, v4_paths, reference, pages):
     assert len(rows) == 3
     for row in rows:
         path = row["path"] if os.path.isabs(row["path"]) else "/" + row["path"]
-        assert_same(row, expected_row(reference, path))  # predict(path) also decodes the file's bytes
+        assert_same(
+            row, expected_row(reference, path)
+        )  # predict(path) also decodes the file's bytes
 
 
 def test_ray_actor_killed_is_restarted_and_batch_retried(ray_cluster, v4_paths, reference, pages):
@@ -189,8 +220,19 @@ def test_cli_ray_jsonl_resume(ray_cluster, v4_paths, reference, pages, tmp_path,
 
     d, _, _ = pages
     out = tmp_path / "out.jsonl"
-    argv = ["predict", str(d), "--model", MODELS, "--ray", "--workers", "1", "--threads", "1",
-            "--output", str(out)]
+    argv = [
+        "predict",
+        str(d),
+        "--model",
+        MODELS,
+        "--ray",
+        "--workers",
+        "1",
+        "--threads",
+        "1",
+        "--output",
+        str(out),
+    ]
     assert main(argv) == 1  # two bad files: error rows, exit status 1
     lines = out.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 6
@@ -216,8 +258,19 @@ def test_cli_ray_parquet(ray_cluster, v4_paths, reference, pages, tmp_path, caps
 
     _, good, _ = pages
     out = tmp_path / "out.parquet"
-    argv = ["predict", *good[:2], "--model", MODELS, "--ray", "--workers", "1", "--threads", "1",
-            "--output", str(out)]
+    argv = [
+        "predict",
+        *good[:2],
+        "--model",
+        MODELS,
+        "--ray",
+        "--workers",
+        "1",
+        "--threads",
+        "1",
+        "--output",
+        str(out),
+    ]
     assert main(argv) == 0
     rows = pq.read_table(out).to_pylist()
     assert sorted(r["path"] for r in rows) == sorted(good[:2])
