@@ -262,10 +262,9 @@ CallPlan plan_call(const PipelineConfig& c, const MemoryProfile& p, bool has_det
   return plan;
 }
 
-void rec_batch_within(const CallPlan& plan, int height, int* n, int* W,
-                      const std::function<int(int)>& width_of) {
+void rec_batch_within(const CallPlan& plan, int height, int* n, int* W) {
   auto px = [&] { return static_cast<std::size_t>(*n) * height * *W; };
-  while (*n > 1 && px() > plan.rec_max_pixels) *W = width_of(--*n);
+  while (*n > 1 && px() > plan.rec_max_pixels) --*n;
   if (plan.rec_max_width > 0 && *W > plan.rec_max_width) *W = plan.rec_max_width;
 }
 

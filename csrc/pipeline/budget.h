@@ -7,7 +7,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -110,10 +109,9 @@ CallPlan plan_call(const PipelineConfig& config, const MemoryProfile& profile, b
 // 32) overlapping by at least 2 * margin. Exposed for tests.
 std::vector<DetTile> det_tiles(int frame_w, int frame_h, int tile_w, int tile_h, int margin);
 
-// Shrinks a rec batch of *n crops padded to width *W (width_of(n): the width n crops need) to
-// the plan: fewer crops per batch first, then a narrower input (wider lines are squeezed).
-void rec_batch_within(const CallPlan& plan, int height, int* n, int* W,
-                      const std::function<int(int)>& width_of);
+// Shrinks a rec batch of *n crops padded to width *W to the plan: fewer crops at the same width
+// first, then a narrower input (wider lines are squeezed) when one crop alone does not fit.
+void rec_batch_within(const CallPlan& plan, int height, int* n, int* W);
 
 // Runs `det` on each of plan.tiles (inputs sampled from `image` as det_preprocess_window does)
 // and writes each tile's core into `map` (plan.det_h x plan.det_w floats). Adds the time spent

@@ -217,16 +217,21 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return crops[a].ratio < crops[b].ratio; });
   const int H = config_.rec_height, B = config_.rec_batch;
+  std::size_t group_end = 0;
+  int group_w = 0;
   for (std::size_t start = 0; start < order.size();) {
-    int n = static_cast<int>(std::min<std::size_t>(B, order.size() - start));
-    // Widest crop of the batch decides the bucket (PaddleOCR: max ratio, at least 320/48).
-    auto width_of = [&](int count) {
+    if (start >= group_end) {
+      // Widest crop of the batch decides the bucket (PaddleOCR: max ratio, at least 320/48).
+      group_end = start + std::min<std::size_t>(B, order.size() - start);
       float max_ratio = 0.f;
-      for (int i = 0; i < count; ++i) max_ratio = std::max(max_ratio, crops[order[start + i]].ratio);
-      return rec_bucket(scaled_width(H, max_ratio, std::numeric_limits<int>::max()));
-    };
-    int W = width_of(n);
-    if (plan) rec_batch_within(*plan, H, &n, &W, width_of);
+      for (std::size_t i = start; i < group_end; ++i) max_ratio = std::max(max_ratio, crops[order[i]].ratio);
+      group_w = rec_bucket(scaled_width(H, max_ratio, std::numeric_limits<int>::max()));
+    }
+    int n = static_cast<int>(group_end - start);
+    int W = group_w;
+    // Under a budget a batch may run in parts, padded to the same width (the padding changes
+    // what the recogniser reads, so the parts read as the whole batch would).
+    if (plan) rec_batch_within(*plan, H, &n, &W);
     const std::size_t plane = checked_product({3, H, W}, "rec input");
     PoolBlock buf = pool_->acquire(checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "rec input"));
     float* dst = static_cast<float*>(buf.data());
