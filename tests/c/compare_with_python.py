@@ -2,7 +2,7 @@
 
     python compare_with_python.py OCR_DEMO IMAGE...                        # default model set
     python compare_with_python.py OCR_DEMO --bundle ppocr.eocr IMAGE...
-    python compare_with_python.py OCR_DEMO --det D --cls C --rec R IMAGE... # .onnx or .nb
+    python compare_with_python.py OCR_DEMO --det D --cls C --rec R [--keys K] IMAGE... # .onnx/.nb
 
 Both sides load the same source (the Python Predictor with the same
 arguments) and read the same pixels (images that are not PPM/PGM are
@@ -109,7 +109,7 @@ def predictor_for(args):
     if args.bundle:
         return edgeocr.Predictor(args.bundle)
     if args.det or args.rec:
-        return edgeocr.Predictor(det=args.det, cls=args.cls, rec=args.rec)
+        return edgeocr.Predictor(det=args.det, cls=args.cls, rec=args.rec, keys=args.keys)
     return edgeocr.Predictor()
 
 
@@ -121,6 +121,7 @@ def main(argv=None) -> int:
     ap.add_argument("--det")
     ap.add_argument("--cls")
     ap.add_argument("--rec")
+    ap.add_argument("--keys", help="dictionary file for a rec model without one (e.g. .nb)")
     ap.add_argument("--tol", type=float, default=0.5)
     args = ap.parse_args(argv)
     try:
@@ -142,6 +143,8 @@ def main(argv=None) -> int:
     else:
         paths = default or {"det": args.det, "cls": args.cls, "rec": args.rec}
         source = [a for r in ("det", "cls", "rec") if paths[r] for a in (f"--{r}", paths[r])]
+        if args.keys:
+            source += ["--keys", args.keys]
     with tempfile.TemporaryDirectory() as tmp:
         images = as_pnm(args.images, tmp)
         try:
