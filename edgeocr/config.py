@@ -50,6 +50,10 @@ class PipelineConfig:
     rec_std: tuple = (0.5, 0.5, 0.5)
     rotate_ratio: float = 1.5
     drop_score: float = 0.5  # model sets may set their own (ppocr-v4-mobile: 0.65)
+    # Faded / washed-out / low-contrast pages: when the page's luminance range (0.5th to 99.5th
+    # percentile) spans fewer grey levels than this, the stage reads it stretched to 0..255 (0: never).
+    det_stretch_below: int = 128
+    rec_stretch_below: int = 64  # cls and rec
 
     def __post_init__(self):
         # Each value checked by the C++ settings table (type and range; InvalidInputError

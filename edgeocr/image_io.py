@@ -268,12 +268,23 @@ def _decode_with_pil(data: bytes):
 
 
 def pil_to_array(im) -> np.ndarray:
+    """uint8 pixels of any PIL image: HxW (gray), HxWx2 (gray + alpha), HxWx3 (BGR) or HxWx4 (BGRA).
+
+    Transparency is kept (the core composites it onto a background that
+    contrasts with the ink); premultiplied alpha ("La", "RGBa") is undone;
+    16/32-bit and float gray images are scaled to 8 bits by their range.
+    """
     mode = im.mode
-    if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-        arr = np.asarray(im)
-        return to_uint8(arr)
-    if mode not in ("L", "RGB", "RGBA"):
-        im = im.convert("RGBA" if "A" in mode or "transparency" in im.info else "RGB")
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+        return _wide_gray_to_uint8(np.asarray(im), mode)
+    if mode == "1":
+        im, mode = im.convert("L"), "L"
+    elif mode in ("La", "PA") or (mode in ("L", "P") and "transparency" in im.info):
+        im = im.convert("LA" if mode in ("La", "L") else "RGBA")
+        mode = im.mode
+    elif mode not in ("L", "LA", "RGB", "RGBA"):
+        # P, CMYK, YCbCr, LAB, HSV, RGBX, RGBa, ...: to RGB, or RGBA when it carries alpha.
+        im = im.convert("RGBA" if "A" in mode or "a" in mode or "transparency" in im.info else "RGB")
         mode = im.mode
     arr = np.asarray(im)
     if mode == "RGB":
@@ -281,6 +292,27 @@ def pil_to_array(im) -> np.ndarray:
     elif mode == "RGBA":
         arr = arr[:, :, [2, 1, 0, 3]]
     return np.ascontiguousarray(arr)
+
+
+def _wide_gray_to_uint8(arr: np.ndarray, mode: str) -> np.ndarray:
+    """A 16-bit, 32-bit or float gray image as 8 bits. 16-bit modes by their type's range; "I"
+    (which PIL also uses for 16-bit PNGs) by 65535 when its values fit 16 bits, else by its
+    maximum; "F" as 0..1 when its values do, else as 0..255, clipped."""
+    if mode == "F":
+        a = np.nan_to_num(arr.astype(np.float64), nan=0.0, posinf=255.0, neginf=0.0)
+        if a.size and a.min() >= 0.0 and a.max() <= 1.0:
+            a = a * 255.0
+        return np.clip(np.rint(a), 0, 255).astype(np.uint8)
+    if mode == "I":
+        a = arr.astype(np.int64)
+        if a.size and a.min() < 0:
+            a = a - a.min()
+        top = int(a.max()) if a.size else 0
+        if top <= 255:
+            return a.astype(np.uint8)
+        scale = 65535 if top <= 65535 else top
+        return (a * 255 // scale).astype(np.uint8)
+    return to_uint8(arr.astype(np.uint16))
 
 
 def to_uint8(arr: np.ndarray) -> np.ndarray:
@@ -297,10 +329,11 @@ def to_uint8(arr: np.ndarray) -> np.ndarray:
 
 
 def load_image(image, max_pixels: int | None = None) -> np.ndarray:
-    """A C-contiguous uint8 array: HxW (gray), HxWx3 (BGR) or HxWx4 (BGRA).
+    """A C-contiguous uint8 array: HxW (gray), HxWx2 (gray + alpha), HxWx3 (BGR) or HxWx4 (BGRA).
 
-    Accepts a path, encoded bytes, a numpy array (HxW, HxWx1, HxWx3 BGR, HxWx4
-    BGRA; uint8, or uint16 scaled to 8 bits) or a PIL image. Images above
+    Accepts a path, encoded bytes, a numpy array (HxW, HxWx1, HxWx2 gray +
+    alpha, HxWx3 BGR, HxWx4 BGRA; uint8, or uint16 scaled to 8 bits) or a PIL
+    image of any mode. Images above
     `max_pixels` (default: $EDGEOCR_MAX_IMAGE_PIXELS, else DEFAULT_MAX_PIXELS)
     are refused with InvalidInputError before they are decoded or copied.
     """
@@ -366,8 +399,11 @@ def _from_array(a: np.ndarray) -> np.ndarray:
             f"image array must be HxW or HxWxC, got {a.ndim} dimensions (shape {a.shape}); "
             "for several images use predict_batch"
         )
-    if a.ndim == 3 and a.shape[2] not in (3, 4):
-        raise InvalidInputError(f"image array must have 1, 3 or 4 channels, got {a.shape[2]} (shape {a.shape})")
+    if a.ndim == 3 and a.shape[2] not in (2, 3, 4):
+        raise InvalidInputError(
+            f"image array must have 1 (gray), 2 (gray + alpha), 3 (BGR) or 4 (BGRA) channels, "
+            f"got {a.shape[2]} (shape {a.shape})"
+        )
     if a.dtype == np.bool_ or a.dtype.kind in "fc":
         raise InvalidInputError(
             f"image array dtype {a.dtype} is not supported: pass uint8 pixels (0-255) "
@@ -387,8 +423,8 @@ def _check(img: np.ndarray) -> np.ndarray:
         img = img[:, :, 0]
     if img.dtype != np.uint8:
         img = to_uint8(img)
-    if img.ndim == 3 and img.shape[2] not in (3, 4):
-        raise InvalidInputError(f"image has {img.shape[2]} channels; expected 1, 3 or 4")
+    if img.ndim == 3 and img.shape[2] not in (2, 3, 4):
+        raise InvalidInputError(f"image has {img.shape[2]} channels; expected 1, 2, 3 or 4")
     if img.shape[0] < 1 or img.shape[1] < 1:
         raise InvalidInputError(f"image is empty ({img.shape[1]}x{img.shape[0]})")
     return np.ascontiguousarray(img)

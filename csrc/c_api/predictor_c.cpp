@@ -239,9 +239,9 @@ ImageView view_of(const edgeocr_image_t* img, const char* fn) {
       img->height > EDGEOCR_MAX_IMAGE_SIDE)
     invalid(f + ": image size " + std::to_string(img->width) + "x" + std::to_string(img->height) +
             " is outside 1.." + std::to_string(EDGEOCR_MAX_IMAGE_SIDE) + " per side");
-  if (img->format < EDGEOCR_PIXEL_BGR || img->format > EDGEOCR_PIXEL_RGBA)
+  if (img->format < EDGEOCR_PIXEL_BGR || img->format > EDGEOCR_PIXEL_GRAY_ALPHA)
     invalid(f + ": image.format " + std::to_string(img->format) +
-            " is not an edgeocr_pixel_format_t (BGR=0, RGB=1, GRAY=2, BGRA=3, RGBA=4)");
+            " is not an edgeocr_pixel_format_t (BGR=0, RGB=1, GRAY=2, BGRA=3, RGBA=4, GRAY_ALPHA=5)");
   ImageView v;
   v.format = static_cast<PixelFormat>(img->format);
   const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(img->width) * v.channels();

@@ -31,6 +31,10 @@ void validate(const ImageView& img, const char* what) {
     fail(StatusCode::kInvalidArgument, w + ": row stride " + std::to_string(img.stride) +
                                            " bytes is smaller than width*channels = " +
                                            std::to_string(min_stride));
+  if (img.matte > 255 || img.black < 0 || img.white > 255 || img.black >= img.white)
+    fail(StatusCode::kInvalidArgument, w + ": matte " + std::to_string(img.matte) + ", levels " +
+                                           std::to_string(img.black) + ".." + std::to_string(img.white) +
+                                           "; expected matte <= 255 and 0 <= black < white <= 255");
 }
 
 }  // namespace edgeocr

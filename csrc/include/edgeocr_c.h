@@ -92,13 +92,15 @@ typedef enum edgeocr_status_t {
   EDGEOCR_STATUS_RUNTIME_UNAVAILABLE = 8  /* ONNX Runtime missing, unloadable or too old */
 } edgeocr_status_t;
 
-/* Interleaved 8-bit pixel layouts. Alpha is ignored. */
+/* Interleaved 8-bit pixel layouts. Transparent pixels are composited onto a
+ * background that contrasts with the ink (decided from the opaque pixels). */
 typedef enum edgeocr_pixel_format_t {
   EDGEOCR_PIXEL_BGR = 0,
   EDGEOCR_PIXEL_RGB = 1,
   EDGEOCR_PIXEL_GRAY = 2,
   EDGEOCR_PIXEL_BGRA = 3,
-  EDGEOCR_PIXEL_RGBA = 4
+  EDGEOCR_PIXEL_RGBA = 4,
+  EDGEOCR_PIXEL_GRAY_ALPHA = 5 /* gray then alpha, 2 bytes per pixel */
 } edgeocr_pixel_format_t;
 
 /* Detection resize policy (see docs/pipeline-config.md). */

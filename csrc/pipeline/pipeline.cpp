@@ -40,6 +40,27 @@ int scaled_width(int h, float ratio, int cap) {
   return w >= cap ? cap : static_cast<int>(w);
 }
 
+// The page as the stages read it: transparent pixels composited onto a matte
+// decided from the page (unless the caller chose one).
+ImageView page_view(const ImageView& image) {
+  ImageView v = image;
+  if (has_alpha(v.format) && v.matte < 0) v.matte = choose_matte(v);
+  return v;
+}
+
+// The page with its levels [lo, hi] stretched to 0..255 when the range is
+// narrower than `below` grey levels (and not flat).
+ImageView stretched(const ImageView& page, int lo, int hi, int below) {
+  ImageView v = page;
+  if (hi > lo && hi - lo < below) {
+    v.black = lo;
+    v.white = hi;
+  }
+  return v;
+}
+
+constexpr double kLevelShare = 0.005;  // ink can be a small share of a page: 0.5% each side
+
 }  // namespace
 
 Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
@@ -306,13 +327,18 @@ OcrLine Pipeline::recognize(const ImageView& image, const BudgetedCall& call) co
   return l;
 }
 
-OcrResult Pipeline::run_planned(const ImageView& image, const CallPlan* plan) const {
-  validate(image);
+OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) const {
+  validate(input);
   const auto t_start = Clock::now();
   OcrResult result;
   if (!det_) fail(StatusCode::kInvalidArgument, "this pipeline has no det model; use recognize()");
   auto t0 = Clock::now();
-  std::vector<DetBox> boxes = detect(image, &result, plan);
+  const ImageView page = page_view(input);
+  int lo = 0, hi = 255;
+  if (config_.det_stretch_below > 0 || config_.rec_stretch_below > 0)
+    luminance_range(page, kLevelShare, kLevelShare, &lo, &hi);
+  const ImageView image = stretched(page, lo, hi, config_.rec_stretch_below);  // cls and rec
+  std::vector<DetBox> boxes = detect(stretched(page, lo, hi, config_.det_stretch_below), &result, plan);
   result.timings.det = since(t0);
 
   std::vector<OcrLine> lines(boxes.size());
@@ -377,9 +403,13 @@ OcrResult Pipeline::run_planned(const ImageView& image, const CallPlan* plan) co
   return result;
 }
 
-OcrLine Pipeline::recognize_planned(const ImageView& image, const CallPlan* plan) const {
-  validate(image);
+OcrLine Pipeline::recognize_planned(const ImageView& input, const CallPlan* plan) const {
+  validate(input);
   if (!rec_) fail(StatusCode::kInvalidArgument, "this pipeline has no rec model");
+  const ImageView page = page_view(input);
+  int lo = 0, hi = 255;
+  if (config_.rec_stretch_below > 0) luminance_range(page, kLevelShare, kLevelShare, &lo, &hi);
+  const ImageView image = stretched(page, lo, hi, config_.rec_stretch_below);
   Quad q;
   const float w = static_cast<float>(image.width), h = static_cast<float>(image.height);
   q.p[0] = {0.f, 0.f};

@@ -223,6 +223,11 @@ std::vector<SettingInfo> build_table() {
                             "crops with height / width at or above are turned 90 degrees"));
   t.push_back(float_setting("drop_score", EDGEOCR_FIELD(drop_score), closed(0, 1),
                             "lines recognised with a lower score are dropped"));
+  t.push_back(int_setting("det_stretch_below", EDGEOCR_FIELD(det_stretch_below), 0, 256,
+                          "det reads the page's levels stretched to 0..255 when its luminance range "
+                          "(0.5th to 99.5th percentile) spans fewer grey levels than this (0: never)"));
+  t.push_back(int_setting("rec_stretch_below", EDGEOCR_FIELD(rec_stretch_below), 0, 256,
+                          "the same for cls and rec"));
   return t;
 }
 

@@ -94,13 +94,13 @@ inline Tap tap(double s, int size) {
 // permutation of the planes; gray: plane c, all fed by channel 0).
 template <int CN>
 struct Planes {
-  static constexpr int kPlanes = CN < 3 ? CN : 3;  // source channels read
-  static constexpr int src(int c) { return CN == 1 ? 0 : c; }
+  static constexpr int kPlanes = CN >= 3 ? 3 : 1;  // colour channels read (alpha is the last one)
+  static constexpr int src(int c) { return CN >= 3 ? c : 0; }
   float* q[3];
   float scale[3], bias[3];
   Planes(float* const out[3], const detail::ChannelPlan& plan) {
     for (int c = 0; c < 3; ++c) {
-      const int k = CN == 1 ? c : (plan.src_ch[0] == c ? 0 : (plan.src_ch[1] == c ? 1 : 2));
+      const int k = CN < 3 ? c : (plan.src_ch[0] == c ? 0 : (plan.src_ch[1] == c ? 1 : 2));
       q[c] = out[k];
       scale[c] = plan.scale[k];
       bias[c] = plan.bias[k];
@@ -113,9 +113,10 @@ struct Planes {
 // on the output row only: per row, blend the two source rows vertically into a float row over
 // the columns the taps touch (contiguous, vectorised), then blend horizontally per output pixel
 // with the normalisation folded in.
-template <int CN>
+template <int CN, bool kMatte>
 void crop_separable(const ImageView& src, const double m[9], const double* cxs, int crop_h,
                     int out_w, int out_h, int dst_w, const detail::ChannelPlan& plan, float* dst) {
+  const float matte = static_cast<float>(src.matte);
   CropScratch& s = t_crop_scratch;
   const std::size_t n = static_cast<std::size_t>(out_w);
   std::ptrdiff_t* ofs = grow(s.col.ofs, n);
@@ -142,9 +143,20 @@ void crop_separable(const ImageView& src, const double m[9], const double* cxs, 
     const std::uint8_t* r0 = src.data + ty.i0 * src.stride + static_cast<std::ptrdiff_t>(lo) * CN;
     const std::uint8_t* r1 = src.data + ty.i1 * src.stride + static_cast<std::ptrdiff_t>(lo) * CN;
     const float fy = ty.f;
-    for (int i = 0; i < span; ++i) {
-      const float a = r0[i];
-      row[i] = a + (static_cast<float>(r1[i]) - a) * fy;
+    if constexpr (kMatte) {
+      // Composite each tap onto the matte first (the alpha lane itself is left unused).
+      for (int i = 0; i < span; i += CN) {
+        const float a0 = r0[i + CN - 1], a1 = r1[i + CN - 1];
+        for (int c = 0; c < CN - 1; ++c) {
+          const float t = detail::composite(r0[i + c], a0, matte);
+          row[i + c] = t + (detail::composite(r1[i + c], a1, matte) - t) * fy;
+        }
+      }
+    } else {
+      for (int i = 0; i < span; ++i) {
+        const float a = r0[i];
+        row[i] = a + (static_cast<float>(r1[i]) - a) * fy;
+      }
     }
     float* const o0 = dst + static_cast<std::size_t>(v) * dst_w;
     float* const out[3] = {o0, o0 + plane, o0 + 2 * plane};
@@ -175,9 +187,18 @@ inline v4f load4(const std::uint8_t* p) {
 
 // Any homography (an affine one skips the division): per pixel, source taps, then the
 // four-tap blend with the normalisation folded in.
-template <int CN, bool kAffine>
+// Composites a pixel's four lanes (B, G, R, A) onto the matte.
+inline v4f composite4(v4f t, float matte) { return matte + (t - matte) * (t[3] * (1.f / 255.f)); }
+
+template <int CN, bool kAffine, bool kMatte>
 void crop_general(const ImageView& src, const double m[9], const double* cxs, int crop_h,
                   int out_w, int out_h, int dst_w, const detail::ChannelPlan& plan, float* dst) {
+  const float matte = static_cast<float>(src.matte);
+  // One tap's colour channel c, composited when kMatte.
+  auto value = [matte](const std::uint8_t* px, int c) {
+    if constexpr (kMatte) return detail::composite(px[c], px[CN - 1], matte);
+    return static_cast<float>(px[c]);
+  };
   CropScratch& s = t_crop_scratch;
   const std::size_t n = static_cast<std::size_t>(out_w);
   std::ptrdiff_t* ofs = grow(s.ofs, n);
@@ -231,8 +252,14 @@ void crop_general(const ImageView& src, const double m[9], const double* cxs, in
           if constexpr (CN >= 3) {
             // The four taps' channels as 4-lane vectors (lane 3 is ignored); the fast path's
             // margin keeps the fourth byte read for CN == 3 inside the image.
-            const v4f t = load4(p), r = load4(p + CN);
-            const v4f b = load4(p + stride), br = load4(p + stride + CN);
+            v4f t = load4(p), r = load4(p + CN);
+            v4f b = load4(p + stride), br = load4(p + stride + CN);
+            if constexpr (kMatte) {
+              t = composite4(t, matte);
+              r = composite4(r, matte);
+              b = composite4(b, matte);
+              br = composite4(br, matte);
+            }
             const v4f top = t + (r - t) * fx;
             const v4f val = top + (b + (br - b) * fx - top) * fy;
             const v4f o = val * vscale + vbias;
@@ -240,8 +267,9 @@ void crop_general(const ImageView& src, const double m[9], const double* cxs, in
             pl.q[1][u] = o[1];
             pl.q[2][u] = o[2];
           } else {
-            const float t = p[0] + (static_cast<float>(p[1]) - p[0]) * fx;
-            const float b = p[stride] + (static_cast<float>(p[stride + 1]) - p[stride]) * fx;
+            const float tl = value(p, 0), bl = value(p + stride, 0);
+            const float t = tl + (value(p + CN, 0) - tl) * fx;
+            const float b = bl + (value(p + stride + CN, 0) - bl) * fx;
             const float val = t + (b - t) * fy;
             for (int c = 0; c < 3; ++c) pl.q[c][u] = val * pl.scale[c] + pl.bias[c];
           }
@@ -268,8 +296,9 @@ void crop_general(const ImageView& src, const double m[9], const double* cxs, in
       const float fx = fxs[u], fy = fys[u];
       float val[P];
       for (int c = 0; c < P; ++c) {
-        const float t = p[c] + (static_cast<float>(p[dx + c]) - p[c]) * fx;
-        const float b = p[dy + c] + (static_cast<float>(p[dy + dx + c]) - p[dy + c]) * fx;
+        const float tl = value(p, c), bl = value(p + dy, c);
+        const float t = tl + (value(p + dx, c) - tl) * fx;
+        const float b = bl + (value(p + dy + dx, c) - bl) * fx;
         val[c] = t + (b - t) * fy;
       }
       for (int c = 0; c < 3; ++c) pl.q[c][u] = val[Planes<CN>::src(c)] * pl.scale[c] + pl.bias[c];
@@ -277,7 +306,7 @@ void crop_general(const ImageView& src, const double m[9], const double* cxs, in
   }
 }
 
-template <int CN>
+template <int CN, bool kMatte = false>
 void crop_impl(const ImageView& src, const double m[9], int crop_w, int crop_h, int out_w,
                int out_h, int dst_w, const detail::ChannelPlan& plan, float pad_value,
                float* dst) {
@@ -287,11 +316,11 @@ void crop_impl(const ImageView& src, const double m[9], int crop_w, int crop_h, 
     cxs[u] = std::min(std::max((u + 0.5) * scale_x - 0.5, 0.0), crop_w - 1.0);
   const bool affine = m[6] == 0.0 && m[7] == 0.0;
   if (affine && m[1] == 0.0 && m[3] == 0.0)
-    crop_separable<CN>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
+    crop_separable<CN, kMatte>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
   else if (affine)
-    crop_general<CN, true>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
+    crop_general<CN, true, kMatte>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
   else
-    crop_general<CN, false>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
+    crop_general<CN, false, kMatte>(src, m, cxs, crop_h, out_w, out_h, dst_w, plan, dst);
   if (dst_w > out_w) {
     for (std::size_t r = 0; r < 3 * static_cast<std::size_t>(out_h); ++r) {
       float* o = dst + r * dst_w;
@@ -337,11 +366,19 @@ void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, 
   crop_size(q, &crop_w, &crop_h);
   double m[9];
   rect_to_quad(q, crop_w, crop_h, m);
-  const detail::ChannelPlan plan = detail::make_plan(src.format, norm);
+  const detail::ChannelPlan plan = detail::make_plan(src, norm);
+  const bool matte = has_alpha(src.format) && src.matte >= 0;
   switch (src.channels()) {
     case 1: crop_impl<1>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst); break;
+    case 2:
+      if (matte) crop_impl<2, true>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      else crop_impl<2>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      break;
     case 3: crop_impl<3>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst); break;
-    case 4: crop_impl<4>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst); break;
+    case 4:
+      if (matte) crop_impl<4, true>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      else crop_impl<4>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      break;
     default:
       fail(StatusCode::kInvalidArgument,
            "crop_preprocess: unsupported pixel format " +

@@ -41,12 +41,13 @@ T* grow(std::vector<T>& v, std::size_t n) {
   return v.data();
 }
 
-// Horizontal pass over one source row: for each output column, interpolate the first
-// min(CN, 3) channels into planar buffers out[p * out_w + x]. Alpha is never read.
-template <int CN>
+// Horizontal pass over one source row: for each output column, interpolate the colour channels
+// (3, or 1 for gray formats) into planar buffers out[p * out_w + x]. With kMatte the two taps are
+// first composited onto `matte` by their alpha (the last channel); otherwise alpha is not read.
+template <int CN, bool kMatte>
 void hresize_row(const std::uint8_t* src_row, const int* xofs, const float* xw, int out_w,
-                 float* out) {
-  constexpr int kPlanes = CN < 3 ? CN : 3;
+                 float matte, float* out) {
+  constexpr int kPlanes = CN >= 3 ? 3 : 1;
   float* __restrict p0 = out;
   float* __restrict p1 = out + out_w;
   float* __restrict p2 = out + 2 * static_cast<std::ptrdiff_t>(out_w);
@@ -54,12 +55,23 @@ void hresize_row(const std::uint8_t* src_row, const int* xofs, const float* xw, 
     const std::uint8_t* a = src_row + xofs[2 * x];
     const std::uint8_t* b = src_row + xofs[2 * x + 1];
     const float w = xw[x];
-    const float a0 = a[0];
-    p0[x] = a0 + (static_cast<float>(b[0]) - a0) * w;
-    if (kPlanes == 3) {
-      const float a1 = a[1], a2 = a[2];
-      p1[x] = a1 + (static_cast<float>(b[1]) - a1) * w;
-      p2[x] = a2 + (static_cast<float>(b[2]) - a2) * w;
+    if constexpr (kMatte) {
+      const float aa = a[CN - 1], ba = b[CN - 1];
+      const float a0 = detail::composite(a[0], aa, matte);
+      p0[x] = a0 + (detail::composite(b[0], ba, matte) - a0) * w;
+      if (kPlanes == 3) {
+        const float a1 = detail::composite(a[1], aa, matte), a2 = detail::composite(a[2], aa, matte);
+        p1[x] = a1 + (detail::composite(b[1], ba, matte) - a1) * w;
+        p2[x] = a2 + (detail::composite(b[2], ba, matte) - a2) * w;
+      }
+    } else {
+      const float a0 = a[0];
+      p0[x] = a0 + (static_cast<float>(b[0]) - a0) * w;
+      if (kPlanes == 3) {
+        const float a1 = a[1], a2 = a[2];
+        p1[x] = a1 + (static_cast<float>(b[1]) - a1) * w;
+        p2[x] = a2 + (static_cast<float>(b[2]) - a2) * w;
+      }
     }
   }
 }
@@ -70,10 +82,11 @@ void vblend_row(const float* __restrict r0, const float* __restrict r1, float fy
   for (int x = 0; x < n; ++x) out[x] = (r0[x] + (r1[x] - r0[x]) * fy) * scale + bias;
 }
 
-template <int CN>
+template <int CN, bool kMatte = false>
 void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, int y_off, int out_w,
                      int out_h, const detail::ChannelPlan& plan, float* dst) {
-  constexpr int kPlanes = CN < 3 ? CN : 3;
+  constexpr int kPlanes = CN >= 3 ? 3 : 1;
+  const float matte = static_cast<float>(src.matte);
   DetScratch& s = t_det_scratch;
   int* xofs = grow(s.xofs, 2 * static_cast<std::size_t>(out_w));
   float* xw = grow(s.xw, static_cast<std::size_t>(out_w));
@@ -98,7 +111,7 @@ void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, 
   int cached[2] = {-1, -1};
   auto slot_of = [&](int y) { return cached[0] == y ? 0 : (cached[1] == y ? 1 : -1); };
   auto fill = [&](int slot, int y) {
-    hresize_row<CN>(src.row(y), xofs, xw, out_w, rows + slot * row_floats);
+    hresize_row<CN, kMatte>(src.row(y), xofs, xw, out_w, matte, rows + slot * row_floats);
     cached[slot] = y;
   };
 
@@ -182,11 +195,19 @@ void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x
                                            std::to_string(frame_w) + "x" + std::to_string(frame_h) + " frame");
   if (dst == nullptr) fail(StatusCode::kInvalidArgument, "det_preprocess: dst is null");
   detail::check_norm(norm, "det_preprocess");
-  const detail::ChannelPlan plan = detail::make_plan(src.format, norm);
+  const detail::ChannelPlan plan = detail::make_plan(src, norm);
+  const bool matte = has_alpha(src.format) && src.matte >= 0;
   switch (src.channels()) {
     case 1: det_resize_impl<1>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
+    case 2:
+      if (matte) det_resize_impl<2, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      else det_resize_impl<2>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      break;
     case 3: det_resize_impl<3>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
-    case 4: det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
+    case 4:
+      if (matte) det_resize_impl<4, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      else det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      break;
     default:
       fail(StatusCode::kInvalidArgument,
            "det_preprocess: unsupported pixel format " +

@@ -32,8 +32,9 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
 
 // Bilinear resize of src to out_w x out_h (pixel-centre aligned like OpenCV INTER_LINEAR:
 // sx = (x + 0.5) * src_w / out_w - 0.5, clamped to [0, src_w - 1]), normalise, and write planar
-// CHW float32 into dst (3 * out_h * out_w floats). Gray is replicated to 3 channels; alpha is
-// ignored. Steady-state calls do not allocate (grow-only thread_local scratch).
+// CHW float32 into dst (3 * out_h * out_w floats). Gray is replicated to 3 channels. Pixels
+// are read as the view says (ImageView: alpha composited onto src.matte when >= 0, else
+// ignored; levels src.black..src.white stretched to 0..255), each tap before interpolation. Steady-state calls do not allocate (grow-only thread_local scratch).
 void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeParams& norm,
                     float* dst);
 
@@ -58,7 +59,22 @@ void crop_size(const Quad& q, int* w, int* h);
 // materialised crop would do at its edges. Writes planar CHW with row pitch dst_w floats
 // (dst_w >= out_w) and plane size out_h * dst_w; columns [out_w, dst_w) get pad_value.
 // To get the crop rotated by 90 degrees, pass q with its corners rotated.
+// Pixels are read as in det_preprocess (matte, levels).
 void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, int dst_w,
                      const NormalizeParams& norm, float pad_value, float* dst);
+
+// Page statistics, from a grid of at most ~65536 pixels spread evenly over the image (so a call
+// costs well under a millisecond whatever the image size). Luminance is (77 R + 150 G + 29 B) / 256.
+
+// The grey level to composite the transparent pixels of an alpha image onto, decided from the
+// opaque pixels (alpha >= 128). When most of the image is transparent, the opaque pixels are the
+// ink: the matte contrasts with them (255 under dark ink, 0 under light ink). When most of it is
+// opaque, the opaque pixels hold the page's own background: the matte is their median, so
+// transparent margins read as more page. 255 when the image has no opaque pixel.
+int choose_matte(const ImageView& src);
+
+// The luminance levels below which `low_share` and above which `high_share` of the pixels lie,
+// read as the view says (matte, but not the view's levels). 0 <= low_share < 1 - high_share.
+void luminance_range(const ImageView& src, double low_share, double high_share, int* lo, int* hi);
 
 }  // namespace edgeocr

@@ -30,26 +30,33 @@ inline void check_norm(const NormalizeParams& n, const char* fn) {
   }
 }
 
-inline ChannelPlan make_plan(PixelFormat f, const NormalizeParams& n) {
+// The view's levels (black, white) are folded in too: v -> (v - black) * 255 / (white - black).
+inline ChannelPlan make_plan(const ImageView& src, const NormalizeParams& n) {
+  const PixelFormat f = src.format;
   // Source channel index of blue, green, red in each format.
   int b = 0, g = 1, r = 2;
   if (f == PixelFormat::kRGB || f == PixelFormat::kRGBA) {
     b = 2;
     r = 0;
-  } else if (f == PixelFormat::kGray) {
+  } else if (f == PixelFormat::kGray || f == PixelFormat::kGrayAlpha) {
     b = g = r = 0;
   }
   ChannelPlan p;
   p.src_ch[0] = n.to_rgb ? r : b;
   p.src_ch[1] = g;
   p.src_ch[2] = n.to_rgb ? b : r;
+  const double gain = 255.0 / (src.white - src.black);
   for (int c = 0; c < 3; ++c) {
     const double s = static_cast<double>(n.std[c]);
-    p.scale[c] = static_cast<float>(1.0 / (255.0 * s));
-    p.bias[c] = static_cast<float>(-static_cast<double>(n.mean[c]) / s);
+    const double scale = gain / (255.0 * s);
+    p.scale[c] = static_cast<float>(scale);
+    p.bias[c] = static_cast<float>(-static_cast<double>(n.mean[c]) / s - src.black * scale);
   }
   return p;
 }
+
+// Alpha compositing of one stored value onto the matte: m + (v - m) * a / 255.
+inline float composite(float v, float a, float m) { return m + (v - m) * (a * (1.f / 255.f)); }
 
 inline void check_positive(int v, const char* fn, const char* name) {
   if (v <= 0)

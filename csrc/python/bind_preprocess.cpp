@@ -34,8 +34,8 @@ ImageView view_of(const py::array& img, py::array* keep) {
                           std::to_string(img.ndim()));
   const py::ssize_t h = img.shape(0), w = img.shape(1);
   const py::ssize_t c = img.ndim() == 3 ? img.shape(2) : 1;
-  if (c != 1 && c != 3 && c != 4)
-    throw py::value_error("image: expected 1, 3 (BGR) or 4 (BGRA) channels, got " +
+  if (c < 1 || c > 4)
+    throw py::value_error("image: expected 1 (gray), 2 (gray + alpha), 3 (BGR) or 4 (BGRA) channels, got " +
                           std::to_string(c));
   if (h <= 0 || w <= 0)
     throw py::value_error("image: size " + std::to_string(w) + "x" + std::to_string(h) +
@@ -56,7 +56,9 @@ ImageView view_of(const py::array& img, py::array* keep) {
   v.width = static_cast<int>(w);
   v.height = static_cast<int>(h);
   v.stride = h == 1 ? w * c : keep->strides(0);
-  v.format = c == 1 ? PixelFormat::kGray : (c == 3 ? PixelFormat::kBGR : PixelFormat::kBGRA);
+  const PixelFormat formats[] = {PixelFormat::kGray, PixelFormat::kGrayAlpha, PixelFormat::kBGR,
+                                 PixelFormat::kBGRA};
+  v.format = formats[c - 1];
   return v;
 }
 

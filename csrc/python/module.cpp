@@ -24,11 +24,12 @@ ImageView image_view_of(const py::array& arr, const char* what) {
   ImageView v;
   switch (c) {
     case 1: v.format = PixelFormat::kGray; break;
+    case 2: v.format = PixelFormat::kGrayAlpha; break;
     case 3: v.format = PixelFormat::kBGR; break;
     case 4: v.format = PixelFormat::kBGRA; break;
     default:
       throw Error(StatusCode::kInvalidArgument,
-                  w + ": expected 1, 3 or 4 channels, got " + std::to_string(c));
+                  w + ": expected 1, 2, 3 or 4 channels, got " + std::to_string(c));
   }
   // Pixels within a row must be packed; rows may be strided (positive stride).
   if ((arr.ndim() == 3 && arr.strides(2) != 1) || arr.strides(1) != c || arr.strides(0) <= 0)

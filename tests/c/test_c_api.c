@@ -662,7 +662,7 @@ static int test_models(void) {
   bad = img; bad.height = -1; expect_image_fails(p, &bad, "height -1");
   bad = img; bad.width = EDGEOCR_MAX_IMAGE_SIDE + 1; expect_image_fails(p, &bad, "width too big");
   bad = img; bad.format = -1; expect_image_fails(p, &bad, "format -1");
-  bad = img; bad.format = 5; expect_image_fails(p, &bad, "format 5");
+  bad = img; bad.format = 6; expect_image_fails(p, &bad, "format 6");
   bad = img; bad.stride = img.stride - 1; expect_image_fails(p, &bad, "stride < width*3");
   bad = img; bad.stride = 0; expect_image_fails(p, &bad, "stride 0");
   bad = img; bad.stride = -img.stride; expect_image_fails(p, &bad, "negative stride");

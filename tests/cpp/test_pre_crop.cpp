@@ -46,8 +46,8 @@ Quad random_quad(std::mt19937& rng, float cx, float cy, float w, float h, float 
   return q;
 }
 
-const PixelFormat kFormats[] = {PixelFormat::kBGR, PixelFormat::kRGB, PixelFormat::kGray,
-                                PixelFormat::kBGRA, PixelFormat::kRGBA};
+const PixelFormat kFormats[] = {PixelFormat::kBGR,  PixelFormat::kRGB,  PixelFormat::kGray,
+                                PixelFormat::kBGRA, PixelFormat::kRGBA, PixelFormat::kGrayAlpha};
 
 }  // namespace
 
@@ -74,9 +74,13 @@ TEST(crop_matches_reference_on_random_quads) {
   const Shape shapes[] = {{320, 48, 320}, {100, 48, 320}, {1, 1, 1}, {7, 3, 9}, {192, 48, 200}};
   int n = 0;
   for (PixelFormat f : kFormats) {
-    const TestImage img = make_image(203, 151, f, (static_cast<int>(f) * 3) % 7, 100 + n);
+    TestImage img = make_image(203, 151, f, (static_cast<int>(f) * 3) % 7, 100 + n);
     for (const Shape& s : shapes) {
       for (int k = 0; k < 4; ++k, ++n) {
+        // Alpha ignored / composited onto white / onto a grey; levels as stored / stretched.
+        img.view.matte = n % 3 == 0 ? -1 : (n % 3 == 1 ? 255 : 37);
+        img.view.black = n % 4 == 1 ? 40 : 0;
+        img.view.white = n % 4 == 1 ? 90 : 255;
         // Small and big crops, some partly outside the image (replicated border).
         const float w = 2 + 180 * std::uniform_real_distribution<float>(0, 1)(rng);
         const float h = 1 + 60 * std::uniform_real_distribution<float>(0, 1)(rng);

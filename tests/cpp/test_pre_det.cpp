@@ -30,8 +30,8 @@ NormalizeParams imagenet(bool to_rgb) {
   return n;
 }
 
-const PixelFormat kFormats[] = {PixelFormat::kBGR, PixelFormat::kRGB, PixelFormat::kGray,
-                                PixelFormat::kBGRA, PixelFormat::kRGBA};
+const PixelFormat kFormats[] = {PixelFormat::kBGR,  PixelFormat::kRGB,  PixelFormat::kGray,
+                                PixelFormat::kBGRA, PixelFormat::kRGBA, PixelFormat::kGrayAlpha};
 
 }  // namespace
 
@@ -92,7 +92,10 @@ TEST(det_matches_reference_on_random_images) {
   for (const Size& s : sizes) {
     for (PixelFormat f : kFormats) {
       for (int pad : {0, 5}) {
-        const TestImage img = make_image(s.sw, s.sh, f, pad, seed++);
+        TestImage img = make_image(s.sw, s.sh, f, pad, seed++);
+        // Alpha ignored / composited onto white / onto a grey; levels as stored / stretched.
+        img.view.matte = seed % 3 == 0 ? -1 : (seed % 3 == 1 ? 255 : 37);
+        if (seed % 4 == 1) img.view.black = 40, img.view.white = 90;
         const NormalizeParams norm = (seed % 2) ? NormalizeParams{} : imagenet(seed % 4 == 0);
         const std::size_t n = 3 * static_cast<std::size_t>(s.ow) * s.oh;
         std::vector<float> fused(n, -999.f), ref(n, 999.f);
@@ -118,6 +121,44 @@ TEST(det_matches_reference_on_large_downscale) {
     reference::det_preprocess(img.view, ow, oh, imagenet(to_rgb), ref.data());
     CHECK_NEAR(max_abs_diff(fused, ref), 0.0, kTol);
   }
+}
+
+TEST(det_composites_alpha_onto_the_matte) {
+  // Two opaque black pixels and two fully transparent ones: the transparent ones read as the matte.
+  const std::uint8_t la[] = {0, 255, 0, 0, 0, 255, 0, 0};  // gray, alpha
+  ImageView v;
+  v.data = la;
+  v.width = 2;
+  v.height = 2;
+  v.stride = 4;
+  v.format = PixelFormat::kGrayAlpha;
+  NormalizeParams unit;  // out = v / 255 with mean 0, std 1
+  for (int c = 0; c < 3; ++c) unit.mean[c] = 0.f, unit.std[c] = 1.f;
+  std::vector<float> out(3 * 4);
+  for (int matte : {255, 0, 128}) {
+    v.matte = matte;
+    det_preprocess(v, 2, 2, unit, out.data());
+    for (int c = 0; c < 3; ++c) {
+      CHECK_NEAR(out[c * 4 + 0], 0.0, 1e-6);
+      CHECK_NEAR(out[c * 4 + 1], matte / 255.0, 1e-6);
+    }
+  }
+  v.matte = -1;  // alpha ignored: the stored grey (0)
+  det_preprocess(v, 2, 2, unit, out.data());
+  CHECK_NEAR(out[1], 0.0, 1e-6);
+  // Levels: black 100, white 150 maps 125 to the middle of the range.
+  const std::uint8_t g[] = {125};
+  ImageView one;
+  one.data = g;
+  one.width = one.height = 1;
+  one.stride = 1;
+  one.format = PixelFormat::kGray;
+  one.black = 100;
+  one.white = 150;
+  det_preprocess(one, 1, 1, unit, out.data());
+  CHECK_NEAR(out[0], 0.5, 1e-6);
+  one.black = 150;  // black >= white is refused
+  CHECK_THROWS(det_preprocess(one, 1, 1, unit, out.data()));
 }
 
 TEST(det_same_size_is_exact_per_pixel_normalisation) {

@@ -289,7 +289,7 @@ def test_settings_change_the_result(v4_paths):
         (lambda d: d, "directory"),
         (lambda d: np.zeros((0, 10, 3), np.uint8), "empty"),
         (lambda d: np.zeros((2, 10, 10, 3), np.uint8), "4 dimensions"),
-        (lambda d: np.zeros((10, 10, 2), np.uint8), "channels"),
+        (lambda d: np.zeros((10, 10, 5), np.uint8), "channels"),
         (lambda d: np.full((10, 10, 3), np.nan, np.float32), "float32 is not supported"),
         (lambda d: np.zeros((10, 10), bool), "bool is not supported"),
         (lambda d: 42, "cannot read an image from int"),

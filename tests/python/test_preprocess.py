@@ -200,7 +200,7 @@ def test_bad_arguments_raise_value_error():
     with pytest.raises(ValueError):
         kernels.det_preprocess(np.zeros((2, 10, 12, 3), np.uint8), 8, 8)
     with pytest.raises(ValueError):
-        kernels.det_preprocess(np.zeros((10, 12, 2), np.uint8), 8, 8)
+        kernels.det_preprocess(np.zeros((10, 12, 5), np.uint8), 8, 8)
     with pytest.raises(ValueError):
         kernels.det_preprocess(np.zeros((0, 12, 3), np.uint8), 8, 8)
     with pytest.raises(ValueError):

@@ -52,6 +52,13 @@ struct PipelineConfig {
   // Lines whose recognition score is below are dropped (model sets may set
   // their own: PP-OCRv4 mobile uses 0.65, measured on the dev set).
   float drop_score = 0.5f;
+  // Faded, washed-out and low-contrast captures. The page's luminance range
+  // (its 0.5th to 99.5th percentile, on a sparse grid) is measured once per
+  // call; when it spans fewer grey levels than this, the stage reads the page
+  // with that range stretched to 0..255 (0: never). Measured on the dev set
+  // (docs/pipeline-config.md).
+  int det_stretch_below = 128;
+  int rec_stretch_below = 64;  // cls and rec
 };
 
 struct OcrLine {

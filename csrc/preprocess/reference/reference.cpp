@@ -31,17 +31,23 @@ int source_channel(PixelFormat f, bool to_rgb, int c) {
   if (to_rgb) order = "RGB";
   const char colour = order[c];
   switch (f) {
-    case PixelFormat::kGray: return 0;
+    case PixelFormat::kGray:
+    case PixelFormat::kGrayAlpha: return 0;
     case PixelFormat::kRGB:
     case PixelFormat::kRGBA: return colour == 'R' ? 0 : (colour == 'G' ? 1 : 2);
     default: return colour == 'B' ? 0 : (colour == 'G' ? 1 : 2);
   }
 }
 
+// The stored value, composited onto the matte (alpha formats, matte >= 0), then levels stretched.
 double pixel(const ImageView& img, int x, int y, int ch) {
   x = std::min(std::max(x, 0), img.width - 1);
   y = std::min(std::max(y, 0), img.height - 1);
-  return img.row(y)[static_cast<std::ptrdiff_t>(x) * img.channels() + ch];
+  const std::uint8_t* px = img.row(y) + static_cast<std::ptrdiff_t>(x) * img.channels();
+  double v = px[ch];
+  if (has_alpha(img.format) && img.matte >= 0)
+    v = img.matte + (v - img.matte) * px[img.channels() - 1] / 255.0;
+  return (v - img.black) * 255.0 / (img.white - img.black);
 }
 
 // Bilinear sample at (x, y) with replicated border.

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Model combinations from the installed wheels: det v4/v6 x rec v4/v6, with and without cls.
+
+    python benchmarks/combos.py accuracy COMBO [--limit N] [--json out.json]   # one combination, whole dev set
+    python benchmarks/combos.py latency [--sample 12] [--rounds 2] [--threads 2] [--json out.json]
+    python benchmarks/combos.py table RESULT.json...                             # markdown tables
+
+COMBO is ``det-v4.rec-v6.cls`` (or ``.nocls``), see ``COMBOS``. The det and
+cls files come from the det's model set, the rec file from the rec's set; the
+pipeline settings are edgeocr's defaults under the rec's set settings (the
+drop score is a property of the recogniser's confidence). ``accuracy`` runs
+one combination over the dev set in this process (one thread) and records
+the report, the predictions, the wall time and the peak RSS (ru_maxrss: the
+process alone, so it is the combination's footprint on these pages).
+``latency`` builds every combination in one process and runs each sample page
+through all of them in turn, the order rotating every page, so load from other
+processes falls on all of them alike; it reports medians and ratios to the
+first combination (only ratios are meaningful on a shared machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+SETS = {"v4": "ppocr-v4-mobile", "v6": "ppocr-v6-small"}
+COMBOS = [f"det-{d}.rec-{r}.{c}" for d in ("v4", "v6") for r in ("v4", "v6") for c in ("cls", "nocls")]
+
+
+def dev_dir() -> Path:
+    shared = os.environ.get("EDGEOCR_SHARED_DIR")
+    root = Path(shared) if shared else Path(__file__).resolve().parents[2] / "shared"
+    return root / "datasets" / "dev"
+
+
+def predictor_for(combo: str, threads: int | None):
+    import edgeocr
+    from edgeocr.models import MODEL_SETS
+
+    det, rec, cls = combo.split(".")
+    dset, rset = MODEL_SETS[SETS[det[4:]]], MODEL_SETS[SETS[rec[4:]]]
+    dp, rp = dset.paths(), rset.paths()
+    if dp is None or rp is None:
+        raise SystemExit(f"{combo}: needs {dset.requirement} and {rset.requirement}")
+    settings = dict(rset.config)
+    return edgeocr.Predictor(det=dp["det"], cls=dp["cls"], rec=rp["rec"], use_cls=cls == "cls", threads=threads,
+                             **settings)
+
+
+def cmd_accuracy(args) -> int:
+    from edgeocr import evaluate
+
+    samples = evaluate.load_e2e(dev_dir())
+    if args.limit:
+        samples = samples[: args.limit]
+    p = predictor_for(args.combo, args.threads)
+    preds = {}
+    t0 = time.perf_counter()
+    for s in samples:
+        r = p.predict(s["path"])
+        preds[s["id"]] = [{"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines]
+    seconds = time.perf_counter() - t0
+    report = evaluate.evaluate_e2e(samples, preds)
+    out = {
+        "combo": args.combo,
+        "paths": p.paths,
+        "config": {k: v for k, v in p.config.to_core().items() if k in ("drop_score", "use_cls")},
+        "seconds": seconds,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "report": report,
+        "predictions": preds,
+    }
+    a = report["all"]
+    print(f"{args.combo}: detH {a['det_hmean']:.4f} lineAcc {a['line_acc']:.4f} 1-NED {a['one_minus_ned']:.4f} "
+          f"lineAccWS {a['line_acc_ws']:.4f} spaces(en) {report['langs'].get('en', {}).get('space_acc', 0):.4f} "
+          f"{seconds:.0f} s peak RSS {out['peak_rss_mib']:.0f} MiB")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, ensure_ascii=False)
+    return 0
+
+
+def cmd_latency(args) -> int:
+    from edgeocr import evaluate
+
+    samples = evaluate.load_e2e(dev_dir())
+    step = max(1, len(samples) // args.sample)
+    pages = [s["path"] for s in samples[::step]][: args.sample]
+    combos = args.combos.split(",") if args.combos else COMBOS
+    preds = {c: predictor_for(c, args.threads) for c in combos}
+    for c in combos:  # warm-up
+        preds[c].predict(pages[0])
+    times = {c: {} for c in combos}
+    for rnd in range(args.rounds):
+        for i, page in enumerate(pages):
+            k = (i + rnd) % len(combos)
+            for c in combos[k:] + combos[:k]:
+                t0 = time.perf_counter()
+                preds[c].predict(page)
+                times[c].setdefault(page, []).append(time.perf_counter() - t0)
+    ref = combos[0]
+    rows = []
+    for c in combos:
+        per_page = {pg: min(v) for pg, v in times[c].items()}
+        ratios = [per_page[pg] / min(times[ref][pg]) for pg in pages]
+        rows.append({
+            "combo": c,
+            "median_s": statistics.median(per_page.values()),
+            "total_s": sum(per_page.values()),
+            "median_ratio": statistics.median(ratios),
+            "total_ratio": sum(per_page.values()) / sum(min(v) for v in times[ref].values()),
+        })
+        print(f"{c:<22} median {rows[-1]['median_s'] * 1000:7.0f} ms  x{rows[-1]['median_ratio']:.2f} of {ref} "
+              f"(total x{rows[-1]['total_ratio']:.2f})")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"pages": pages, "threads": args.threads, "rounds": args.rounds, "rows": rows}, f, indent=1)
+    return 0
+
+
+TAGS = ("en", "zh", "scan", "photo", "digital", "degraded", "rotated", "rot180", "lowcontrast", "washed_out",
+        "blur", "jpeg", "small", "large")
+
+
+def cmd_table(args) -> int:
+    runs = []
+    lat = {}
+    for path in args.results:
+        with open(path, encoding="utf-8") as f:
+            d = json.load(f)
+        if "rows" in d:
+            lat.update({r["combo"]: r for r in d["rows"]})
+        else:
+            runs.append(d)
+    order = {c: i for i, c in enumerate(COMBOS)}
+    runs.sort(key=lambda d: order.get(d["combo"], 99))
+    print("| combination | det H | line acc | 1-NED | CER | line acc (ws) | en spaces right | latency (median, x) "
+          "| peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for d in runs:
+        a, langs = d["report"]["all"], d["report"]["langs"]
+        la = lat.get(d["combo"])
+        latency = f"{la['median_s'] * 1000:.0f} ms, x{la['median_ratio']:.2f}" if la else "-"
+        print(f"| {d['combo']} | {a['det_hmean']:.4f} | {a['line_acc']:.4f} | {a['one_minus_ned']:.4f} | "
+              f"{a['cer']:.4f} | {a['line_acc_ws']:.4f} | {langs.get('en', {}).get('space_acc', 0):.4f} | "
+              f"{latency} | {d['peak_rss_mib']:.0f} |")
+    print()
+    print("line accuracy per tag:")
+    print("| tag | " + " | ".join(d["combo"] for d in runs) + " |")
+    print("|---|" + "---|" * len(runs))
+    for t in TAGS:
+        cells = []
+        for d in runs:
+            r = d["report"]["tags"].get(t)
+            cells.append(f"{r['line_acc']:.3f}" if r else "-")
+        print(f"| {t} | " + " | ".join(cells) + " |")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("accuracy")
+    p.add_argument("combo", choices=COMBOS)
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json")
+    p.set_defaults(func=cmd_accuracy)
+    p = sub.add_parser("latency")
+    p.add_argument("--sample", type=int, default=12)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--combos", help="comma-separated (default: all; the first is the reference)")
+    p.add_argument("--json")
+    p.set_defaults(func=cmd_latency)
+    p = sub.add_parser("table")
+    p.add_argument("results", nargs="+")
+    p.set_defaults(func=cmd_table)
+    args = ap.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

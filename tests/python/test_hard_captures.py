@@ -1,0 +1,111 @@
+"""Transparency, image modes and low-contrast captures (rendered by tools/make_test_images.py)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import edgeocr
+from edgeocr import InvalidInputError
+from edgeocr.evaluate import normalize_text
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+EXPECTED = json.loads((DATA / "expected.json").read_text(encoding="utf-8"))
+LINES = [normalize_text(t) for t in EXPECTED["sample_en.png"]["lines"]]
+
+
+def texts(result):
+    return [normalize_text(line.text) for line in result.lines]
+
+
+@pytest.mark.parametrize(
+    "name, mode",
+    [
+        ("sample_en_alpha_dark.png", "RGBA"),  # dark ink on a transparent background
+        ("sample_en_alpha_light.png", "RGBA"),  # light ink on a transparent background
+        ("sample_en_la.png", "LA"),
+        ("sample_en_palette_alpha.png", "P"),
+    ],
+)
+def test_transparent_background_is_read(predictor, name, mode):
+    with Image.open(DATA / name) as im:
+        assert im.mode == mode
+    assert texts(predictor.predict(DATA / name)) == LINES
+
+
+def test_alpha_dropped_would_read_nothing(predictor):
+    # Why compositing matters: the transparent pixels of the dark-ink file are black, like the ink.
+    bgra = edgeocr.image_io.load_image(DATA / "sample_en_alpha_dark.png")
+    assert bgra.shape[2] == 4
+    assert texts(predictor.predict(np.ascontiguousarray(bgra[:, :, :3]))) == []
+    assert texts(predictor.predict(bgra)) == LINES
+
+
+def test_gray_alpha_arrays_and_pil_images(predictor):
+    with Image.open(DATA / "sample_en_la.png") as im:
+        im.load()
+        la = np.asarray(im)
+        assert la.shape[2] == 2
+        assert texts(predictor.predict(la)) == LINES  # (H, W, 2): gray + alpha
+        assert texts(predictor.predict(im)) == LINES
+        assert texts(predictor.predict(im.convert("La"))) == LINES  # premultiplied
+        pa = Image.merge("PA", (Image.new("P", im.size, 0), im.getchannel("A")))  # palette + alpha
+        pa.putpalette([20, 20, 20] * 256)
+        assert texts(predictor.predict(pa)) == LINES
+    with Image.open(DATA / "sample_en_palette_alpha.png") as im:
+        assert texts(predictor.predict(im.convert("PA"))) == LINES
+
+
+@pytest.mark.parametrize("mode", ["1", "L", "P", "RGB", "RGBX", "CMYK", "YCbCr", "LAB", "HSV", "I", "F", "I;16"])
+def test_every_pil_mode_that_carries_an_image(predictor, mode):
+    with Image.open(DATA / "sample_en.png") as im:
+        src = im.convert("RGB")
+    if mode in ("I", "F", "I;16"):
+        conv = src.convert("L").convert(mode)
+        if mode == "I;16":
+            conv = Image.fromarray(np.asarray(src.convert("L")).astype(np.uint16) * 257)
+            assert conv.mode.startswith("I;16")
+    else:
+        conv = src.convert(mode)
+    r = predictor.predict(conv)
+    if mode in ("1", "LAB", "HSV"):  # lossy or not a picture of the page's colours
+        assert len(r.lines) >= 1
+    else:
+        assert texts(r) == LINES, mode
+
+
+def test_bad_channel_counts_are_refused(predictor):
+    with pytest.raises(InvalidInputError, match="channels"):
+        predictor.predict(np.zeros((10, 10, 5), np.uint8))
+    with pytest.raises(InvalidInputError, match="empty"):
+        predictor.predict(np.zeros((10, 10, 0), np.uint8))
+
+
+@pytest.mark.parametrize("name", ["sample_en_lowcontrast.png", "sample_en_washed.png"])
+def test_low_contrast_pages_are_read(predictor, name):
+    assert texts(predictor.predict(DATA / name)) == LINES
+
+
+def test_washed_out_page_needs_the_stretch(v4_paths):
+    # Ink at 245 on paper at 255: the detector finds nothing unless it sees the range stretched.
+    off = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, det_stretch_below=0)
+    assert texts(off.predict(DATA / "sample_en_washed.png")) == []
+    assert off.config.det_stretch_below == 0
+
+
+def test_full_range_page_is_untouched_by_the_stretch(predictor, v4_paths):
+    # sample_en's ink and paper are far apart: the default settings must not change a single output.
+    assert predictor.config.det_stretch_below > 0
+    off = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, det_stretch_below=0, rec_stretch_below=0)
+    a, b = off.predict(DATA / "sample_en.png"), predictor.predict(DATA / "sample_en.png")
+    assert [ln.text for ln in a.lines] == [ln.text for ln in b.lines]
+    assert [ln.score for ln in a.lines] == [ln.score for ln in b.lines]
+    assert all(np.array_equal(x.box, y.box) for x, y in zip(a.lines, b.lines))
+
+
+@pytest.mark.parametrize("value", [-1, 257])
+def test_stretch_settings_are_checked(v4_paths, value):
+    with pytest.raises(edgeocr.EdgeOCRError, match="stretch_below"):
+        edgeocr.Predictor(models="ppocr-v4-mobile", det_stretch_below=value)
