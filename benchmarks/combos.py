@@ -4,6 +4,7 @@
     python benchmarks/combos.py accuracy COMBO [--limit N] [--json out.json]   # one combination, whole dev set
     python benchmarks/combos.py latency [--sample 12] [--rounds 2] [--threads 2] [--json out.json]
     python benchmarks/combos.py table RESULT.json...                             # markdown tables
+    python benchmarks/combos.py rerun BASE.json (--combo C | --models NAME) [--below 160] --json out.json
 
 COMBO is ``det-v4.rec-v6.cls`` (or ``.nocls``), see ``COMBOS``. The det and
 cls files come from the det's model set, the rec file from the rec's set; the
@@ -16,6 +17,13 @@ process alone, so it is the combination's footprint on these pages).
 through all of them in turn, the order rotating every page, so load from other
 processes falls on all of them alike; it reports medians and ratios to the
 first combination (only ratios are meaningful on a shared machine).
+``rerun`` takes a full-set result made before the levels stretch existed and
+runs again, with the current build, only the pages whose luminance range
+(0.5th to 99.5th percentile, as the pipeline measures it) is below --below
+grey levels, plus two control pages that must come out unchanged: on every
+other page the stretch settings cannot change a single output (the levels
+stay 0..255 and the normalisation is bit-identical), so the result is the
+whole set's figures with the current settings at a fraction of the time.
 """
 
 from __future__ import annotations
@@ -83,6 +91,62 @@ def cmd_accuracy(args) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, ensure_ascii=False)
+    return 0
+
+
+def luminance_range(path: str) -> int:
+    """The page's luminance range as Pipeline::run measures it (0.5th to 99.5th percentile)."""
+    import numpy as np
+
+    from edgeocr.image_io import load_image
+
+    img = load_image(path)
+    if img.ndim == 3 and img.shape[2] >= 3:
+        b, g, r = (img[:, :, i].astype(np.int32) for i in range(3))
+        lum = (77 * r + 150 * g + 29 * b + 128) >> 8
+    else:
+        lum = img if img.ndim == 2 else img[:, :, 0]
+    step = max(1, int(np.ceil(np.sqrt(lum.size / 65536.0))))
+    lum = lum[step // 2 :: step, step // 2 :: step]
+    lo, hi = np.quantile(lum, [0.005, 0.995], method="higher")
+    return int(hi) - int(lo)
+
+
+def cmd_rerun(args) -> int:
+    import edgeocr
+    from edgeocr import evaluate
+
+    with open(args.base, encoding="utf-8") as f:
+        base = json.load(f)
+    samples = evaluate.load_e2e(dev_dir())
+    if args.combo:
+        p = predictor_for(args.combo, args.threads)
+    else:
+        p = edgeocr.Predictor(models=args.models, threads=args.threads)
+    ranges = {s["id"]: luminance_range(s["path"]) for s in samples}
+    redo = [s for s in samples if ranges[s["id"]] < args.below]
+    controls = [s for s in samples if ranges[s["id"]] >= args.below][:2]
+    preds = dict(base["predictions"])
+    for s in redo + controls:
+        r = p.predict(s["path"])
+        new = [{"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines]
+        if s in controls:
+            old = base["predictions"][s["id"]]
+            same = [(a["text"], a["box"]) for a in old] == [(b["text"], b["box"]) for b in new]
+            print(f"control {s['id']} (range {ranges[s['id']]}): {'unchanged' if same else 'CHANGED'}")
+            if not same:
+                raise SystemExit("a page above the range threshold changed: the base run is not this build's")
+        else:
+            preds[s["id"]] = new
+            print(f"rerun {s['id']} (range {ranges[s['id']]})")
+    report = evaluate.evaluate_e2e(samples, preds)
+    out = dict(base, report=report, predictions=preds, rerun={"below": args.below, "pages": [s["id"] for s in redo],
+                                                            "settings": p.config.to_core()})
+    out["report_before"] = base.get("report", {}).get("e2e", base.get("report"))
+    with open(args.json, "w", encoding="utf-8") as f:
+        json.dump(out, f, ensure_ascii=False)
+    a = report["all"]
+    print(f"detH {a['det_hmean']:.4f} lineAcc {a['line_acc']:.4f} 1-NED {a['one_minus_ned']:.4f}")
     return 0
 
 
@@ -179,6 +243,14 @@ def main(argv=None) -> int:
     p.add_argument("--combos", help="comma-separated (default: all; the first is the reference)")
     p.add_argument("--json")
     p.set_defaults(func=cmd_latency)
+    p = sub.add_parser("rerun")
+    p.add_argument("base")
+    p.add_argument("--combo", choices=COMBOS)
+    p.add_argument("--models")
+    p.add_argument("--below", type=int, default=160)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--json", required=True)
+    p.set_defaults(func=cmd_rerun)
     p = sub.add_parser("table")
     p.add_argument("results", nargs="+")
     p.set_defaults(func=cmd_table)
