@@ -48,15 +48,21 @@ def dev_dir() -> Path:
 
 
 def predictor_for(combo: str, threads: int | None):
+    """A combination (det-v4.rec-v6.cls) or a model set name (with the set's own settings), either
+    optionally followed by settings: ppocr-v4-mobile+det_stretch_below=0."""
     import edgeocr
     from edgeocr.models import MODEL_SETS
 
+    combo, *extra = combo.split("+")
+    overrides = {k: int(v) if v.lstrip("-").isdigit() else float(v) for k, v in (e.split("=") for e in extra)}
+    if combo in MODEL_SETS:
+        return edgeocr.Predictor(models=combo, threads=threads, **overrides)
     det, rec, cls = combo.split(".")
     dset, rset = MODEL_SETS[SETS[det[4:]]], MODEL_SETS[SETS[rec[4:]]]
     dp, rp = dset.paths(), rset.paths()
     if dp is None or rp is None:
         raise SystemExit(f"{combo}: needs {dset.requirement} and {rset.requirement}")
-    settings = dict(rset.config)
+    settings = {**dict(rset.config), **overrides}
     return edgeocr.Predictor(det=dp["det"], cls=dp["cls"], rec=rp["rec"], use_cls=cls == "cls", threads=threads,
                              **settings)
 
@@ -112,6 +118,26 @@ def luminance_range(path: str) -> int:
     return int(hi) - int(lo)
 
 
+def cmd_rss(args) -> int:
+    """Peak RSS of each combination or set alone in a fresh process over the N largest pages."""
+    import subprocess
+
+    for c in args.combos.split(","):
+        code = (
+            "import resource, sys; sys.path.insert(0, %r); import combos; from edgeocr import evaluate;"
+            "from PIL import Image;"
+            "s = evaluate.load_e2e(combos.dev_dir());"
+            "px = lambda p: (lambda im: im.size[0] * im.size[1])(Image.open(p));"
+            "pages = sorted((x['path'] for x in s), key=px, reverse=True)[:%d];"
+            "p = combos.predictor_for(%r, %r);"
+            "[p.predict(pg) for pg in pages];"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+        ) % (str(Path(__file__).parent), args.pages, c, args.threads)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        print(f"{c:<22} peak RSS {float(out.stdout.split()[-1]):.0f} MiB over the {args.pages} largest pages")
+    return 0
+
+
 def cmd_rerun(args) -> int:
     import edgeocr
     from edgeocr import evaluate
@@ -157,6 +183,14 @@ def cmd_latency(args) -> int:
     step = max(1, len(samples) // args.sample)
     pages = [s["path"] for s in samples[::step]][: args.sample]
     combos = args.combos.split(",") if args.combos else COMBOS
+    if args.largest:
+        from PIL import Image
+
+        def pixels(path):
+            with Image.open(path) as im:
+                return im.size[0] * im.size[1]
+
+        pages = sorted((s["path"] for s in samples), key=pixels, reverse=True)[: args.sample]
     preds = {c: predictor_for(c, args.threads) for c in combos}
     for c in combos:  # warm-up
         preds[c].predict(pages[0])
@@ -175,6 +209,7 @@ def cmd_latency(args) -> int:
         ratios = [per_page[pg] / min(times[ref][pg]) for pg in pages]
         rows.append({
             "combo": c,
+            "peak_rss_mib": None,
             "median_s": statistics.median(per_page.values()),
             "total_s": sum(per_page.values()),
             "median_ratio": statistics.median(ratios),
@@ -240,9 +275,16 @@ def main(argv=None) -> int:
     p.add_argument("--sample", type=int, default=12)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--combos", help="comma-separated (default: all; the first is the reference)")
+    p.add_argument("--combos", help="comma-separated combinations or model set names (default: all "
+                   "combinations; the first is the reference)")
+    p.add_argument("--largest", action="store_true", help="the --sample largest pages instead of a spread")
     p.add_argument("--json")
     p.set_defaults(func=cmd_latency)
+    p = sub.add_parser("rss")
+    p.add_argument("--combos", required=True)
+    p.add_argument("--pages", type=int, default=4)
+    p.add_argument("--threads", type=int, default=2)
+    p.set_defaults(func=cmd_rss)
     p = sub.add_parser("rerun")
     p.add_argument("base")
     p.add_argument("--combo", choices=COMBOS)

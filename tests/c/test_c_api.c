@@ -420,7 +420,7 @@ static void* read_all(const char* path, size_t* size) {
 
 /* The sample converted to `format`, rows `pad` bytes wider than needed. */
 static edgeocr_image_t convert(const rgb_image* src, int format, int pad, unsigned char** storage) {
-  static const int channels[] = {3, 3, 1, 4, 4};
+  static const int channels[] = {3, 3, 1, 4, 4, 2};
   const int ch = channels[format];
   const ptrdiff_t stride = (ptrdiff_t)src->width * ch + pad;
   edgeocr_image_t img;
@@ -436,7 +436,9 @@ static edgeocr_image_t convert(const rgb_image* src, int format, int pad, unsign
         case EDGEOCR_PIXEL_BGR: d[0] = s[2]; d[1] = s[1]; d[2] = s[0]; break;
         case EDGEOCR_PIXEL_GRAY: d[0] = (unsigned char)((s[0] * 77 + s[1] * 150 + s[2] * 29) >> 8); break;
         case EDGEOCR_PIXEL_BGRA: d[0] = s[2]; d[1] = s[1]; d[2] = s[0]; d[3] = 255; break;
-        default: d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 17; break;
+        /* opaque: transparent pixels would be composited onto a matte */
+        case EDGEOCR_PIXEL_GRAY_ALPHA: d[0] = (unsigned char)((s[0] * 77 + s[1] * 150 + s[2] * 29) >> 8); d[1] = 255; break;
+        default: d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 255; break;
       }
     }
   }
@@ -637,10 +639,10 @@ static int test_models(void) {
   }
 
   /* every pixel format and a padded stride give the same lines */
-  for (fmt = EDGEOCR_PIXEL_BGR; fmt <= EDGEOCR_PIXEL_RGBA; ++fmt) {
+  for (fmt = EDGEOCR_PIXEL_BGR; fmt <= EDGEOCR_PIXEL_GRAY_ALPHA; ++fmt) {
     edgeocr_image_t other = convert(&sample, fmt, fmt == EDGEOCR_PIXEL_BGR ? 0 : 13, &buf_other);
     CHECK_STATUS(edgeocr_predictor_predict(p, &other, &r2), OK);
-    if (fmt == EDGEOCR_PIXEL_GRAY) {
+    if (fmt == EDGEOCR_PIXEL_GRAY || fmt == EDGEOCR_PIXEL_GRAY_ALPHA) {
       texts_of(r2, texts2, sizeof texts2);
       CHECK(strstr(texts2, "42.50") != NULL);
     } else if (!same_lines(r, r2, 1e-5f)) {
@@ -808,7 +810,8 @@ static const char* const k_values[][2] = {
     {"rec_height", "32"},             {"rec_batch", "8"},
     {"rec_width_buckets", "320,640,960"}, {"rec_mean", "0.45,0.45,0.45"},
     {"rec_std", "0.35,0.35,0.35"},    {"rotate_ratio", "1.25"},
-    {"drop_score", "0.6"},
+    {"drop_score", "0.6"},            {"det_stretch_below", "96"},
+    {"rec_stretch_below", "32"},
 };
 #define N_VALUES (sizeof k_values / sizeof k_values[0])
 
