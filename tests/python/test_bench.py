@@ -120,7 +120,7 @@ def test_eager_reads_like_edgeocr(v4_paths):
         if importlib.util.find_spec(mod) is None:
             pytest.skip(f"{mod} is not installed (pip install 'edgeocr[bench]')")
     img = cv2.imread(str(DATA / "sample_en.png"))
-    ref = [line.text for line in edgeocr.Predictor(threads=1).predict(img).lines]
+    ref = [line.text for line in edgeocr.Predictor(models="ppocr-v4-mobile", threads=1).predict(img).lines]
     ort_lines = PythonPipeline(v4_paths, "onnxruntime", threads=1).predict(img)["lines"]
     eager_lines = PythonPipeline(v4_paths, "eager", threads=1).predict(img)["lines"]
     # Same Python pipeline, two runtimes for the same networks: identical text.
