@@ -38,7 +38,9 @@ import time
 from pathlib import Path
 
 SETS = {"v4": "ppocr-v4-mobile", "v6": "ppocr-v6-small"}
-COMBOS = [f"det-{d}.rec-{r}.{c}" for d in ("v4", "v6") for r in ("v4", "v6") for c in ("cls", "nocls")]
+COMBOS = [
+    f"det-{d}.rec-{r}.{c}" for d in ("v4", "v6") for r in ("v4", "v6") for c in ("cls", "nocls")
+]
 
 
 def dev_dir() -> Path:
@@ -54,7 +56,9 @@ def predictor_for(combo: str, threads: int | None):
     from edgeocr.models import MODEL_SETS
 
     combo, *extra = combo.split("+")
-    overrides = {k: int(v) if v.lstrip("-").isdigit() else float(v) for k, v in (e.split("=") for e in extra)}
+    overrides = {
+        k: int(v) if v.lstrip("-").isdigit() else float(v) for k, v in (e.split("=") for e in extra)
+    }
     if combo in MODEL_SETS:
         return edgeocr.Predictor(models=combo, threads=threads, **overrides)
     det, rec, cls = combo.split(".")
@@ -63,8 +67,14 @@ def predictor_for(combo: str, threads: int | None):
     if dp is None or rp is None:
         raise SystemExit(f"{combo}: needs {dset.requirement} and {rset.requirement}")
     settings = {**dict(rset.config), **overrides}
-    return edgeocr.Predictor(det=dp["det"], cls=dp["cls"], rec=rp["rec"], use_cls=cls == "cls", threads=threads,
-                             **settings)
+    return edgeocr.Predictor(
+        det=dp["det"],
+        cls=dp["cls"],
+        rec=rp["rec"],
+        use_cls=cls == "cls",
+        threads=threads,
+        **settings,
+    )
 
 
 def cmd_accuracy(args) -> int:
@@ -78,7 +88,9 @@ def cmd_accuracy(args) -> int:
     t0 = time.perf_counter()
     for s in samples:
         r = p.predict(s["path"])
-        preds[s["id"]] = [{"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines]
+        preds[s["id"]] = [
+            {"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines
+        ]
     seconds = time.perf_counter() - t0
     report = evaluate.evaluate_e2e(samples, preds)
     out = {
@@ -91,9 +103,11 @@ def cmd_accuracy(args) -> int:
         "predictions": preds,
     }
     a = report["all"]
-    print(f"{args.combo}: detH {a['det_hmean']:.4f} lineAcc {a['line_acc']:.4f} 1-NED {a['one_minus_ned']:.4f} "
-          f"lineAccWS {a['line_acc_ws']:.4f} spaces(en) {report['langs'].get('en', {}).get('space_acc', 0):.4f} "
-          f"{seconds:.0f} s peak RSS {out['peak_rss_mib']:.0f} MiB")
+    print(
+        f"{args.combo}: detH {a['det_hmean']:.4f} lineAcc {a['line_acc']:.4f} 1-NED {a['one_minus_ned']:.4f} "
+        f"lineAccWS {a['line_acc_ws']:.4f} spaces(en) {report['langs'].get('en', {}).get('space_acc', 0):.4f} "
+        f"{seconds:.0f} s peak RSS {out['peak_rss_mib']:.0f} MiB"
+    )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(out, f, ensure_ascii=False)
@@ -133,8 +147,12 @@ def cmd_rss(args) -> int:
             "[p.predict(pg) for pg in pages];"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
         ) % (str(Path(__file__).parent), args.pages, c, args.threads)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        print(f"{c:<22} peak RSS {float(out.stdout.split()[-1]):.0f} MiB over the {args.pages} largest pages")
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        print(
+            f"{c:<22} peak RSS {float(out.stdout.split()[-1]):.0f} MiB over the {args.pages} largest pages"
+        )
     return 0
 
 
@@ -159,15 +177,27 @@ def cmd_rerun(args) -> int:
         if s in controls:
             old = base["predictions"][s["id"]]
             same = [(a["text"], a["box"]) for a in old] == [(b["text"], b["box"]) for b in new]
-            print(f"control {s['id']} (range {ranges[s['id']]}): {'unchanged' if same else 'CHANGED'}")
+            print(
+                f"control {s['id']} (range {ranges[s['id']]}): {'unchanged' if same else 'CHANGED'}"
+            )
             if not same:
-                raise SystemExit("a page above the range threshold changed: the base run is not this build's")
+                raise SystemExit(
+                    "a page above the range threshold changed: the base run is not this build's"
+                )
         else:
             preds[s["id"]] = new
             print(f"rerun {s['id']} (range {ranges[s['id']]})")
     report = evaluate.evaluate_e2e(samples, preds)
-    out = dict(base, report=report, predictions=preds, rerun={"below": args.below, "pages": [s["id"] for s in redo],
-                                                            "settings": p.config.to_core()})
+    out = dict(
+        base,
+        report=report,
+        predictions=preds,
+        rerun={
+            "below": args.below,
+            "pages": [s["id"] for s in redo],
+            "settings": p.config.to_core(),
+        },
+    )
     out["report_before"] = base.get("report", {}).get("e2e", base.get("report"))
     with open(args.json, "w", encoding="utf-8") as f:
         json.dump(out, f, ensure_ascii=False)
@@ -207,24 +237,46 @@ def cmd_latency(args) -> int:
     for c in combos:
         per_page = {pg: min(v) for pg, v in times[c].items()}
         ratios = [per_page[pg] / min(times[ref][pg]) for pg in pages]
-        rows.append({
-            "combo": c,
-            "peak_rss_mib": None,
-            "median_s": statistics.median(per_page.values()),
-            "total_s": sum(per_page.values()),
-            "median_ratio": statistics.median(ratios),
-            "total_ratio": sum(per_page.values()) / sum(min(v) for v in times[ref].values()),
-        })
-        print(f"{c:<22} median {rows[-1]['median_s'] * 1000:7.0f} ms  x{rows[-1]['median_ratio']:.2f} of {ref} "
-              f"(total x{rows[-1]['total_ratio']:.2f})")
+        rows.append(
+            {
+                "combo": c,
+                "peak_rss_mib": None,
+                "median_s": statistics.median(per_page.values()),
+                "total_s": sum(per_page.values()),
+                "median_ratio": statistics.median(ratios),
+                "total_ratio": sum(per_page.values()) / sum(min(v) for v in times[ref].values()),
+            }
+        )
+        print(
+            f"{c:<22} median {rows[-1]['median_s'] * 1000:7.0f} ms  x{rows[-1]['median_ratio']:.2f} of {ref} "
+            f"(total x{rows[-1]['total_ratio']:.2f})"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"pages": pages, "threads": args.threads, "rounds": args.rounds, "rows": rows}, f, indent=1)
+            json.dump(
+                {"pages": pages, "threads": args.threads, "rounds": args.rounds, "rows": rows},
+                f,
+                indent=1,
+            )
     return 0
 
 
-TAGS = ("en", "zh", "scan", "photo", "digital", "degraded", "rotated", "rot180", "lowcontrast", "washed_out",
-        "blur", "jpeg", "small", "large")
+TAGS = (
+    "en",
+    "zh",
+    "scan",
+    "photo",
+    "digital",
+    "degraded",
+    "rotated",
+    "rot180",
+    "lowcontrast",
+    "washed_out",
+    "blur",
+    "jpeg",
+    "small",
+    "large",
+)
 
 
 def cmd_table(args) -> int:
@@ -239,16 +291,20 @@ def cmd_table(args) -> int:
             runs.append(d)
     order = {c: i for i, c in enumerate(COMBOS)}
     runs.sort(key=lambda d: order.get(d["combo"], 99))
-    print("| combination | det H | line acc | 1-NED | CER | line acc (ws) | en spaces right | latency (median, x) "
-          "| peak RSS MiB |")
+    print(
+        "| combination | det H | line acc | 1-NED | CER | line acc (ws) | en spaces right | latency (median, x) "
+        "| peak RSS MiB |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for d in runs:
         a, langs = d["report"]["all"], d["report"]["langs"]
         la = lat.get(d["combo"])
         latency = f"{la['median_s'] * 1000:.0f} ms, x{la['median_ratio']:.2f}" if la else "-"
-        print(f"| {d['combo']} | {a['det_hmean']:.4f} | {a['line_acc']:.4f} | {a['one_minus_ned']:.4f} | "
-              f"{a['cer']:.4f} | {a['line_acc_ws']:.4f} | {langs.get('en', {}).get('space_acc', 0):.4f} | "
-              f"{latency} | {d['peak_rss_mib']:.0f} |")
+        print(
+            f"| {d['combo']} | {a['det_hmean']:.4f} | {a['line_acc']:.4f} | {a['one_minus_ned']:.4f} | "
+            f"{a['cer']:.4f} | {a['line_acc_ws']:.4f} | {langs.get('en', {}).get('space_acc', 0):.4f} | "
+            f"{latency} | {d['peak_rss_mib']:.0f} |"
+        )
     print()
     print("line accuracy per tag:")
     print("| tag | " + " | ".join(d["combo"] for d in runs) + " |")
@@ -263,7 +319,9 @@ def cmd_table(args) -> int:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("accuracy")
     p.add_argument("combo", choices=COMBOS)
@@ -275,9 +333,14 @@ def main(argv=None) -> int:
     p.add_argument("--sample", type=int, default=12)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--combos", help="comma-separated combinations or model set names (default: all "
-                   "combinations; the first is the reference)")
-    p.add_argument("--largest", action="store_true", help="the --sample largest pages instead of a spread")
+    p.add_argument(
+        "--combos",
+        help="comma-separated combinations or model set names (default: all "
+        "combinations; the first is the reference)",
+    )
+    p.add_argument(
+        "--largest", action="store_true", help="the --sample largest pages instead of a spread"
+    )
     p.add_argument("--json")
     p.set_defaults(func=cmd_latency)
     p = sub.add_parser("rss")

@@ -52,28 +52,40 @@ def main():
     expected["sample_en_rot180.png"] = {"lines": LINES}
     big = Image.new("RGB", (img.width + 200, img.height + 200), "white")
     big.paste(img, (100, 100))
-    big.rotate(6, resample=Image.BICUBIC, fillcolor="white").save(OUT / "sample_en_skew6.png", optimize=True)
+    big.rotate(6, resample=Image.BICUBIC, fillcolor="white").save(
+        OUT / "sample_en_skew6.png", optimize=True
+    )
     expected["sample_en_skew6.png"] = {"lines": LINES}
     img.convert("L").save(OUT / "sample_en_gray.png", optimize=True)
     expected["sample_en_gray.png"] = {"lines": LINES}
     # Transparency: the page's ink as alpha over a transparent background (dark ink, light ink,
     # gray + alpha, palette with a transparent index).
     coverage = Image.eval(img.convert("L"), lambda v: 255 - v)  # 255 where the ink is
-    for name, colour in (("sample_en_alpha_dark.png", (20, 20, 20)), ("sample_en_alpha_light.png", (235, 235, 235))):
+    for name, colour in (
+        ("sample_en_alpha_dark.png", (20, 20, 20)),
+        ("sample_en_alpha_light.png", (235, 235, 235)),
+    ):
         rgba = Image.new("RGBA", img.size, colour + (0,))
         rgba.putalpha(coverage)
         rgba.save(OUT / name, optimize=True)
         expected[name] = {"lines": LINES}
         if name == "sample_en_alpha_dark.png":
-            rgba.quantize(16, method=Image.Quantize.FASTOCTREE).save(OUT / "sample_en_palette_alpha.png", optimize=True)
+            rgba.quantize(16, method=Image.Quantize.FASTOCTREE).save(
+                OUT / "sample_en_palette_alpha.png", optimize=True
+            )
             expected["sample_en_palette_alpha.png"] = {"lines": LINES}
     la = Image.merge("LA", (Image.new("L", img.size, 20), coverage))
     la.save(OUT / "sample_en_la.png", optimize=True)
     expected["sample_en_la.png"] = {"lines": LINES}
     # Hard captures: the same page with its ink and paper levels squeezed together.
     gray = img.convert("L")
-    for name, ink, paper in (("sample_en_lowcontrast.png", 150, 170), ("sample_en_washed.png", 245, 255)):
-        gray.point(lambda v, ink=ink, paper=paper: round(ink + (paper - ink) * v / 255)).save(OUT / name, optimize=True)
+    for name, ink, paper in (
+        ("sample_en_lowcontrast.png", 150, 170),
+        ("sample_en_washed.png", 245, 255),
+    ):
+        gray.point(lambda v, ink=ink, paper=paper: round(ink + (paper - ink) * v / 255)).save(
+            OUT / name, optimize=True
+        )
         expected[name] = {"lines": LINES, "ink": ink, "paper": paper}
     # One line for recognition-only tests.
     line, _ = render([LINES[1]], pad=8, gap=0, width=460)

@@ -58,7 +58,9 @@ def test_gray_alpha_arrays_and_pil_images(predictor):
         assert texts(predictor.predict(im.convert("PA"))) == LINES
 
 
-@pytest.mark.parametrize("mode", ["1", "L", "P", "RGB", "RGBX", "CMYK", "YCbCr", "LAB", "HSV", "I", "F", "I;16"])
+@pytest.mark.parametrize(
+    "mode", ["1", "L", "P", "RGB", "RGBX", "CMYK", "YCbCr", "LAB", "HSV", "I", "F", "I;16"]
+)
 def test_every_pil_mode_that_carries_an_image(predictor, mode):
     with Image.open(DATA / "sample_en.png") as im:
         src = im.convert("RGB")
@@ -98,7 +100,9 @@ def test_washed_out_page_needs_the_stretch(v4_paths):
 def test_full_range_page_is_untouched_by_the_stretch(predictor, v4_paths):
     # sample_en's ink and paper are far apart: the default settings must not change a single output.
     assert predictor.config.det_stretch_below > 0
-    off = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, det_stretch_below=0, rec_stretch_below=0)
+    off = edgeocr.Predictor(
+        models="ppocr-v4-mobile", threads=2, det_stretch_below=0, rec_stretch_below=0
+    )
     a, b = off.predict(DATA / "sample_en.png"), predictor.predict(DATA / "sample_en.png")
     assert [ln.text for ln in a.lines] == [ln.text for ln in b.lines]
     assert [ln.score for ln in a.lines] == [ln.score for ln in b.lines]
