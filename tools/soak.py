@@ -15,6 +15,7 @@ on two cores; the issue's figure is ``--calls 5000``.
     python tools/soak.py                         # default: 600 calls
     python tools/soak.py --calls 5000 --every 250
     python tools/soak.py --calls 160 --warmup 48 --every 16   # the pytest version
+    python tools/soak.py --threads 8 --pages ../shared/datasets/dev/images --calls 108 --warmup 36 --every 12
 """
 
 from __future__ import annotations
@@ -83,10 +84,22 @@ def run(
     models: str,
     rss_tolerance: float,
     out=sys.stdout,
+    pages: str | None = None,
+    n_pages: int = 12,
 ) -> dict:
     import edgeocr
 
-    images = [make_image(w, h, k) for k, (w, h) in enumerate(SIZES)]
+    if pages:  # real pages of varied sizes, with the model set's own settings
+        from edgeocr.image_io import load_image
+
+        files = sorted(
+            os.path.join(pages, f) for f in os.listdir(pages) if f.lower().endswith((".png", ".jpg", ".jpeg"))
+        )[:n_pages]
+        if not files:
+            raise SystemExit(f"soak: no .png/.jpg pages in {pages}")
+        images = [load_image(f) for f in files]
+    else:
+        images = [make_image(w, h, k) for k, (w, h) in enumerate(SIZES)]
     order = np.random.default_rng(seed).integers(0, len(images), calls)
     # Warm-up visits every size at least twice, whatever the random order.
     warm = max(warmup, 2 * len(images))
@@ -94,7 +107,10 @@ def run(
 
     # limit type 'max' keeps small images small (the default 'min' upscales them to 736):
     # many calls in little time; the code paths are the same.
-    p = edgeocr.Predictor(models=models, threads=1, det_limit_type="max", det_limit_side_len=960)
+    if pages:
+        p = edgeocr.Predictor(models=models, threads=1)
+    else:
+        p = edgeocr.Predictor(models=models, threads=1, det_limit_type="max", det_limit_side_len=960)
     expected = {}
     for k, img in enumerate(images):  # the sequential answer, for the threaded run
         expected[k] = [ln.text for ln in p.predict(img).lines]
@@ -161,7 +177,7 @@ def run(
         "calls": calls,
         "threads": threads,
         "warmup_calls": warm,
-        "sizes": len(SIZES),
+        "sizes": len(images),
         "seconds": end["seconds"],
         "rss_start_mb": curve[0]["rss_mb"],
         "rss_after_warmup_mb": base["rss"],
@@ -196,11 +212,14 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default="ppocr-v4-mobile")
     ap.add_argument("--rss-tolerance", type=float, default=0.05)
     ap.add_argument("--json", help="also write the summary and curve to this file")
+    ap.add_argument("--pages", help="a folder of page images to use instead of the synthetic sizes")
+    ap.add_argument("--n-pages", type=int, default=12, help="how many pages of --pages (sorted by name)")
     args = ap.parse_args(argv)
     if args.calls <= args.warmup or args.every < 1 or args.threads < 1:
         ap.error("need --calls > --warmup, --every >= 1, --threads >= 1")
     print(
-        f"soak: {args.calls} calls, {args.threads} thread(s), {len(SIZES)} image sizes, "
+        f"soak: {args.calls} calls, {args.threads} thread(s), "
+        f"{f'pages of {args.pages}' if args.pages else f'{len(SIZES)} image sizes'}, "
         f"warm-up {args.warmup}, pid {os.getpid()}",
         flush=True,
     )
@@ -212,6 +231,8 @@ def main(argv=None) -> int:
         args.seed,
         args.models,
         args.rss_tolerance,
+        pages=args.pages,
+        n_pages=args.n_pages,
     )
     print("summary: " + json.dumps(s), flush=True)
     if args.json:

@@ -11,6 +11,7 @@
 #include "common/checked.h"
 #include "edgeocr/status.h"
 #include "pipeline/model_checks.h"
+#include "runtime/malloc_tuning.h"
 #include "postprocess/ctc.h"
 #include "postprocess/order.h"
 
@@ -73,6 +74,7 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
       config_(std::move(config)),
       pool_(pool ? std::move(pool) : MemoryPool::create()) {
   if (!det_ && !rec_) fail(StatusCode::kInvalidArgument, "a pipeline needs a det or a rec model");
+  limit_malloc_arenas();  // flat RSS when many threads share the pipeline (runtime/malloc_tuning.h)
   // The caller's settings, before the models' fixed input sizes replace some of them.
   validate_config(config_, pool_->stats().cap_bytes);
   bool model_fixed = false;

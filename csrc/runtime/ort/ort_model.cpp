@@ -5,6 +5,7 @@
 
 #include "common/checked.h"
 #include "edgeocr/model.h"
+#include "runtime/malloc_tuning.h"
 #include "edgeocr/status.h"
 #include "runtime/ort/ort_api.h"
 
@@ -72,6 +73,7 @@ TensorInfo tensor_info(const ort::Runtime& rt, ort::OrtTypeInfo* ti, std::string
 ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOptions& o) {
   const auto& api = rt.api;
   ort::OrtSessionOptions* so = nullptr;
+  limit_malloc_arenas();  // before the session starts its threads (runtime/malloc_tuning.h)
   check(api.CreateSessionOptions()(&so), "CreateSessionOptions", kBackend);
   auto g = guard(so, api.ReleaseSessionOptions());
   if (o.intra_threads < 0 || o.inter_threads < 0)
