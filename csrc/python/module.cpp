@@ -6,6 +6,7 @@
 #include "bindings.h"
 #include "edgeocr/runtime.h"
 #include "edgeocr/status.h"
+#include "runtime/malloc_tuning.h"
 
 namespace py = pybind11;
 
@@ -69,6 +70,8 @@ PYBIND11_MODULE(_core, m) {
   });
 
   m.def("set_ort_library_path", &edgeocr::set_ort_library_path, py::arg("path"));
+  m.def("malloc_arena_cap", &edgeocr::limit_malloc_arenas,
+        "glibc malloc arena cap applied by edgeocr (-1: malloc left alone); see runtime/malloc_tuning.h");
   m.def("runtime_info", [] {
     auto info = edgeocr::runtime_info();
     return py::dict(py::arg("library_path") = info.library_path, py::arg("version") = info.version);
