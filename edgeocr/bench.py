@@ -13,7 +13,12 @@ the same det/cls/rec model files, images decoded once beforehand):
 * ``eager``: the same Python pipeline with the ONNX models turned into PyTorch
   modules by onnx2torch and run as a dynamic graph (``pip install edgeocr[bench]``);
 * ``rapidocr``: ``rapidocr_onnxruntime.RapidOCR`` given the same model files
-  (it has no batch API: batch N is N calls).
+  (it has no batch API: batch N is N calls);
+* ``int8``: edgeocr on the int8 bundle of the same models (``--int8-bundle
+  FILE``, or packed once with ``edgeocr-pack --quantize int8`` defaults,
+  calibrated on ``--calib DIR`` or the benchmark images, and cached:
+  :mod:`edgeocr.pack.int8_cache`). The heading names the CPU features that
+  decide int8 speed (VNNI on x86, dot product on ARM).
 
 Latency: every contender lives in this process; for each batch size the images
 are cut into batches of N (cycled to fill the last one) and every batch goes
@@ -42,7 +47,7 @@ import sys
 import time
 import warnings
 
-CONTENDERS = ("edgeocr", "onnxruntime", "eager", "rapidocr")
+CONTENDERS = ("edgeocr", "onnxruntime", "eager", "rapidocr", "int8")
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 _RESULT_PREFIX = "@@EDGEOCR-BENCH "
 # What each contender needs besides edgeocr's own dependencies (module names, not installed).
@@ -50,6 +55,7 @@ _NEEDS = {
     "onnxruntime": ("onnxruntime", "pyclipper"),
     "eager": ("torch", "onnx2torch", "onnx", "pyclipper"),
     "rapidocr": ("rapidocr_onnxruntime",),
+    "int8": ("onnx",),
 }
 
 
@@ -177,7 +183,7 @@ class RapidContender(Contender):
 
 
 def make_contender(name: str, model, paths, threads) -> Contender:
-    if name == "edgeocr":
+    if name in ("edgeocr", "int8"):  # int8: `model` is the int8 bundle
         return EdgeocrContender(model, paths, threads)
     if paths is None:
         raise RuntimeError("needs a model set name or a folder with det/cls/rec files")
@@ -239,10 +245,11 @@ def worker_main(argv) -> int:
     return 0
 
 
-def run_worker(name, args, files, timeout=1800.0) -> dict:
+def run_worker(name, args, files, timeout=1800.0, model=None) -> dict:
     cmd = [sys.executable, "-m", "edgeocr.bench", "--worker", name, "--batch", args.batch]
-    if args.model:
-        cmd += ["--model", args.model]
+    model = model or args.model
+    if model:
+        cmd += ["--model", str(model)]
     if args.threads:
         cmd += ["--threads", str(args.threads)]
     proc = subprocess.run(cmd + files, capture_output=True, text=True, timeout=timeout)
@@ -560,6 +567,17 @@ def cmd_bench(args) -> int:
         else (lambda *a: print(*a, flush=True))
     )
     log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
+    from .pack.quantize import cpu_flags_line
+
+    info["int8_features"] = cpu_flags_line()
+    log(f"CPU features for int8: {info['int8_features']}")
+    models_of = {}  # contender -> the model it loads, where not args.model
+    if "int8" in names:
+        try:
+            models_of["int8"] = _int8_bundle(args, paths, folder, log)
+        except Exception as e:  # noqa: BLE001 - reported in the table, the others go on
+            skipped["int8"] = f"no int8 bundle: {e}"
+            names.remove("int8")
 
     # Memory first, one fresh process per contender, while this process is small.
     mem = {}
@@ -567,7 +585,7 @@ def cmd_bench(args) -> int:
         for c in list(names):
             log(f"memory: {c} alone in a subprocess ...")
             try:
-                mem[c] = run_worker(c, args, files)
+                mem[c] = run_worker(c, args, files, model=models_of.get(c))
             except Exception as e:  # a contender that cannot run is reported, the others go on
                 if c == "edgeocr":
                     raise
@@ -577,7 +595,7 @@ def cmd_bench(args) -> int:
     for c in names:
         t0 = time.perf_counter()
         try:
-            contenders[c] = make_contender(c, args.model, paths, args.threads)
+            contenders[c] = make_contender(c, models_of.get(c, args.model), paths, args.threads)
         except Exception as e:
             if c == "edgeocr":
                 raise
@@ -609,6 +627,7 @@ def cmd_bench(args) -> int:
         "warmup": args.warmup,
         "throughput_rounds": args.rounds if args.throughput else None,
         "paths": paths,
+        "int8_bundle": str(models_of["int8"]) if "int8" in models_of else None,
     }
     doc = {"machine": info, "settings": settings, "skipped": skipped, "results": rows, "throughput": tput}
     if args.save:
@@ -634,6 +653,21 @@ def cmd_bench(args) -> int:
         )
         print(format_throughput(tput))
     return 0
+
+
+def _int8_bundle(args, paths, folder, log):
+    """The int8 bundle to compare: --int8-bundle, else packed once and cached."""
+    if args.int8_bundle:
+        if not os.path.isfile(args.int8_bundle):
+            raise FileNotFoundError(f"--int8-bundle {args.int8_bundle}: no such file")
+        return args.int8_bundle
+    if paths is None:
+        raise ValueError("give --int8-bundle FILE (the model is not a model set or folder)")
+    from .pack.int8_cache import cached_int8_bundle
+
+    calib = args.calib or folder
+    log(f"int8: the bundle of these models calibrated on {calib} (packed once, then cached) ...")
+    return str(cached_int8_bundle(paths, calib, threads=args.threads, log=log))
 
 
 def register(subparsers) -> None:
@@ -667,6 +701,17 @@ def register(subparsers) -> None:
         "--compare",
         default="onnxruntime,rapidocr",
         help=f"comma-separated, from {', '.join(CONTENDERS[1:])} (default onnxruntime,rapidocr)",
+    )
+    p.add_argument(
+        "--int8-bundle",
+        metavar="FILE",
+        help="--compare int8: the int8 .eocr to run (default: packed from the model set with "
+        "edgeocr-pack --quantize int8 defaults, calibrated on --calib, and cached)",
+    )
+    p.add_argument(
+        "--calib",
+        metavar="DIR",
+        help="--compare int8: calibration pages for the cached int8 bundle (default: --images)",
     )
     p.add_argument(
         "--warmup", type=int, default=1, help="untimed calls per contender first (default 1)"

@@ -50,12 +50,19 @@ def session_options(
     memory_arena: bool | str = True,
     memory_pattern: bool = False,
     optimized_model_path: str | os.PathLike | None = None,
+    arm64_bf16_fastmath: bool = False,
 ) -> Any:
     """Build the core's SessionOptions, checking every value.
 
     ``memory_arena``: True (an ONNX Runtime arena per session), False (plain
     allocations), or ``"shared"`` (one process-wide arena for every session
     that asks for it, growing by what is asked, kept until the process ends).
+
+    ``arm64_bf16_fastmath``: on aarch64, ONNX Runtime runs fp32 GEMMs (MatMul,
+    Gemm, and convolutions lowered to them) in bf16 (session config
+    ``mlas.enable_gemm_fastmath_arm64_bfloat16``): faster on CPUs with BF16
+    instructions (Graviton3, Neoverse V1/N2, Apple M2+), results differ from
+    fp32 in the low bits. Ignored on other CPUs. Off by default.
     """
     o = _core.SessionOptions()
     if threads is not None:
@@ -85,6 +92,9 @@ def session_options(
     else:
         raise InvalidInputError(f"memory_arena must be True, False or 'shared', got {memory_arena!r}")
     o.memory_pattern = bool(memory_pattern)
+    if not isinstance(arm64_bf16_fastmath, bool):
+        raise InvalidInputError(f"arm64_bf16_fastmath must be True or False, got {arm64_bf16_fastmath!r}")
+    o.arm64_bf16_fastmath = arm64_bf16_fastmath
     if optimized_model_path:
         o.optimized_model_path = os.fspath(optimized_model_path)
     return o
@@ -149,6 +159,7 @@ class Model:
         optimized_model_path: str | os.PathLike | None = None,
         max_memory_mb: float | None = None,
         ort_library: str | None = None,
+        arm64_bf16_fastmath: bool = False,
     ):
         opts = session_options(
             threads,
@@ -159,6 +170,7 @@ class Model:
             memory_arena=memory_arena,
             memory_pattern=memory_pattern,
             optimized_model_path=optimized_model_path,
+            arm64_bf16_fastmath=arm64_bf16_fastmath,
         )
         pool = _core.MemoryPool(_cap_bytes(max_memory_mb))
         self._m = load_core_model(path, data=data, options=opts, pool=pool, ort_library=ort_library)

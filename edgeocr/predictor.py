@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
+import warnings
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
@@ -130,6 +131,9 @@ class Predictor:
     docs/reliability.md, "Image size and decoding memory").
     ``preprocess`` is an optional Python hook run on the decoded image
     (a numpy array) before the static pipeline, e.g. to shrink huge scans.
+    ``arm64_bf16_fastmath=True`` (aarch64 only, ignored elsewhere) lets ONNX
+    Runtime run fp32 GEMMs in bf16: faster on CPUs with BF16 instructions, low
+    bits of the outputs differ (docs/performance.md, "ARM64 bf16 fast math").
     """
 
     def __init__(
@@ -151,6 +155,7 @@ class Predictor:
         memory_arena: bool | str = "shared",
         memory_pattern: bool = False,
         spinning: bool = False,
+        arm64_bf16_fastmath: bool = False,
         workers: int = 1,
         max_image_pixels: int | None = None,
         **overrides,
@@ -165,6 +170,7 @@ class Predictor:
         if preprocess is not None and not callable(preprocess):
             raise InvalidInputError("preprocess must be a callable taking and returning an image array")
         max_memory_mb = _check_budget(max_memory_mb)
+        session_kw = {"spinning": spinning, "arm64_bf16_fastmath": arm64_bf16_fastmath}
         if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".eocr"):
             if any(v is not None for v in (models, det, cls, rec, keys)):
                 raise InvalidInputError("a .eocr bundle holds its models and dictionary; pass it alone")
@@ -176,10 +182,15 @@ class Predictor:
                 level = b.manifest.get("runtime", {}).get("graph_optimization", "all")
                 if max_memory_mb is None:  # the budget the bundle was packed for, if any
                     max_memory_mb = _check_budget(b.manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's")
+                from .pack.quantize import int8_speed_warning
+
+                note = int8_speed_warning(b.manifest.get("quantization") or {})
+                if note:
+                    warnings.warn(f"{os.fspath(model)}: {note}", RuntimeWarning, stacklevel=2)
                 self._init(
                     {r: ("data", v) for r, v in b.models.items() if v is not None},
                     b.charset, config or b.config, overrides, use_cls, threads, max_memory_mb,
-                    ort_library, (memory_arena, memory_pattern), spinning, level,
+                    ort_library, (memory_arena, memory_pattern), session_kw, level,
                     os.path.basename(os.fspath(model)), {},
                 )
         else:
@@ -193,13 +204,13 @@ class Predictor:
             self._init(
                 {r: ("path", p) for r, p in paths.items() if p is not None},
                 keys, config or PipelineConfig(), overrides, use_cls, threads, max_memory_mb,
-                ort_library, (memory_arena, memory_pattern), spinning, "all", None,
+                ort_library, (memory_arena, memory_pattern), session_kw, "all", None,
                 model_set_memory_profile(paths),
             )
         self.preprocess = preprocess
 
     def _init(self, sources, keys, config, overrides, use_cls, threads, max_memory_mb, ort_library,
-              memory, spinning, optimization, bundle_name, memory_profile):
+              memory, session_kw, optimization, bundle_name, memory_profile):
         if overrides:
             known = {f.name for f in dataclasses.fields(PipelineConfig)}
             unknown = sorted(set(overrides) - known)
@@ -213,7 +224,7 @@ class Predictor:
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
         # and the lowest peak RSS; the pattern was faster on some pages but holds its planned
         # block on top of the arena in steady state (843 vs 508 MiB peak on two small pages).
-        opts = session_options(threads, memory_arena=memory[0], memory_pattern=memory[1], spinning=spinning,
+        opts = session_options(threads, memory_arena=memory[0], memory_pattern=memory[1], **session_kw,
                                optimization=optimization)
         if max_memory_mb:
             # Under a budget the sessions run on the shared arena (growing by what is asked) and

@@ -74,7 +74,8 @@ void bind_model(py::module_& m) {
       .def_readwrite("memory_pattern", &SessionOptions::memory_pattern)
       .def_readwrite("shared_arena", &SessionOptions::shared_arena)
       .def_readwrite("shrink_arena", &SessionOptions::shrink_arena)
-      .def_readwrite("optimized_model_path", &SessionOptions::optimized_model_path);
+      .def_readwrite("optimized_model_path", &SessionOptions::optimized_model_path)
+      .def_readwrite("arm64_bf16_fastmath", &SessionOptions::arm64_bf16_fastmath);
 
   py::class_<MemoryPool, std::shared_ptr<MemoryPool>>(m, "MemoryPool")
       .def(py::init([](std::size_t cap) { return MemoryPool::create(cap); }), py::arg("cap_bytes") = 0)

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "bindings.h"
+#include "edgeocr/cpu_features.h"
 #include "edgeocr/runtime.h"
 #include "edgeocr/status.h"
 #include "runtime/malloc_tuning.h"
@@ -84,6 +85,16 @@ PYBIND11_MODULE(_core, m) {
     }
     return py::dict(py::arg("ok") = r.ok, py::arg("checks") = r.checks,
                     py::arg("failures") = r.failures);
+  });
+
+  m.def("cpu_features", [] {
+    const auto& f = edgeocr::cpu_features();
+    return py::dict(py::arg("arch") = f.arch, py::arg("avx2") = f.avx2,
+                    py::arg("avx512f") = f.avx512f, py::arg("avx512bw") = f.avx512bw,
+                    py::arg("avx512_vnni") = f.avx512_vnni, py::arg("avx_vnni") = f.avx_vnni,
+                    py::arg("amx_int8") = f.amx_int8, py::arg("asimddp") = f.asimddp,
+                    py::arg("i8mm") = f.i8mm, py::arg("bf16") = f.bf16,
+                    py::arg("int8_dot") = f.int8_dot());
   });
 
   bind_model(m);

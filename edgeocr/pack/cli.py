@@ -48,16 +48,31 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--calib",
         metavar="DIR",
-        help="calibration images (needed for int8; also the sample inputs for output differences)",
+        help="calibration images (needed for int8). Without --eval, every third of them is "
+        "held back from calibration and the gate compares the packed pipeline's text with the "
+        "float pipeline's text on those",
     )
     ap.add_argument(
-        "--calib-limit", type=int, default=8, help="use at most this many calibration images"
+        "--calib-limit",
+        type=int,
+        default=12,
+        help="use at most this many calibration images, spread over the folder (default 12: "
+        "8 calibrate, 4 verify)",
     )
     ap.add_argument(
         "--method",
         choices=("minmax", "entropy", "percentile"),
         default="minmax",
         help="int8 calibration method",
+    )
+    from .quantize import DEFAULT_RECIPE, RECIPES
+
+    ap.add_argument(
+        "--recipe",
+        choices=sorted(RECIPES),
+        default=DEFAULT_RECIPE,
+        help=f"int8: which op types are quantized per model and which nodes stay float "
+        f"(default {DEFAULT_RECIPE}; docs/bundle-format.md, 'Quantization')",
     )
     ap.add_argument(
         "--dynamic-ops",
@@ -97,8 +112,10 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--max-drop",
         type=float,
-        default=1.0,
-        help="largest allowed drop, in points, of det hmean or 1-NED on --eval (default 1.0)",
+        default=0.5,
+        help="largest allowed drop in points (default 0.5): of det hmean or 1-NED on --eval; "
+        "without --eval, of the 1-NED agreement between the packed and the float pipeline's "
+        "text on the held-back calibration pages",
     )
     ap.add_argument(
         "--force", action="store_true", help="write the bundle even when it fails --max-drop"
@@ -179,6 +196,7 @@ def cmd_pack(args) -> int:
             calib=args.calib,
             calib_limit=args.calib_limit,
             method=args.method,
+            recipe=args.recipe,
             dynamic_ops=[o.strip() for o in args.dynamic_ops.split(",") if o.strip()],
             keep_float=args.keep_float,
             auto_keep=args.auto_keep,

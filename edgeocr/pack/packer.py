@@ -62,14 +62,15 @@ def pack(
     keys=None,
     quantize: str = "none",
     calib: str | None = None,
-    calib_limit: int = 8,
+    calib_limit: int = 12,
     method: str = "minmax",
+    recipe: str = Q.DEFAULT_RECIPE,
     dynamic_ops: Sequence[str] | None = None,
     keep_float: Sequence[str] = (),
     auto_keep: bool = False,
     layerwise: bool = False,
     max_keep_nodes: int = 64,
-    max_drop: float = 1.0,
+    max_drop: float = 0.5,
     eval_dir: str | None = None,
     eval_limit: int = 0,
     force: bool = False,
@@ -84,13 +85,19 @@ def pack(
 ) -> dict:
     """Make a bundle at ``output``; returns its manifest.
 
-    Raises :class:`AccuracyGateError` (writing nothing) when ``eval_dir`` is
-    given and the drop in det hmean or 1-NED exceeds ``max_drop`` points,
-    unless ``force``.
+    A quantized bundle is always verified before it is written (the gate):
+    with ``eval_dir`` (labelled pages), by the drop in det hmean and 1-NED
+    against the labels; without, on the calibration pages held back from
+    calibration (every third of ``calib``), by how closely the quantized
+    pipeline reads the float pipeline's own text (1-NED agreement). Past
+    ``max_drop`` points it raises :class:`AccuracyGateError` (writing nothing,
+    naming the model and nodes that cost the most), unless ``force``.
     """
-    from .. import __version__  # noqa: F401 - producer version goes in via build_manifest
+    import dataclasses
+
     from ..image_io import load_image
     from ..model import load_core_model, session_options
+    from ..models import model_set_config
     from ..predictor import Predictor, charset_for
     from . import predictor_from_models
 
@@ -106,14 +113,20 @@ def pack(
         optimize = None
     if quantize == "int8" and not calib:
         raise InvalidInputError("--quantize int8 needs calibration images: --calib DIR")
+    if quantize == "dynamic" and not (calib or eval_dir or force):
+        raise InvalidInputError(
+            "--quantize dynamic needs pages to verify the bundle on: --calib DIR (unlabelled) "
+            "or --eval DIR (labelled); --force writes it unverified"
+        )
     if auto_keep and quantize == "none":
         raise InvalidInputError("--auto-keep only makes sense with --quantize dynamic or int8")
     if max_drop < 0:
         raise InvalidInputError(f"max_drop must be >= 0 points, got {max_drop}")
-    config = config or PipelineConfig()
     paths = {"det": det, "cls": cls, "rec": rec}
     if paths["det"] is None and paths["rec"] is None:
         raise InvalidInputError("give at least a det or a rec model")
+    if config is None:  # a known model set: its own measured settings, as Predictor(models=...)
+        config = dataclasses.replace(PipelineConfig(), **model_set_config(paths))
 
     # Sources, and the float predictor everything is compared with.
     sources, source_info = {}, {}
@@ -142,22 +155,45 @@ def pack(
         samples = samples[:eval_limit] if eval_limit else samples
         if not samples:
             raise InvalidInputError(f"{eval_dir}: no labelled images")
+    # The gate's pages: labelled ones, else calibration pages held back from calibration.
+    held_paths = []
+    if quantize != "none" and calib_paths and not samples:
+        calib_paths, held_paths = V.hold_out(calib_paths)
+    verify_paths = [s["path"] for s in samples] or held_paths or calib_paths
     sample_paths = calib_paths or [s["path"] for s in samples[:4]]
     sample_imgs = [load_image(p) for p in sample_paths]
+    verify_imgs = [load_image(p) for p in verify_paths]
     # Histogram calibrators (entropy, percentile) need one input shape per model.
     uniform = quantize == "int8" and method != "minmax"
     inputs = Q.calibration_inputs(sample_imgs, config, ref, uniform=uniform) if sample_imgs else {}
 
-    settings = Q.settings_for(quantize, target, method, dynamic_ops) if quantize != "none" else None
+    settings = (
+        Q.settings_for(quantize, target, method, dynamic_ops, recipe=recipe)
+        if quantize != "none"
+        else None
+    )
     named, kept = {}, {r: [] for r in sources}
+    why_kept = {r: {} for r in sources}  # node -> why it stays float
     tmp = tempfile.TemporaryDirectory(prefix="edgeocr-pack-")
     try:
         if settings is not None:
             for role, data in sources.items():
                 named[role] = Q.load_named(Q.optimize_graph(data, "basic"))
-                kept[role] = Q.match_nodes(named[role], keep_float)
+                for pattern, why in settings.keep_for(role):
+                    for n in Q.match_nodes(named[role], [pattern]):
+                        why_kept[role].setdefault(n, f"recipe: {why}")
+                for n in Q.match_nodes(named[role], keep_float):
+                    why_kept[role].setdefault(n, "--keep-float")
+                kept[role] = list(why_kept[role])
 
-        float_roles: list = []  # roles auto-keep returned to float entirely
+        float_roles: list = []  # roles left float entirely
+        float_why: dict = {}
+        if settings is not None and settings.mode == "int8":
+            for role in sources:
+                if not inputs.get(role):
+                    float_roles.append(role)
+                    float_why[role] = "no calibration inputs (no text found on the calibration pages)"
+                    log(f"warning: {role} stays float: {float_why[role]}")
 
         def build(role: str) -> bytes:
             data = sources[role]
@@ -171,6 +207,7 @@ def pack(
                     settings,
                     inputs.get(role, []),
                     kept[role],
+                    role=role,
                     cache_path=cache,
                     progress=bar,
                 )
@@ -180,7 +217,16 @@ def pack(
         packed = {role: build(role) for role in sources}
         build_seconds = time.perf_counter() - t0
 
-        def measure(models: dict) -> dict:
+        # The float pipeline's results on the gate's pages, computed once.
+        ref_results: dict = {}
+
+        def reference() -> list:
+            if "r" not in ref_results:
+                bar = V.Progress("verify (float)", len(verify_imgs), progress)
+                ref_results["r"], ref_results["t"] = V.run_images(ref, verify_imgs, bar)
+            return ref_results["r"]
+
+        def measure(models: dict, *, latency: bool = False) -> dict:
             t0 = time.perf_counter()
             pred = predictor_from_models(
                 models, charset, config, threads=threads, optimization=runtime_optimization
@@ -192,15 +238,16 @@ def pack(
                 }
             }
             report["stages"] = V.stage_diffs(sources, models, inputs)
-            if sample_imgs:
-                bar = V.Progress("verify (samples)", 2 * len(sample_imgs), progress)
-                a, _ = V.run_images(ref, sample_imgs, bar)
-                b, _ = V.run_images(pred, sample_imgs, bar)
-                report["agreement"] = V.line_agreement(a, b)
+            if not verify_imgs:
+                return report
+            a = reference()
+            bar = V.Progress("verify (packed)", len(verify_imgs), progress)
+            b, _ = V.run_images(pred, verify_imgs, bar)
+            report["agreement"] = {
+                **V.text_agreement(a, b),
+                "pages_from": "eval" if samples else ("held-out calib" if held_paths else "calib"),
+            }
             if samples:
-                bar = V.Progress("verify (eval)", 2 * len(samples), progress)
-                a, ta = V.run_images(ref, [s["path"] for s in samples], bar)
-                b, tb = V.run_images(pred, [s["path"] for s in samples], bar)
                 before, after = V.accuracy(samples, a), V.accuracy(samples, b)
                 report["eval"] = {
                     "dataset": os.path.basename(os.path.normpath(eval_dir)),
@@ -209,20 +256,12 @@ def pack(
                     "after": after,
                     "drop_points": V.accuracy_drop(before, after),
                 }
-                if measure_latency:
-                    report["latency_ms"] = {
-                        "before": V.median_ms(ta),
-                        "after": V.median_ms(tb),
-                        "images": len(samples),
-                        "threads": threads or 0,
-                    }
-            elif measure_latency and sample_imgs:
-                _, ta = V.run_images(ref, sample_imgs)
-                _, tb = V.run_images(pred, sample_imgs)
+            if latency:
+                ta, tb = V.interleaved_seconds(ref, pred, verify_imgs)
                 report["latency_ms"] = {
                     "before": V.median_ms(ta),
                     "after": V.median_ms(tb),
-                    "images": len(sample_imgs),
+                    "images": len(verify_imgs),
                     "threads": threads or 0,
                 }
             return report
@@ -230,7 +269,9 @@ def pack(
         def drop_of(report: dict) -> float:
             if "eval" in report:
                 return report["eval"]["drop_points"]
-            return 100.0 * (1.0 - report.get("agreement", {}).get("share_unchanged", 1.0))
+            if "agreement" in report:
+                return 100.0 * (1.0 - report["agreement"]["one_minus_ned"])
+            return 0.0
 
         damage_cache: dict = {}
 
@@ -238,20 +279,38 @@ def pack(
             # Per role, weighted nodes ranked by the error their quantization adds.
             if not damage_cache:
                 for role in sources:
-                    if inputs.get(role):
+                    if inputs.get(role) and role not in float_roles:
                         cache = os.path.join(tmp.name, f"{role}.calib.json")
                         qbytes = Q.quantize_bytes(
-                            named[role], settings, inputs[role], kept[role], cache_path=cache
+                            named[role],
+                            settings,
+                            inputs[role],
+                            kept[role],
+                            role=role,
+                            cache_path=cache,
                         )
                         damage_cache[role] = Q.node_damage(named[role], qbytes, inputs[role])
             return damage_cache
 
-        report = measure(packed)
-        if layerwise and settings is not None:
-            report["layerwise"] = {
-                role: [{"node": n, "op": op, "added_rel_error": sc} for n, op, sc in dmg[:10]]
-                for role, dmg in damage().items()
-            }
+        floats_cache: dict = {}
+
+        def floats() -> dict:
+            if not floats_cache:
+                for r in sources:
+                    floats_cache[r] = Q.optimize_graph(sources[r], optimize) if optimize else sources[r]
+            return floats_cache
+
+        def drop_alone() -> dict:
+            # The drop with only one model quantized, per quantized model.
+            alone = {}
+            for role in sources:
+                if role in float_roles:
+                    continue
+                trial = {r: (packed[r] if r == role else floats()[r]) for r in sources}
+                alone[role] = drop_of(measure(trial))
+            return alone
+
+        report = measure(packed, latency=measure_latency)
         rounds = []
         if auto_keep:
             # 1. Return the most damaging nodes to float, doubling the count per round
@@ -274,8 +333,9 @@ def pack(
                 batch = ranked[taken : min(limit, taken + step)]
                 taken += len(batch)
                 step *= 2
-                for role, n, _, _ in batch:
+                for role, n, _, score in batch:
                     kept[role].append(n)
+                    why_kept[role][n] = f"--auto-keep: adds {score:.3f} relative error when quantized"
                 for role in {r for r, *_ in batch}:
                     packed[role] = build(role)
                 report = measure(packed)
@@ -288,20 +348,15 @@ def pack(
                 )
                 log(f"auto-keep: {taken} node(s) kept float, drop {drop_of(report):.2f} pts")
             if drop_of(report) > max_drop and len(sources) > 1:
-                floats = {
-                    r: Q.optimize_graph(sources[r], optimize) if optimize else sources[r]
-                    for r in sources
-                }
-                alone = {}
-                for role in sources:
-                    trial = {r: (packed[r] if r == role else floats[r]) for r in sources}
-                    alone[role] = drop_of(measure(trial))
-                    log(f"auto-keep: only {role} quantized: drop {alone[role]:.2f} pts")
+                alone = drop_alone()
+                for role, d in alone.items():
+                    log(f"auto-keep: only {role} quantized: drop {d:.2f} pts")
                 for role in sorted(alone, key=lambda r: -alone[r]):
                     if drop_of(report) <= max_drop:
                         break
                     float_roles.append(role)
-                    packed[role] = floats[role]
+                    float_why[role] = f"--auto-keep: quantized alone it cost {alone[role]:.2f} pts"
+                    packed[role] = floats()[role]
                     report = measure(packed)
                     rounds.append(
                         {
@@ -311,30 +366,53 @@ def pack(
                         }
                     )
                     log(f"auto-keep: {role} kept float, drop {drop_of(report):.2f} pts")
+            if measure_latency and rounds[1:]:
+                report = measure(packed, latency=True)
             report["auto_keep"] = rounds
+
+        failed = settings is not None and drop_of(report) > max_drop
+        if (layerwise or failed) and settings is not None:
+            report["layerwise"] = {
+                role: [{"node": n, "op": op, "added_rel_error": sc} for n, op, sc in dmg[:10]]
+                for role, dmg in damage().items()
+            }
+        if settings is not None:
+            report["kept_float"] = _kept_float_report(settings, named, why_kept, float_why)
+        if failed and len([r for r in sources if r not in float_roles]) > 1:
+            report["drop_alone"] = drop_alone()
     finally:
         tmp.cleanup()
 
     report["drop_points"] = drop_of(report)
     report["drop_measure"] = (
-        "eval: max drop of det_hmean and 1-NED"
+        "eval: max drop of det_hmean and 1-NED against the labels"
         if "eval" in report
-        else "samples: share of lines whose text changed"
+        else "1 - (1-NED of the packed pipeline's text against the float pipeline's text), "
+        + ("on calibration pages held back from calibration" if held_paths else "on the calibration pages")
+        if "agreement" in report
+        else "none: no pages to verify on"
     )
     report["max_drop"] = max_drop
     report["build_seconds"] = build_seconds
     report["machine"] = _machine()
     log(V.format_report(report))
-    if "eval" in report and report["eval"]["drop_points"] > max_drop:
+    if settings is not None and report["drop_points"] > max_drop:
         msg = (
-            f"accuracy drops {report['eval']['drop_points']:.2f} points on {eval_dir} "
-            f"(allowed: {max_drop}); bundle not written"
+            f"accuracy drops {report['drop_points']:.2f} points "
+            + (f"on {eval_dir}" if "eval" in report else f"on {len(verify_imgs)} verification page(s)")
+            + f" (allowed: {max_drop}); bundle not written"
         )
+        blame = _blame(report)
+        if blame:
+            msg += f"; {blame}"
         if not force:
             raise AccuracyGateError(
                 msg + " (use --force to write it anyway, or --auto-keep / --keep-float)", report
             )
         log(f"warning: {msg.replace('; bundle not written', '')}; written anyway (--force)")
+        report["forced"] = True
+    elif settings is not None and not verify_imgs:
+        log("warning: no pages to verify on: the bundle is written unverified (--force)")
         report["forced"] = True
 
     requires = ["onnx"]
@@ -354,12 +432,14 @@ def pack(
             "kept_float": kept[role] if settings is not None and role not in float_roles else [],
             "quantized": settings is not None and role not in float_roles,
         }
+    features = Q.cpu_features()
     quant = (
         {"mode": "none"}
         if settings is None
         else {
             **settings.to_dict(),
             "calibration_images": len(calib_paths) if settings.mode == "int8" else 0,
+            "verification_images": len(verify_imgs),
             "calibration_shapes": "uniform" if uniform else "pipeline",
             "calibration_inputs": {r: len(v) for r, v in inputs.items()}
             if settings.mode == "int8"
@@ -367,6 +447,7 @@ def pack(
             "keep_float_patterns": list(keep_float),
             "auto_keep": bool(auto_keep),
             "float_roles": list(float_roles),
+            "packed_on_cpu": {k: v for k, v in features.items() if v},
         }
     )
     manifest = B.build_manifest(
@@ -385,7 +466,60 @@ def pack(
         + ", ".join(f"{r} {len(d) / 2**20:.2f}" for r, d in packed.items())
         + ")"
     )
+    note = Q.int8_speed_warning(quant, features)
+    if note:
+        log(f"warning: {note}")
     return manifest
+
+
+def _kept_float_report(settings, named: dict, why_kept: dict, float_why: dict) -> dict:
+    """Per role: what stays float and why (whole model, op types the recipe leaves, nodes)."""
+    out = {}
+    for role, model in named.items():
+        if role in float_why:
+            out[role] = {"whole_model": float_why[role]}
+            continue
+        ops = settings.ops_for(role) if settings.mode == "int8" else settings.op_types
+        entry = {}
+        if ops:
+            left = {}
+            for n in model.graph.node:
+                if n.op_type not in ops:
+                    left[n.op_type] = left.get(n.op_type, 0) + 1
+            entry["op_types_left_float"] = left
+            entry["op_types_why"] = (
+                f"recipe {settings.recipe}: only {', '.join(ops)} quantized in {role}"
+                if settings.mode == "int8"
+                else f"--dynamic-ops {','.join(ops)}"
+            )
+        entry["nodes"] = [{"node": n, "why": w} for n, w in why_kept[role].items()]
+        out[role] = entry
+    return out
+
+
+def _blame(report: dict) -> str:
+    """Which model and which nodes cost the most (for the gate's refusal)."""
+    parts = []
+    alone = report.get("drop_alone") or {}
+    if alone:
+        worst = max(alone, key=alone.get)
+        parts.append(
+            "quantized alone, "
+            + ", ".join(f"{r} costs {d:.2f}" for r, d in sorted(alone.items(), key=lambda x: -x[1]))
+            + " points"
+        )
+    else:
+        worst = None
+    lw = report.get("layerwise") or {}
+    roles = [worst] if worst in lw else list(lw)
+    for role in roles:
+        nodes = lw[role][:3]
+        if nodes:
+            parts.append(
+                f"{role} nodes adding the most error: "
+                + ", ".join(f"{d['node']} ({d['op']})" for d in nodes)
+            )
+    return "; ".join(parts)
 
 
 def _machine() -> dict:
@@ -400,4 +534,9 @@ def _machine() -> dict:
                     break
     except OSError:
         pass
-    return {"cpu": cpu, "arch": platform.machine(), "cores": os.cpu_count()}
+    return {
+        "cpu": cpu,
+        "arch": platform.machine(),
+        "cores": os.cpu_count(),
+        "int8_features": Q.cpu_flags_line(),
+    }

@@ -47,6 +47,17 @@ class QuantSettings:
     # per-call activation ranges cost PP-OCR most of its accuracy and ran slower than
     # float on the machines measured (docs/bundle-format.md, "Quantization").
     op_types: tuple = DYNAMIC_OPS
+    # int8 only: the recipe (which op types per role, which nodes stay float and why).
+    recipe: str = "custom"
+    role_ops: tuple = ()  # ((role, (op types...) or None for every op), ...)
+    role_keep: tuple = ()  # ((role, ((pattern, reason), ...)), ...)
+
+    def ops_for(self, role: str):
+        """Op types to quantize in ``role`` (None: every op ONNX Runtime can quantize)."""
+        return dict(self.role_ops).get(role)
+
+    def keep_for(self, role: str) -> tuple:
+        return dict(self.role_keep).get(role, ())
 
     def to_dict(self) -> dict:
         d = {
@@ -61,30 +72,106 @@ class QuantSettings:
             d.update(format="QDQ", method=self.method, activation_type=self.activation_type)
             if self.method == "percentile":
                 d["percentile"] = self.percentile
+            d["recipe"] = self.recipe
+            d["op_types_by_role"] = {r: (list(o) if o else "all") for r, o in self.role_ops}
+            d["keep_float_by_recipe"] = {
+                r: [{"pattern": p, "why": why} for p, why in k] for r, k in self.role_keep
+            }
         return d
 
 
+# The default int8 recipe, chosen by measurement (benchmarks/README.md, "int8 recipes"):
+# per role, the op types that are quantized and the nodes that stay float, with why.
+RECIPES = {
+    "edgeocr-int8-v1": {
+        "ops": {"det": None, "cls": None, "rec": ("Conv", "MatMul")},
+        "keep": {},
+    },
+    # PaddleOCR's own recipe (its quantization configs): convolutions only.
+    "paddle-conv": {
+        "ops": {"det": ("Conv",), "cls": ("Conv",), "rec": ("Conv",)},
+        "keep": {},
+    },
+    # Every op ONNX Runtime can quantize (edgeocr's int8 before the recipe).
+    "all-ops": {"ops": {"det": None, "cls": None, "rec": None}, "keep": {}},
+}
+DEFAULT_RECIPE = "edgeocr-int8-v1"
+
+
 def settings_for(
-    mode: str, target: str, method: str = "minmax", op_types: Sequence[str] | None = None
+    mode: str,
+    target: str,
+    method: str = "minmax",
+    op_types: Sequence[str] | None = None,
+    recipe: str = DEFAULT_RECIPE,
+    features: dict | None = None,
 ) -> QuantSettings:
-    """ONNX Runtime's recommended CPU types for ``target`` ('x86', 'arm' or 'generic')."""
+    """Quantization settings for ``target`` ('x86', 'arm' or 'generic') on this CPU.
+
+    x86 and generic: uint8 activations, int8 weights (U8S8: ONNX Runtime's
+    fast path on x86, measured 0.82x vs 1.04x fp32 time for S8S8 on a VNNI
+    CPU); 7-bit weights (``reduce_range``) where the packing CPU is x86
+    without VNNI, whose 16-bit intermediate sums can saturate. arm: int8
+    symmetric activations (S8S8, what the ARM dot-product kernels take).
+    """
     if method not in METHODS:
         raise InvalidInputError(f"calibration method must be one of {METHODS}, got {method!r}")
+    if recipe not in RECIPES:
+        raise InvalidInputError(f"int8 recipe must be one of {sorted(RECIPES)}, got {recipe!r}")
     ops = tuple(op_types) if op_types else DYNAMIC_OPS
+    r = RECIPES[recipe]
+    extra = dict(
+        recipe=recipe,
+        role_ops=tuple((k, v) for k, v in r["ops"].items()),
+        role_keep=tuple((k, tuple(v)) for k, v in r["keep"].items()),
+    )
     if target == "arm":  # ARM kernels prefer symmetric int8 activations
-        return QuantSettings(mode, method, activation_type="int8", op_types=ops)
-    # x86: u8 activations, s8 weights; 7-bit weights only where VNNI is missing (saturation).
-    reduce = target == "x86" and not _has_vnni()
-    return QuantSettings(mode, method, activation_type="uint8", reduce_range=reduce, op_types=ops)
+        return QuantSettings(mode, method, activation_type="int8", op_types=ops, **extra)
+    f = features if features is not None else cpu_features()
+    reduce = f.get("arch") == "x86_64" and target == "x86" and not f.get("int8_dot")
+    return QuantSettings(
+        mode, method, activation_type="uint8", reduce_range=reduce, op_types=ops, **extra
+    )
 
 
-def _has_vnni() -> bool:
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = f.read()
-    except OSError:
-        return False
-    return "avx512_vnni" in flags or "avx_vnni" in flags
+# ---------------------------------------------------------------------------
+# CPU features (detected by the core: CPUID on x86, HWCAP on aarch64)
+# ---------------------------------------------------------------------------
+INT8_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm", "bf16")
+
+
+def cpu_features() -> dict:
+    """This CPU's int8-relevant features: {'arch', 'avx2', ..., 'int8_dot'} (see cpu_features.h)."""
+    from .. import _core
+
+    return dict(_core.cpu_features())
+
+
+def cpu_flags_line(features: dict | None = None) -> str:
+    """One line naming the CPU features that decide int8 speed, e.g. for benchmark headings."""
+    f = features if features is not None else cpu_features()
+    have = [k for k in INT8_FLAGS if f.get(k)]
+    dot = "yes" if f.get("int8_dot") else "no"
+    return f"{f.get('arch')}: {' '.join(have) or 'none of ' + '/'.join(INT8_FLAGS)}; int8 dot product: {dot}"
+
+
+def int8_speed_warning(quantization: dict, features: dict | None = None) -> str | None:
+    """Why a bundle quantized as ``quantization`` (its manifest entry) may be slow on this CPU."""
+    mode = (quantization or {}).get("mode", "none")
+    if mode not in ("int8", "dynamic"):
+        return None
+    f = features if features is not None else cpu_features()
+    if f.get("int8_dot"):
+        return None
+    where = "VNNI (avx512_vnni / avx_vnni)" if f.get("arch") == "x86_64" else "dot-product (asimddp)"
+    note = (
+        f"this {mode} bundle runs its int8 kernels without {where} instructions on this CPU "
+        f"({cpu_flags_line(f)}): they may be no faster than float; compare with the fp32 bundle "
+        "(edgeocr bench BUNDLE --compare int8)"
+    )
+    if f.get("arch") == "x86_64" and mode == "int8" and not quantization.get("reduce_range"):
+        note += "; weights are full 8-bit (packed without reduce_range), which can saturate here"
+    return note
 
 
 # ---------------------------------------------------------------------------
@@ -230,6 +317,7 @@ def quantize_static_bytes(
     inputs: Sequence[np.ndarray],
     keep_float: Sequence[str] = (),
     *,
+    op_types: Sequence[str] | None = None,
     cache_path: str | None = None,
     progress=None,
 ) -> bytes:
@@ -248,15 +336,27 @@ def quantize_static_bytes(
         "entropy": CalibrationMethod.Entropy,
         "percentile": CalibrationMethod.Percentile,
     }[settings.method]
-    extra = {"ActivationSymmetric": settings.activation_type == "int8", "WeightSymmetric": True}
+    extra = {
+        "ActivationSymmetric": settings.activation_type == "int8",
+        "WeightSymmetric": True,
+        # Bounds calibration memory: ranges are merged every few inputs instead of
+        # holding every intermediate tensor of every input (large det pages).
+        "CalibMaxIntermediateOutputs": 2,
+    }
     if settings.method == "percentile":
         extra["CalibPercentile"] = settings.percentile
     model = ensure_opset(model, 13)
     input_name = model.graph.input[0].name
     with tempfile.TemporaryDirectory(prefix="edgeocr-q-") as tmp, _quiet():
+        # A file, not the ModelProto: the quantizer rewrites a proto it is given
+        # (weights moved to external data in its own temporary folder), so the
+        # same proto could not be quantized twice (--auto-keep does).
+        src = os.path.join(tmp, "float.onnx")
+        with open(src, "wb") as f:
+            f.write(model.SerializeToString())
         out = os.path.join(tmp, "q.onnx")
         quantize_static(
-            model,
+            src,
             out,
             _Reader(input_name, list(inputs), progress),
             quant_format=QuantFormat.QDQ,
@@ -265,6 +365,7 @@ def quantize_static_bytes(
             activation_type=_qtype(settings.activation_type),
             weight_type=_qtype(settings.weight_type),
             nodes_to_exclude=list(keep_float),
+            op_types_to_quantize=list(op_types) if op_types else None,
             calibrate_method=method,
             extra_options=extra,
             calibration_cache_path=cache_path,
@@ -273,11 +374,15 @@ def quantize_static_bytes(
             return f.read()
 
 
-def quantize_bytes(model, settings: QuantSettings, inputs=(), keep_float=(), **kw) -> bytes:
+def quantize_bytes(
+    model, settings: QuantSettings, inputs=(), keep_float=(), *, role: str | None = None, **kw
+) -> bytes:
+    """Quantize ``model`` (the ``role`` graph: the recipe's op types for that role apply)."""
     if settings.mode == "dynamic":
         return quantize_dynamic_bytes(model, settings, keep_float)
     if settings.mode == "int8":
-        return quantize_static_bytes(model, settings, inputs, keep_float, **kw)
+        ops = settings.ops_for(role) if role else None
+        return quantize_static_bytes(model, settings, inputs, keep_float, op_types=ops, **kw)
     raise InvalidInputError(f"quantize must be 'none', 'dynamic' or 'int8', got {settings.mode!r}")
 
 

@@ -53,7 +53,8 @@ class Progress:
 
 
 def list_images(folder: str, limit: int = 0) -> list[str]:
-    """Image files directly in ``folder`` (sorted), at most ``limit`` (0 = all)."""
+    """Image files directly in ``folder`` (sorted), at most ``limit`` (0 = all), spread evenly
+    over the sorted list when there are more (names often group pages of one kind)."""
     from ..errors import InvalidInputError
 
     if not os.path.isdir(folder):
@@ -63,7 +64,38 @@ def list_images(folder: str, limit: int = 0) -> list[str]:
     )
     if not out:
         raise InvalidInputError(f"{folder}: no images ({', '.join(_IMAGE_EXT)})")
-    return out[:limit] if limit else out
+    if not limit or len(out) <= limit:
+        return out
+    pick = np.unique(np.linspace(0, len(out) - 1, limit).round().astype(int))
+    return [out[i] for i in pick]
+
+
+def hold_out(paths: Sequence[str]) -> tuple[list, list]:
+    """(calibration pages, verification pages): every third page is held back to verify
+    (at least one; one page cannot be split)."""
+    from ..errors import InvalidInputError
+
+    paths = list(paths)
+    if len(paths) < 2:
+        raise InvalidInputError(
+            "the gate holds back part of the calibration pages to verify on: give at least 2 "
+            "calibration images (--calib DIR), or labelled pages (--eval DIR)"
+        )
+    held = paths[1::3]
+    return [p for p in paths if p not in held], held
+
+
+def interleaved_seconds(a, b, images: Sequence, rounds: int = 1) -> tuple[list, list]:
+    """Per-image seconds of predictors ``a`` and ``b``, alternating which goes first."""
+    ta, tb = [], []
+    for r in range(rounds):
+        for k, im in enumerate(images):
+            order = [(a, ta), (b, tb)] if (k + r) % 2 == 0 else [(b, tb), (a, ta)]
+            for pred, out in order:
+                t0 = time.perf_counter()
+                pred.predict(im)
+                out.append(time.perf_counter() - t0)
+    return ta, tb
 
 
 def stage_diffs(source: dict, packed: dict, inputs: dict, *, limit: int = 4) -> dict:
@@ -107,6 +139,43 @@ def line_agreement(reference: Sequence, candidate: Sequence) -> dict:
                     same += 1
                     break
     return {"lines": total, "unchanged": same, "share_unchanged": same / total if total else 1.0}
+
+
+def text_agreement(reference: Sequence, candidate: Sequence) -> dict:
+    """How closely ``candidate`` reads what ``reference`` reads, page by page (no labels needed).
+
+    The reference pipeline's own lines are taken as the ground truth and the
+    candidate's lines are scored against them with the dev set's metrics
+    (edgeocr.evaluate: granularity-tolerant assignment, text normalised):
+    ``one_minus_ned`` (1.0 = every reference line read identically) and
+    ``line_acc``; ``lines_changed`` counts reference lines whose text the
+    candidate does not reproduce exactly (same place, IoU > 0.5).
+    """
+    gt, preds = [], {}
+    for j, (ra, rb) in enumerate(zip(reference, candidate)):
+        gt.append(
+            {
+                "id": str(j),
+                "tags": [],
+                "lines": [
+                    {"text": ln.text, "points": np.asarray(ln.box).tolist(), "ignore": False}
+                    for ln in ra.lines
+                ],
+            }
+        )
+        preds[str(j)] = [
+            {"text": ln.text, "box": np.asarray(ln.box).tolist(), "score": ln.score}
+            for ln in rb.lines
+        ]
+    rep = evaluate.evaluate_e2e(gt, preds)["all"]
+    same = line_agreement(reference, candidate)
+    return {
+        "pages": len(gt),
+        "lines": same["lines"],
+        "lines_changed": same["lines"] - same["unchanged"],
+        "one_minus_ned": float(rep["one_minus_ned"]),
+        "line_acc": float(rep["line_acc"]),
+    }
 
 
 def run_images(predictor, images: Sequence, progress: Progress | None = None) -> tuple[list, list]:
@@ -157,8 +226,9 @@ def format_report(report: dict) -> str:
     agr = report.get("agreement")
     if agr:
         lines.append(
-            f"  lines unchanged end to end: {agr['unchanged']}/{agr['lines']} "
-            f"({100 * agr['share_unchanged']:.1f}%)"
+            f"  packed vs float text on {agr['pages']} {agr.get('pages_from', '')} page(s): "
+            f"1-NED {agr['one_minus_ned']:.4f}, line accuracy {agr['line_acc']:.4f}, "
+            f"{agr['lines_changed']}/{agr['lines']} lines changed"
         )
     ev = report.get("eval")
     if ev:
@@ -176,6 +246,23 @@ def format_report(report: dict) -> str:
             f"{lat['before']:.0f} ms -> {lat['after']:.0f} ms (x{ratio:.2f}, {verdict} on this "
             "machine)"
         )
+    if "drop_points" in report:
+        lines.append(
+            f"  gate: drop {report['drop_points']:.2f} pts (allowed {report.get('max_drop')}); "
+            f"{report.get('drop_measure', '')}"
+        )
+    for role, d in (report.get("drop_alone") or {}).items():
+        lines.append(f"  only {role} quantized: drop {d:.2f} pts")
+    for role, k in (report.get("kept_float") or {}).items():
+        if "whole_model" in k:
+            lines.append(f"  {role:<4} kept float: the whole model ({k['whole_model']})")
+            continue
+        left = k.get("op_types_left_float") or {}
+        if left:
+            top = ", ".join(f"{op} x{c}" for op, c in sorted(left.items(), key=lambda x: -x[1])[:6])
+            lines.append(f"  {role:<4} kept float by op type ({k['op_types_why']}): {top}")
+        for d in k.get("nodes", [])[:8]:
+            lines.append(f"  {role:<4} kept float: {d['node']} ({d['why']})")
     for role, nodes in report.get("layerwise", {}).items():
         worst = ", ".join(
             f"{d['node']} ({d['op']}, +{d['added_rel_error']:.3f})" for d in nodes[:5]

@@ -129,3 +129,34 @@ def test_eager_reads_like_edgeocr(v4_paths):
     # model's spaces are marginal, and edgeocr's one-pass bilinear crop into a
     # 64-column width bucket differs from PaddleOCR's cubic warp + resize.
     assert [t.replace(" ", "") for t in _texts(eager_lines)] == [t.replace(" ", "") for t in ref]
+
+
+@pytest.mark.slow
+def test_bench_compare_int8_packs_once_and_prints_cpu_features(tmp_path, v4_paths, capsys, monkeypatch):
+    """--compare int8: the int8 bundle of the same models, packed with the gate and cached."""
+    imgs = tmp_path / "imgs"
+    imgs.mkdir()
+    for name in ("line_en.png", "sample_en.png", "sample_en_gray.png"):
+        shutil.copy(DATA / name, imgs / name)
+    monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["bench", "ppocr-v4-mobile", "--images", str(imgs), "--compare", "int8", "--json",
+            "--threads", "1", "--warmup", "0", "--no-memory"]  # fmt: skip
+    assert cli.main(args) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "CPU features for int8:" in captured.err and "int8 dot product" in out["machine"]["int8_features"]
+    assert out["skipped"] == {}
+    bundle = out["settings"]["int8_bundle"]
+    assert bundle.startswith(str(tmp_path / "cache" / "int8")) and bundle.endswith(".eocr")
+    rows = {r["contender"]: r for r in out["results"]}
+    assert set(rows) == {"edgeocr", "int8"} and rows["int8"]["lines"] > 0
+    assert rows["int8"]["ratio_median"] > 0
+    from edgeocr.pack import load_bundle
+
+    with load_bundle(bundle) as b:
+        assert b.manifest["quantization"]["mode"] == "int8"
+    # A second run reuses the cached bundle (same models, pages, recipe, versions).
+    assert cli.main(args) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["settings"]["int8_bundle"] == bundle
+    assert len(list((tmp_path / "cache" / "int8").glob("*.eocr"))) == 1

@@ -9,6 +9,8 @@ import threading
 import numpy as np
 import pytest
 
+from conftest import REPO
+
 import edgeocr
 from edgeocr import InvalidInputError, ModelError, ModelNotFoundError, RuntimeLibraryError
 
@@ -138,6 +140,21 @@ def test_session_options(v4_paths, tmp_path):
     assert np.allclose(next(iter(m.run(x).values())), reference(v4_paths["cls"], x)[0], atol=1e-6)
     m2 = edgeocr.Model(str(opt))  # the saved graph loads and runs
     assert np.allclose(next(iter(m2.run(x).values())), reference(v4_paths["cls"], x)[0], atol=1e-6)
+
+
+def test_arm64_bf16_fastmath_is_opt_in(v4_paths):
+    """On aarch64 ORT runs fp32 GEMMs in bf16 (close outputs); elsewhere it ignores the entry."""
+    x = np.random.default_rng(5).uniform(-1, 1, (2, 3, 48, 320)).astype(np.float32)
+    exact = next(iter(edgeocr.Model(v4_paths["rec"], threads=1).run(x).values()))
+    fast = next(iter(edgeocr.Model(v4_paths["rec"], threads=1, arm64_bf16_fastmath=True).run(x).values()))
+    if edgeocr._core.cpu_features()["arch"] == "aarch64":
+        assert np.allclose(fast, exact, atol=5e-2)
+    else:
+        assert np.array_equal(fast, exact)
+    with pytest.raises(InvalidInputError, match="arm64_bf16_fastmath"):
+        edgeocr.Model(v4_paths["rec"], arm64_bf16_fastmath="yes")
+    r = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, arm64_bf16_fastmath=True)
+    assert r.predict(str(REPO / "tests" / "data" / "sample_en.png")).lines
 
 
 def test_shared_arena_gives_the_same_outputs(v4_paths):

@@ -271,7 +271,7 @@ def test_dynamic_bundle_runs(v4_paths, tmp_path):
     out = tmp_path / "dyn.eocr"
     m = pack(
         out, det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], quantize="dynamic",
-        config=SMALL, threads=1, measure_latency=False, log=_quiet,
+        config=SMALL, threads=1, measure_latency=False, log=_quiet, force=True,
     )  # fmt: skip
     q = m["quantization"]
     assert q["mode"] == "dynamic" and q["op_types"] == ["MatMul", "Gemm"]
@@ -303,6 +303,7 @@ def test_static_int8_with_a_tiny_calibration_set_runs(v4_paths, tmp_path):
         config=SMALL,
         threads=1,
         measure_latency=False,
+        force=True,  # one calibration page: this test is about the bundle, not the gate
         log=_quiet,
     )
     q = m["quantization"]
@@ -310,7 +311,7 @@ def test_static_int8_with_a_tiny_calibration_set_runs(v4_paths, tmp_path):
         q["mode"] == "int8"
         and q["format"] == "QDQ"
         and q["per_channel"]
-        and q["calibration_images"] == 2
+        and q["calibration_images"] == 1  # the other one is held back to verify
     )
     assert "int8-qdq" in m["requires"]
     det = next(e for e in m["models"] if e["role"] == "det")
@@ -414,6 +415,105 @@ def test_auto_keep_returns_the_damaging_model_to_float(v4_paths, tmp_path, tiny_
     assert rounds[-1]["alone_drop_points"] > 50
     det = next(e for e in m["models"] if e["role"] == "det")
     assert det["quantized"] is False
+
+
+def _calib_dir(tmp_path, names, blank_first=False) -> Path:
+    d = tmp_path / "calib"
+    d.mkdir()
+    for name in names:
+        shutil.copy(DATA / name, d / name)
+    if blank_first:  # sorts first, so it is calibrated on (every third page is held back)
+        from PIL import Image
+
+        Image.new("RGB", (720, 268), (128, 128, 128)).save(d / "0_blank.png")
+    return d
+
+
+@pytest.mark.slow
+def test_gate_without_labels_passes_the_default_int8_recipe(v4_paths, tmp_path):
+    """No --eval: pages held back from calibration verify the bundle; the default recipe passes."""
+    from edgeocr.pack import pack
+
+    calib = _calib_dir(
+        tmp_path, ["line_en.png", "sample_en.png", "sample_en_gray.png", "sample_en_skew6.png"]
+    )
+    out = tmp_path / "int8.eocr"
+    m = pack(
+        out, det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], quantize="int8",
+        calib=str(calib), config=SMALL, threads=1, measure_latency=False, log=_quiet,
+    )  # fmt: skip
+    q, v = m["quantization"], m["verification"]
+    assert q["recipe"] == "edgeocr-int8-v1" and q["op_types_by_role"]["rec"] == ["Conv", "MatMul"]
+    assert q["calibration_images"] == 3 and q["verification_images"] == 1
+    agr = v["agreement"]
+    assert agr["pages_from"] == "held-out calib" and agr["lines"] > 0
+    assert v["drop_points"] == pytest.approx(100 * (1 - agr["one_minus_ned"]))
+    assert v["drop_points"] <= v["max_drop"] == 0.5 and "forced" not in v
+    # What stays float, and why, is in the report: rec's attention/LayerNorm ops by the recipe.
+    rec_float = v["kept_float"]["rec"]
+    assert rec_float["op_types_left_float"] and "recipe edgeocr-int8-v1" in rec_float["op_types_why"]
+    r = predictor_from_bundle(out, threads=1).predict(SAMPLE)
+    assert any("ocr" in ln.text.lower() or ln.text for ln in r.lines)
+
+
+@pytest.mark.slow
+def test_gate_without_labels_refuses_and_names_the_model(v4_paths, tmp_path):
+    """Calibrated on a blank page, det int8 misreads the held-back page: refused, det blamed."""
+    from edgeocr.pack import AccuracyGateError, pack
+
+    calib = _calib_dir(tmp_path, ["sample_en.png"], blank_first=True)
+    out = tmp_path / "bad.eocr"
+    kw = dict(
+        det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], quantize="int8",
+        calib=str(calib), config=SMALL, threads=1, measure_latency=False, log=_quiet,
+    )  # fmt: skip
+    with pytest.raises(AccuracyGateError, match=r"accuracy drops .* points on 1 verification") as ei:
+        pack(out, **kw)
+    assert not out.exists()
+    rep = ei.value.report
+    assert rep["drop_points"] > 0.5 and rep["agreement"]["lines_changed"] > 0
+    # No text on the blank page: cls and rec had nothing to calibrate on and stayed float,
+    # so the blame falls on det, with its worst nodes.
+    assert rep["kept_float"]["rec"]["whole_model"].startswith("no calibration inputs")
+    assert "det nodes adding the most error" in str(ei.value)
+    m = pack(out, force=True, **kw)
+    assert out.exists() and m["verification"]["forced"] is True
+
+
+def test_dynamic_without_pages_to_verify_is_refused(v4_paths, tmp_path):
+    from edgeocr.errors import InvalidInputError
+    from edgeocr.pack import pack
+
+    with pytest.raises(InvalidInputError, match="pages to verify"):
+        pack(tmp_path / "x.eocr", rec=v4_paths["rec"], quantize="dynamic", log=_quiet)
+
+
+def test_hold_out_keeps_every_third_page_back():
+    from edgeocr.errors import InvalidInputError
+    from edgeocr.pack.verify import hold_out
+
+    assert hold_out(["a", "b"]) == (["a"], ["b"])
+    assert hold_out(list("abcdefg")) == (list("acdfg"), list("be"))
+    with pytest.raises(InvalidInputError, match="at least 2"):
+        hold_out(["a"])
+
+
+def test_cpu_features_and_int8_speed_warning():
+    from edgeocr.pack import quantize as Q
+
+    f = Q.cpu_features()
+    assert f["arch"] in ("x86_64", "aarch64", "other")
+    assert f["int8_dot"] == any(f[k] for k in ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm"))
+    slow_x86 = {"arch": "x86_64", "avx2": True, "int8_dot": False}
+    note = Q.int8_speed_warning({"mode": "int8", "reduce_range": False}, slow_x86)
+    assert "VNNI" in note and "saturate" in note
+    assert Q.int8_speed_warning({"mode": "int8"}, {"arch": "aarch64", "asimddp": True, "int8_dot": True}) is None
+    assert "dot-product" in Q.int8_speed_warning({"mode": "dynamic"}, {"arch": "aarch64", "int8_dot": False})
+    assert Q.int8_speed_warning({"mode": "none"}, slow_x86) is None
+    # Settings follow the CPU: 7-bit weights for x86 without VNNI, S8S8 for arm.
+    assert Q.settings_for("int8", "x86", features=slow_x86).reduce_range is True
+    assert Q.settings_for("int8", "x86", features={"arch": "x86_64", "int8_dot": True}).reduce_range is False
+    assert Q.settings_for("int8", "arm").activation_type == "int8"
 
 
 def test_pack_cli_reports_errors(tmp_path, capsys):

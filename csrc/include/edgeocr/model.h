@@ -37,6 +37,10 @@ struct SessionOptions {
   // memory budget needs. Needs an arena (memory_arena or shared_arena); costs page faults per run.
   bool shrink_arena = false;
   std::string optimized_model_path;  // if set, ORT writes the optimised graph there
+  // aarch64 only (ignored elsewhere): ONNX Runtime's fp32 GEMMs run as bf16
+  // (session config "mlas.enable_gemm_fastmath_arm64_bfloat16"); faster on CPUs
+  // with BF16 instructions, results differ from fp32 in the low bits. Opt-in.
+  bool arm64_bf16_fastmath = false;
 };
 
 namespace ort {

@@ -98,6 +98,9 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
         "AddSessionConfigEntry", kBackend);
   check(api.AddSessionConfigEntry()(so, "session.inter_op.allow_spinning", spin),
         "AddSessionConfigEntry", kBackend);
+  if (o.arm64_bf16_fastmath)
+    check(api.AddSessionConfigEntry()(so, "mlas.enable_gemm_fastmath_arm64_bfloat16", "1"),
+          "AddSessionConfigEntry", kBackend);
   if (!o.optimized_model_path.empty())
     check(api.SetOptimizedModelFilePath()(so, o.optimized_model_path.c_str()),
           "SetOptimizedModelFilePath", kBackend);
