@@ -91,6 +91,8 @@ def predictor_from_models(
     p = Predictor.__new__(Predictor)
     p.config = config
     p.preprocess = None
+    p.workers = 1
+    p.max_image_pixels = None  # the process-wide cap (edgeocr.image_io), as Predictor()
     p._pool = _core.MemoryPool(0)
     loaded = {}
     for role in ("det", "cls", "rec"):

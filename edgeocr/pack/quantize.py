@@ -339,9 +339,9 @@ def quantize_static_bytes(
     extra = {
         "ActivationSymmetric": settings.activation_type == "int8",
         "WeightSymmetric": True,
-        # Bounds calibration memory: ranges are merged every few inputs instead of
-        # holding every intermediate tensor of every input (large det pages).
-        "CalibMaxIntermediateOutputs": 2,
+        # Not "CalibMaxIntermediateOutputs": onnxruntime 1.32's MinMax calibrator drops the
+        # outputs it holds at each flush instead of merging their ranges. MinMax keeps
+        # only per-tensor minima and maxima (ReduceMin/ReduceMax outputs) anyway.
     }
     if settings.method == "percentile":
         extra["CalibPercentile"] = settings.percentile
