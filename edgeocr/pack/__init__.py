@@ -93,6 +93,7 @@ def predictor_from_models(
     p.preprocess = None
     p.workers = 1
     p.max_image_pixels = None  # the process-wide cap (edgeocr.image_io), as Predictor()
+    p.max_memory_mb = None
     p._pool = _core.MemoryPool(0)
     loaded = {}
     for role in ("det", "cls", "rec"):
