@@ -192,7 +192,9 @@ def pack(
             for role in sources:
                 if not inputs.get(role):
                     float_roles.append(role)
-                    float_why[role] = "no calibration inputs (no text found on the calibration pages)"
+                    float_why[role] = (
+                        "no calibration inputs (no text found on the calibration pages)"
+                    )
                     log(f"warning: {role} stays float: {float_why[role]}")
 
         def build(role: str) -> bytes:
@@ -297,7 +299,9 @@ def pack(
         def floats() -> dict:
             if not floats_cache:
                 for r in sources:
-                    floats_cache[r] = Q.optimize_graph(sources[r], optimize) if optimize else sources[r]
+                    floats_cache[r] = (
+                        Q.optimize_graph(sources[r], optimize) if optimize else sources[r]
+                    )
             return floats_cache
 
         def drop_alone() -> dict:
@@ -335,7 +339,9 @@ def pack(
                 step *= 2
                 for role, n, _, score in batch:
                     kept[role].append(n)
-                    why_kept[role][n] = f"--auto-keep: adds {score:.3f} relative error when quantized"
+                    why_kept[role][n] = (
+                        f"--auto-keep: adds {score:.3f} relative error when quantized"
+                    )
                 for role in {r for r, *_ in batch}:
                     packed[role] = build(role)
                 report = measure(packed)
@@ -388,7 +394,11 @@ def pack(
         "eval: max drop of det_hmean and 1-NED against the labels"
         if "eval" in report
         else "1 - (1-NED of the packed pipeline's text against the float pipeline's text), "
-        + ("on calibration pages held back from calibration" if held_paths else "on the calibration pages")
+        + (
+            "on calibration pages held back from calibration"
+            if held_paths
+            else "on the calibration pages"
+        )
         if "agreement" in report
         else "none: no pages to verify on"
     )
@@ -399,7 +409,11 @@ def pack(
     if settings is not None and report["drop_points"] > max_drop:
         msg = (
             f"accuracy drops {report['drop_points']:.2f} points "
-            + (f"on {eval_dir}" if "eval" in report else f"on {len(verify_imgs)} verification page(s)")
+            + (
+                f"on {eval_dir}"
+                if "eval" in report
+                else f"on {len(verify_imgs)} verification page(s)"
+            )
             + f" (allowed: {max_drop}); bundle not written"
         )
         blame = _blame(report)

@@ -152,7 +152,8 @@ def cpu_flags_line(features: dict | None = None) -> str:
     f = features if features is not None else cpu_features()
     have = [k for k in INT8_FLAGS if f.get(k)]
     dot = "yes" if f.get("int8_dot") else "no"
-    return f"{f.get('arch')}: {' '.join(have) or 'none of ' + '/'.join(INT8_FLAGS)}; int8 dot product: {dot}"
+    names = " ".join(have) or "none of " + "/".join(INT8_FLAGS)
+    return f"{f.get('arch')}: {names}; int8 dot product: {dot}"
 
 
 def int8_speed_warning(quantization: dict, features: dict | None = None) -> str | None:
@@ -163,7 +164,9 @@ def int8_speed_warning(quantization: dict, features: dict | None = None) -> str 
     f = features if features is not None else cpu_features()
     if f.get("int8_dot"):
         return None
-    where = "VNNI (avx512_vnni / avx_vnni)" if f.get("arch") == "x86_64" else "dot-product (asimddp)"
+    where = (
+        "VNNI (avx512_vnni / avx_vnni)" if f.get("arch") == "x86_64" else "dot-product (asimddp)"
+    )
     note = (
         f"this {mode} bundle runs its int8 kernels without {where} instructions on this CPU "
         f"({cpu_flags_line(f)}): they may be no faster than float; compare with the fp32 bundle "

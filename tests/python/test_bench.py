@@ -132,7 +132,9 @@ def test_eager_reads_like_edgeocr(v4_paths):
 
 
 @pytest.mark.slow
-def test_bench_compare_int8_packs_once_and_prints_cpu_features(tmp_path, v4_paths, capsys, monkeypatch):
+def test_bench_compare_int8_packs_once_and_prints_cpu_features(
+    tmp_path, v4_paths, capsys, monkeypatch
+):
     """--compare int8: the int8 bundle of the same models, packed with the gate and cached."""
     imgs = tmp_path / "imgs"
     imgs.mkdir()
@@ -144,7 +146,8 @@ def test_bench_compare_int8_packs_once_and_prints_cpu_features(tmp_path, v4_path
     assert cli.main(args) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
-    assert "CPU features for int8:" in captured.err and "int8 dot product" in out["machine"]["int8_features"]
+    assert "CPU features for int8:" in captured.err
+    assert "int8 dot product" in out["machine"]["int8_features"]
     assert out["skipped"] == {}
     bundle = out["settings"]["int8_bundle"]
     assert bundle.startswith(str(tmp_path / "cache" / "int8")) and bundle.endswith(".eocr")

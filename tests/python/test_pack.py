@@ -451,7 +451,9 @@ def test_gate_without_labels_passes_the_default_int8_recipe(v4_paths, tmp_path):
     assert v["drop_points"] <= v["max_drop"] == 0.5 and "forced" not in v
     # What stays float, and why, is in the report: rec's attention/LayerNorm ops by the recipe.
     rec_float = v["kept_float"]["rec"]
-    assert rec_float["op_types_left_float"] and "recipe edgeocr-int8-v1" in rec_float["op_types_why"]
+    assert (
+        rec_float["op_types_left_float"] and "recipe edgeocr-int8-v1" in rec_float["op_types_why"]
+    )
     r = predictor_from_bundle(out, threads=1).predict(SAMPLE)
     assert any("ocr" in ln.text.lower() or ln.text for ln in r.lines)
 
@@ -467,7 +469,9 @@ def test_gate_without_labels_refuses_and_names_the_model(v4_paths, tmp_path):
         det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], quantize="int8",
         calib=str(calib), config=SMALL, threads=1, measure_latency=False, log=_quiet,
     )  # fmt: skip
-    with pytest.raises(AccuracyGateError, match=r"accuracy drops .* points on 1 verification") as ei:
+    with pytest.raises(
+        AccuracyGateError, match=r"accuracy drops .* points on 1 verification"
+    ) as ei:
         pack(out, **kw)
     assert not out.exists()
     rep = ei.value.report
@@ -503,16 +507,28 @@ def test_cpu_features_and_int8_speed_warning():
 
     f = Q.cpu_features()
     assert f["arch"] in ("x86_64", "aarch64", "other")
-    assert f["int8_dot"] == any(f[k] for k in ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm"))
+    assert f["int8_dot"] == any(
+        f[k] for k in ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
+    )
     slow_x86 = {"arch": "x86_64", "avx2": True, "int8_dot": False}
     note = Q.int8_speed_warning({"mode": "int8", "reduce_range": False}, slow_x86)
     assert "VNNI" in note and "saturate" in note
-    assert Q.int8_speed_warning({"mode": "int8"}, {"arch": "aarch64", "asimddp": True, "int8_dot": True}) is None
-    assert "dot-product" in Q.int8_speed_warning({"mode": "dynamic"}, {"arch": "aarch64", "int8_dot": False})
+    assert (
+        Q.int8_speed_warning(
+            {"mode": "int8"}, {"arch": "aarch64", "asimddp": True, "int8_dot": True}
+        )
+        is None
+    )
+    assert "dot-product" in Q.int8_speed_warning(
+        {"mode": "dynamic"}, {"arch": "aarch64", "int8_dot": False}
+    )
     assert Q.int8_speed_warning({"mode": "none"}, slow_x86) is None
     # Settings follow the CPU: 7-bit weights for x86 without VNNI, S8S8 for arm.
     assert Q.settings_for("int8", "x86", features=slow_x86).reduce_range is True
-    assert Q.settings_for("int8", "x86", features={"arch": "x86_64", "int8_dot": True}).reduce_range is False
+    assert (
+        Q.settings_for("int8", "x86", features={"arch": "x86_64", "int8_dot": True}).reduce_range
+        is False
+    )
     assert Q.settings_for("int8", "arm").activation_type == "int8"
 
 
