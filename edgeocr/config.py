@@ -74,6 +74,21 @@ class PipelineConfig:
         return d
 
     @classmethod
+    def from_core(cls, d: dict) -> PipelineConfig:
+        """From the core's settings (float32 values shown by their shortest float32 form: 0.65, not
+        0.6499999761581421)."""
+        import numpy as np
+
+        def py(v):
+            if isinstance(v, float):
+                return float(str(np.float32(v)))
+            if isinstance(v, (list, tuple)):
+                return tuple(py(x) for x in v)
+            return v
+
+        return cls(**{k: py(v) for k, v in d.items()})
+
+    @classmethod
     def from_dict(cls, d: dict) -> PipelineConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)

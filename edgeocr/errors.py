@@ -41,6 +41,33 @@ class ResourceError(EdgeOCRError, MemoryError):
     """A configured memory cap would be exceeded."""
 
 
+class BundleError(ModelError):
+    """A `.eocr` file that cannot be used; the message says which member and why."""
+
+
+class BundleFormatError(BundleError):
+    """Not a readable bundle: not a zip, truncated, a member missing, compressed or oversized."""
+
+
+class BundleManifestError(BundleError):
+    """manifest.json is missing, not JSON, or lacks, mistypes or puts out of range a field."""
+
+
+class BundleVersionError(BundleError, UnsupportedError):
+    """The bundle's format version (or a feature it requires) is not one this edgeocr reads."""
+
+
+class BundleChecksumError(BundleError):
+    """A member's bytes do not match the size or sha256 recorded in the manifest."""
+
+
+_BUNDLE_KINDS = {
+    "format": BundleFormatError,
+    "manifest": BundleManifestError,
+    "version": BundleVersionError,
+    "checksum": BundleChecksumError,
+}
+
 # Status codes of the C++ core (csrc/include/edgeocr/status.h).
 _BY_STATUS = {
     1: InvalidInputError,
@@ -54,8 +81,14 @@ _BY_STATUS = {
 }
 
 
-def from_status(code: int, message: str) -> EdgeOCRError:
-    """The exception for a core status code (used by the C++ binding)."""
+def from_status(code: int, message: str, bundle_kind: str | None = None) -> EdgeOCRError:
+    """The exception for a core status code (used by the C++ binding).
+
+    ``bundle_kind`` is set for errors of the bundle reader (format, manifest,
+    version, checksum) and selects the :class:`BundleError` subclass.
+    """
+    if bundle_kind is not None:
+        return _BUNDLE_KINDS.get(bundle_kind, BundleError)(message)
     cls = _BY_STATUS.get(code, EdgeOCRError)
     if code == 6:
         message = f"internal error (please report): {message}"

@@ -190,9 +190,11 @@ def _keys_list(keys) -> list[str] | None:
         return None
     if isinstance(keys, str) and not os.path.isfile(keys) and "\n" in keys:
         return keys.splitlines()
-    from .predictor import read_keys
+    if isinstance(keys, (list, tuple)):
+        return [str(k) for k in keys]
+    from . import _core
 
-    return read_keys(keys)
+    return _core.loader.read_keys_file(os.fspath(keys))
 
 
 def task_metadata(

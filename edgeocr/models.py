@@ -18,8 +18,8 @@ class ModelSet:
     cls: str
     rec: str
     description: str
-    # Pipeline settings measured best for this set on the dev set (under the user's overrides).
-    config: tuple = ()
+    # The set's pipeline settings live in the C++ loader (csrc/loader/model_sets.cpp), keyed by
+    # the sha256 of its files, so loose files, Predictor() and bundles get the same ones.
     # Bytes per model input pixel each stage needs while it runs, for planning calls under a
     # memory budget (measured on the shared arena shrunk after each run, docs/memory-budget.md;
     # the core's defaults cover both sets).
@@ -61,8 +61,6 @@ MODEL_SETS = {
         "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
         "models/ch_PP-OCRv4_rec_infer.onnx",
         "PP-OCRv4 mobile det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 15 MB",
-        # 0.65: e2e strict precision 0.9182 -> 0.9209 on the dev set, line accuracy unchanged.
-        config=(("drop_score", 0.65),),
         # measured: det 174-178, rec 478-489, cls 209
         memory_profile=(("det_bytes_per_pixel", 185), ("rec_bytes_per_pixel", 500), ("cls_bytes_per_pixel", 220)),
     ),
@@ -96,14 +94,6 @@ MODEL_SETS = {
 
 # Chosen by measurement on the dev set (see README, "Choosing the default model").
 DEFAULT_MODEL_SET = "ppocr-v4det-v6rec"
-
-
-def model_set_config(paths: dict) -> dict:
-    """The pipeline settings of the model set these paths belong to ({} if none)."""
-    for ms in MODEL_SETS.values():
-        if ms.paths() == paths:
-            return dict(ms.config)
-    return {}
 
 
 def model_set_memory_profile(paths: dict) -> dict:

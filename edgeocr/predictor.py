@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import glob
+import json
 import os
 import warnings
 from collections import deque
@@ -13,12 +13,12 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from . import _core
+from . import _core, _runtime
 from .config import PipelineConfig
 from .errors import InvalidInputError, ModelError, ModelNotFoundError
 from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
-from .model import load_core_model, session_options
+from .model import session_options
 from .models import MODEL_SETS, resolve_model_set
 from .results import OcrLine, OcrResult
 
@@ -36,55 +36,16 @@ def _check_workers(workers) -> int:
     return workers
 
 
-def read_keys(keys) -> list[str]:
-    """Characters from a keys file (one per line) or a list of strings."""
-    if isinstance(keys, (list, tuple)):
-        chars = [str(k) for k in keys]
-    else:
-        path = os.fspath(keys)
+def _model_source(path):
+    """A path for the loader; a Paddle Lite .nb file is translated to ONNX bytes first."""
+    path = os.fspath(path)
+    if path.endswith(".nb"):
         if not os.path.isfile(path):
-            raise ModelNotFoundError(f"dictionary (keys) file not found: {path}")
-        with open(path, encoding="utf-8") as f:
-            chars = [line.rstrip("\r\n") for line in f]
-        while chars and chars[-1] == "":
-            chars.pop()
-    if not chars:
-        raise ModelError("the dictionary (keys) is empty")
-    return chars
+            raise ModelNotFoundError(f"model file not found: {path}")
+        from .paddle_lite import cached_nb_to_onnx
 
-
-def charset_for(rec_model, keys=None) -> list[str]:
-    """The rec model's classes: blank, the dictionary, and a space if the model has one more class."""
-    if keys is not None:
-        chars = read_keys(keys)
-        source = "the keys given"
-    else:
-        meta = rec_model.metadata.get("character")
-        if not meta:
-            raise ModelError(
-                f"{rec_model.name}: this rec model carries no dictionary in its metadata; "
-                "pass keys='ppocr_keys_v1.txt' (one character per line) or a list of characters"
-            )
-        chars = meta.splitlines()
-        source = "its metadata"
-    n_classes = rec_model.outputs[0][2][2]
-    if n_classes in (-1, len(chars) + 2):
-        return ["", *chars, " "]
-    if n_classes == len(chars) + 1:
-        return ["", *chars]
-    raise ModelError(
-        f"{rec_model.name}: the model has {n_classes} classes but {source} has {len(chars)} characters "
-        "(expected classes = characters + 1 blank [+ 1 space]); wrong dictionary for this model?"
-    )
-
-
-def _role_of(core_model) -> str:
-    role = core_model.metadata.get("edgeocr.role")
-    if role in ("det", "cls", "rec"):
-        return role
-    outs = core_model.outputs
-    rank = len(outs[0][2]) if outs else 0
-    return {4: "det", 2: "cls", 3: "rec"}.get(rank, "unknown")
+        return cached_nb_to_onnx(path)
+    return path
 
 
 def _check_budget(mb, whose: str = "") -> float | None:
@@ -170,139 +131,116 @@ class Predictor:
         if preprocess is not None and not callable(preprocess):
             raise InvalidInputError("preprocess must be a callable taking and returning an image array")
         max_memory_mb = _check_budget(max_memory_mb)
-        session_kw = {"spinning": spinning, "arm64_bf16_fastmath": arm64_bf16_fastmath}
-        if isinstance(model, (str, os.PathLike)) and os.fspath(model).endswith(".eocr"):
-            if any(v is not None for v in (models, det, cls, rec, keys)):
-                raise InvalidInputError("a .eocr bundle holds its models and dictionary; pass it alone")
-            from .pack.bundle import load_bundle
-
-            # The bundle's settings, then the caller's overrides; its graphs go to the
-            # runtime straight from the mapped file (memoryviews, no copy, no temp files).
-            with load_bundle(model) as b:
-                level = b.manifest.get("runtime", {}).get("graph_optimization", "all")
-                if max_memory_mb is None:  # the budget the bundle was packed for, if any
-                    max_memory_mb = _check_budget(b.manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's")
-                from .pack.quantize import int8_speed_warning
-
-                note = int8_speed_warning(b.manifest.get("quantization") or {})
-                if note:
-                    warnings.warn(f"{os.fspath(model)}: {note}", RuntimeWarning, stacklevel=2)
-                self._init(
-                    {r: ("data", v) for r, v in b.models.items() if v is not None},
-                    b.charset, config or b.config, overrides, use_cls, threads, max_memory_mb,
-                    ort_library, (memory_arena, memory_pattern), session_kw, level,
-                    os.path.basename(os.fspath(model)), {},
-                )
-        else:
-            paths = self._resolve(model, models, det, cls, rec, task)
-            from .models import model_set_memory_profile
-
-            if config is None:  # a whole model set: its own measured settings, under the caller's
-                from .models import model_set_config
-
-                overrides = {**model_set_config(paths), **overrides}
-            self._init(
-                {r: ("path", p) for r, p in paths.items() if p is not None},
-                keys, config or PipelineConfig(), overrides, use_cls, threads, max_memory_mb,
-                ort_library, (memory_arena, memory_pattern), session_kw, "all", None,
-                model_set_memory_profile(paths),
-            )
-        self.preprocess = preprocess
-
-    def _init(self, sources, keys, config, overrides, use_cls, threads, max_memory_mb, ort_library,
-              memory, session_kw, optimization, bundle_name, memory_profile):
-        if overrides:
-            known = {f.name for f in dataclasses.fields(PipelineConfig)}
-            unknown = sorted(set(overrides) - known)
-            if unknown:
-                raise InvalidInputError(f"unknown Predictor settings: {unknown}; see edgeocr.PipelineConfig")
-            config = dataclasses.replace(config, **overrides)
+        # Settings: the model set's (found by the loader from the models' sha256) or the
+        # bundle's, then config= (every field), then the keyword overrides, checked in C++.
+        settings = dict(config.to_core()) if config is not None else {}
+        settings.update(overrides)
         if not use_cls:
-            config = dataclasses.replace(config, use_cls=False)
-        self.config = config
+            settings["use_cls"] = False
+        try:
+            settings_json = json.dumps(settings) if settings else ""
+        except (TypeError, ValueError) as e:
+            raise InvalidInputError(f"Predictor settings must be numbers, strings, booleans or lists: {e}") from e
+        sources, self.paths = self._sources(model, models, det, cls, rec, keys, task)
+        _runtime.configure(ort_library)
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
         # and the lowest peak RSS; the pattern was faster on some pages but holds its planned
         # block on top of the arena in steady state (843 vs 508 MiB peak on two small pages).
-        opts = session_options(threads, memory_arena=memory[0], memory_pattern=memory[1], **session_kw,
-                               optimization=optimization)
+        opts = session_options(threads, memory_arena=memory_arena, memory_pattern=memory_pattern,
+                               spinning=spinning, arm64_bf16_fastmath=arm64_bf16_fastmath)
+        if "model" in sources and str(sources["model"]).endswith(".eocr"):
+            # The bundle's manifest only (no checksums here, the loader checks them): the budget
+            # it was packed for, if any, and a note on int8 speed on this CPU.
+            manifest = json.loads(_core.loader.Bundle.open(sources["model"], False).manifest_json)
+            if max_memory_mb is None:
+                max_memory_mb = _check_budget(manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's")
+            from .pack.quantize import int8_speed_warning
+
+            note = int8_speed_warning(manifest.get("quantization") or {})
+            if note:
+                warnings.warn(f"{sources['model']}: {note}", RuntimeWarning, stacklevel=2)
         if max_memory_mb:
             # Under a budget the sessions run on the shared arena (growing by what is asked) and
             # give its free memory back after every run: between calls the runtime holds no
             # activations, during one it holds what the call's plan counted (docs/memory-budget.md).
             opts.shared_arena, opts.memory_pattern, opts.shrink_arena = True, False, True
-        self._pool = _core.MemoryPool(int(max_memory_mb * 2**20) if max_memory_mb else 0)
-        loaded, self.paths = {}, {"det": None, "cls": None, "rec": None}
-        for role, (kind, src) in sources.items():
-            if kind == "data":
-                name = f"{bundle_name}:{role}"
-                m = load_core_model(data=src, options=opts, pool=self._pool, ort_library=ort_library, name=name)
-            else:
-                name = os.fspath(src)
-                m = load_core_model(src, options=opts, pool=self._pool, ort_library=ort_library)
-            actual = _role_of(m)
-            if actual != role:
-                raise ModelError(f"{name}: given as the {role} model, but its outputs look like a {actual} model")
-            loaded[role] = m
-            self.paths[role] = name
-        if "rec" in loaded:
-            # A bundle's dictionary is the exact class list; files and metadata go through charset_for.
-            charset = list(keys) if bundle_name is not None else charset_for(loaded["rec"], keys)
-        else:
-            if keys is not None and bundle_name is None:
-                raise InvalidInputError("keys= given but there is no rec model")
-            charset = []
-        self._pipe = _core.Pipeline(
-            loaded.get("det"), loaded.get("cls"), loaded.get("rec"), charset, config.to_core(), self._pool
+        loaded = _core.load_pipeline(
+            **sources,
+            options=opts,
+            max_memory_bytes=int(max_memory_mb * 2**20) if max_memory_mb else 0,
+            settings_json=settings_json,
         )
-        self._roles = set(loaded)
+        self._adopt(loaded)
+        self.preprocess = preprocess
         self.max_memory_mb = max_memory_mb
         if max_memory_mb:
-            self._pipe.set_memory_budget(int(max_memory_mb * 2**20), memory_profile)
+            from .models import model_set_memory_profile
+
+            profile = model_set_memory_profile(self.paths) if not loaded.from_bundle else {}
+            self._pipe.set_memory_budget(int(max_memory_mb * 2**20), profile)
             # The decoders' libraries are loaded now, not by the first call inside its budget
             # (OpenCV alone adds ~25 MiB of resident code and tables).
             import cv2  # noqa: F401
             from PIL import Image  # noqa: F401
 
+    def _adopt(self, loaded) -> None:
+        self._loaded = loaded
+        self._pipe = loaded.pipeline
+        self._pool = loaded.pool
+        self._roles = set(loaded.roles)
+        self.model_set = loaded.model_set or None
+        self.config = PipelineConfig.from_core(self._pipe.config)
+        # The files given (a .nb file's name, not its translation's), else the loader's names.
+        given = getattr(self, "paths", None) or {}
+        self.paths = {
+            r: None if n is None else (n if loaded.from_bundle else given.get(r) or given.get("model") or n)
+            for r, n in loaded.names.items()
+        }
+
     # -- construction ---------------------------------------------------
-    def _resolve(self, model, models, det, cls, rec, task) -> dict:
+    def _sources(self, model, models, det, cls, rec, keys, task) -> tuple:
+        """Keyword arguments for _core.load_pipeline, and the file per role."""
         explicit = {"det": det, "cls": cls, "rec": rec}
         if model is not None and models is not None:
             raise InvalidInputError("pass either a model path or models=NAME, not both")
         if model is not None and any(v is not None for v in explicit.values()):
             raise InvalidInputError("pass either a model path or det=/cls=/rec=, not both")
+        if task is not None and task not in ("det", "rec"):
+            raise InvalidInputError(f"task must be 'det' or 'rec', got {task!r}")
         if any(v is not None for v in explicit.values()):
             if models is not None:
                 base = resolve_model_set(models)
-                return {r: explicit[r] if explicit[r] is not None else base[r] for r in explicit}
-            return explicit
-        if model is None:
-            return resolve_model_set(models)
-        if isinstance(model, str) and model in MODEL_SETS:
-            return resolve_model_set(model)
-        path = os.fspath(model)
-        if not os.path.exists(path):
-            raise ModelNotFoundError(
-                f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
-            )
-        if os.path.isdir(path):
-            found = {r: _find_in_dir(path, r) for r in ("det", "cls", "rec")}
-            if found["det"] is None and found["rec"] is None:
-                raise ModelNotFoundError(f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder")
-            return found
-        # One model file: its role from the task= argument, its metadata or its outputs.
-        if task is not None and task not in ("det", "cls", "rec"):
-            raise InvalidInputError(f"task must be 'det', 'cls' or 'rec', got {task!r}")
-        role = task
-        if role is None:
-            probe = load_core_model(path, options=session_options(1))
-            role = _role_of(probe)
-            del probe
-            if role == "cls":
-                raise ModelError(f"{path} is a direction classifier; it needs det and rec models to be useful")
-            if role not in ("det", "rec"):
-                raise ModelError(f"{path}: cannot tell whether this is a det, cls or rec model; pass task=")
-        return {"det": path if role == "det" else None, "cls": None, "rec": path if role == "rec" else None}
+                explicit = {r: explicit[r] if explicit[r] is not None else base[r] for r in explicit}
+            paths = explicit
+        elif model is None:
+            paths = resolve_model_set(models)
+        elif isinstance(model, str) and model in MODEL_SETS:
+            paths = resolve_model_set(model)
+        elif isinstance(model, (bytes, bytearray, memoryview)):
+            src = {"det" if task == "det" else "rec": model} if task else {"model": model}
+            return {**src, "keys": keys}, {}
+        else:
+            path = os.fspath(model)
+            if not os.path.exists(path):
+                raise ModelNotFoundError(
+                    f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
+                )
+            if os.path.isdir(path):
+                paths = {r: _find_in_dir(path, r) for r in ("det", "cls", "rec")}
+                if paths["det"] is None and paths["rec"] is None:
+                    raise ModelNotFoundError(
+                        f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder"
+                    )
+            else:
+                # One file: a bundle, or a det or rec model (role from task=, else the loader
+                # infers it from the model's metadata or outputs).
+                src = {"det" if task == "det" else "rec": _model_source(path)} if task else {
+                    "model": _model_source(path)
+                }
+                return {**src, "keys": keys}, {task or "model": path}
+        sources = {r: _model_source(p) for r, p in paths.items() if p is not None}
+        return {**sources, "keys": keys}, dict(paths)
 
     # -- inference ------------------------------------------------------
     def _prepare(self, image) -> np.ndarray:

@@ -3,14 +3,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "c_api/c_api_internal.h"
 #include "edgeocr/image.h"
+#include "edgeocr/loader.h"
 #include "edgeocr/memory_pool.h"
 #include "edgeocr/model.h"
 #include "edgeocr/pipeline.h"
@@ -20,7 +19,7 @@
 
 struct edgeocr_predictor_s {
   std::shared_ptr<edgeocr::MemoryPool> pool;
-  std::unique_ptr<edgeocr::Pipeline> pipeline;
+  std::shared_ptr<edgeocr::Pipeline> pipeline;
   bool has_det = false;
   bool has_rec = false;
 };
@@ -35,19 +34,17 @@ namespace {
 
 [[noreturn]] void invalid(const std::string& message) { fail(StatusCode::kInvalidArgument, message); }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 // ---- options ---------------------------------------------------------------
 
 void check_options(const edgeocr_options_t& o) {
   const char* fn = "edgeocr_predictor_create";
-  if (o.bundle_path != nullptr)
-    fail(StatusCode::kUnsupported, std::string(fn) + ": bundle_path (" + o.bundle_path +
-                                       "): .eocr bundles are not supported by this version of "
-                                       "libedgeocr yet; give det/cls/rec model paths");
+  if (o.bundle_path != nullptr) {
+    if (*o.bundle_path == '\0') invalid(std::string(fn) + ": bundle_path is empty");
+    if (o.det_model_path || o.det_model_data || o.cls_model_path || o.cls_model_data ||
+        o.rec_model_path || o.rec_model_data || o.keys_path || o.keys_data)
+      invalid(std::string(fn) + ": a bundle (bundle_path) holds its models and dictionary; "
+                                "give no det/cls/rec models or keys with it");
+  }
   struct Source {
     const char* role;
     const char* path;
@@ -74,9 +71,9 @@ void check_options(const edgeocr_options_t& o) {
   }
   const bool has_det = o.det_model_path || o.det_model_data;
   const bool has_rec = o.rec_model_path || o.rec_model_data;
-  if (!has_det && !has_rec)
-    invalid(std::string(fn) + ": no model given; set det_model_path and/or rec_model_path "
-                              "(or the *_model_data buffers)");
+  if (!has_det && !has_rec && !o.bundle_path)
+    invalid(std::string(fn) + ": no model given; set bundle_path, or det_model_path and/or "
+                              "rec_model_path (or the *_model_data buffers)");
   if (!has_rec && (o.keys_path || o.keys_data))
     invalid(std::string(fn) + ": keys given but there is no rec model");
   if (o.ort_library_path && *o.ort_library_path == '\0')
@@ -96,137 +93,13 @@ PipelineConfig config_of(const edgeocr_options_t& o) {
   return c;
 }
 
-// ---- models and dictionary -------------------------------------------------
-
-std::shared_ptr<Model> load_model(const char* role, const char* path, const void* data,
-                                  std::size_t size, const SessionOptions& so,
-                                  const std::shared_ptr<MemoryPool>& pool) {
-  if (!path && !data) return nullptr;
-  std::shared_ptr<Model> m;
-  if (path) {
-    const std::string p(path);
-    if (ends_with(p, ".eocr"))
-      fail(StatusCode::kUnsupported, p + ": .eocr bundles are not supported by this version of "
-                                         "libedgeocr yet; give det/cls/rec model paths");
-    if (ends_with(p, ".nb"))
-      fail(StatusCode::kUnsupported,
-           p + ": Paddle Lite .nb models are translated to ONNX by the Python package; the C API "
-               "takes the translated .onnx model");
-    m = Model::from_file(p, so, pool);
-  } else {
-    m = Model::from_bytes(data, size, so, pool, std::string("<") + role + " model bytes>");
-  }
-  // The role is known from the output rank (det: N1HW map, cls: N x 2, rec: N x T x C).
-  const std::size_t rank = m->outputs().empty() ? 0 : m->outputs()[0].shape.size();
-  const char* actual = rank == 4 ? "det" : rank == 2 ? "cls" : rank == 3 ? "rec" : nullptr;
-  if (!actual || std::strcmp(actual, role) != 0)
-    fail(StatusCode::kInvalidModel,
-         m->name() + ": given as the " + role + " model, but its outputs look like " +
-             (actual ? std::string("a ") + actual + " model" : std::string("no OCR model")) +
-             " (first output rank " + std::to_string(rank) + ")");
-  return m;
-}
-
-// Python's str.splitlines() over UTF-8 (the dictionary in a model's metadata
-// is split that way by the Python package, so both give the same classes).
-std::vector<std::string> split_lines_like_python(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::size_t i = 0;
-  bool pending = false;  // a line was started (splitlines drops only a final empty remainder)
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    std::size_t sep = 0;
-    if (c == '\r') sep = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-    else if (c == '\n' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e) sep = 1;
-    else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85) sep = 2;
-    else if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-             (static_cast<unsigned char>(s[i + 2]) == 0xa8 ||
-              static_cast<unsigned char>(s[i + 2]) == 0xa9))
-      sep = 3;
-    if (sep) {
-      out.push_back(cur);
-      cur.clear();
-      pending = false;
-      i += sep;
-    } else {
-      cur.push_back(s[i]);
-      pending = true;
-      ++i;
-    }
-  }
-  if (pending) out.push_back(cur);
-  return out;
-}
-
-// A keys file as the Python package reads it: universal newlines, one
-// character per line, trailing empty lines dropped.
-std::vector<std::string> split_keys(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool pending = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < s.size() && s[i + 1] == '\n') ++i;
-      out.push_back(cur);
-      cur.clear();
-      pending = false;
-    } else {
-      cur.push_back(c);
-      pending = true;
-    }
-  }
-  if (pending) out.push_back(cur);
-  while (!out.empty() && out.back().empty()) out.pop_back();
-  return out;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(StatusCode::kNotFound, "dictionary (keys) file not found or unreadable: " + path);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// The rec model's classes: blank, the dictionary, and a space if the model
-// has one more class than that.
-std::vector<std::string> charset_for(const Model& rec, const edgeocr_options_t& o) {
-  std::vector<std::string> chars;
-  std::string source;
-  if (o.keys_path) {
-    chars = split_keys(read_file(o.keys_path));
-    source = std::string("the keys file ") + o.keys_path;
-  } else if (o.keys_data) {
-    chars = split_keys(std::string(o.keys_data, o.keys_size));
-    source = "keys_data";
-  } else {
-    auto it = rec.metadata().find("character");
-    if (it == rec.metadata().end() || it->second.empty())
-      fail(StatusCode::kInvalidModel,
-           rec.name() + ": this rec model carries no dictionary in its metadata; set keys_path "
-                        "(one character per line) or keys_data");
-    chars = split_lines_like_python(it->second);
-    source = "its metadata";
-  }
-  if (chars.empty()) fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " is empty");
-  const std::int64_t n_classes = rec.outputs()[0].shape[2];
-  const auto n = static_cast<std::int64_t>(chars.size());
-  std::vector<std::string> charset;
-  charset.reserve(chars.size() + 2);
-  charset.emplace_back();
-  for (auto& c : chars) charset.push_back(std::move(c));
-  if (n_classes == -1 || n_classes == n + 2) {
-    charset.emplace_back(" ");
-  } else if (n_classes != n + 1) {
-    fail(StatusCode::kInvalidModel,
-         rec.name() + ": the model has " + std::to_string(n_classes) + " classes but " + source +
-             " has " + std::to_string(n) +
-             " characters (expected classes = characters + 1 blank [+ 1 space]); wrong "
-             "dictionary for this model?");
-  }
-  return charset;
+ModelSource source_of(const char* path, const void* data, std::size_t size, const char* role) {
+  ModelSource s;
+  if (path) s.path = path;
+  s.data = data;
+  s.size = size;
+  s.name = std::string("<") + role + " model bytes>";
+  return s;
 }
 
 // ---- images ----------------------------------------------------------------
@@ -305,23 +178,31 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     validate_config(config, static_cast<std::uint64_t>(o.max_memory_mb) << 20);
     if (o.ort_library_path) set_ort_library_path(o.ort_library_path);
     auto p = std::make_unique<edgeocr_predictor_s>();
-    p->pool = MemoryPool::create(o.max_memory_mb << 20);
-    SessionOptions so;
+    LoadOptions lo;
+    if (o.bundle_path) lo.bundle.path = o.bundle_path;
+    lo.det = capi::source_of(o.det_model_path, o.det_model_data, o.det_model_size, "det");
+    lo.cls = capi::source_of(o.cls_model_path, o.cls_model_data, o.cls_model_size, "cls");
+    lo.rec = capi::source_of(o.rec_model_path, o.rec_model_data, o.rec_model_size, "rec");
+    if (o.keys_path) lo.keys_path = o.keys_path;
+    if (o.keys_data) {
+      lo.keys_text.assign(o.keys_data, o.keys_size);
+      lo.has_keys_text = true;
+    }
+    lo.max_memory_bytes = o.max_memory_mb << 20;
     // As the Python Predictor (docs/performance.md, "Session memory"): one arena shared by
     // the det, cls and rec sessions, memory pattern off.
-    so.shared_arena = true;
-    so.memory_pattern = false;
-    so.intra_threads = o.threads;
-    so.shrink_arena = o.max_memory_mb != 0;  // a budget: the arena's free memory given back after every run
-    auto det = capi::load_model("det", o.det_model_path, o.det_model_data, o.det_model_size, so, p->pool);
-    auto cls = capi::load_model("cls", o.cls_model_path, o.cls_model_data, o.cls_model_size, so, p->pool);
-    auto rec = capi::load_model("rec", o.rec_model_path, o.rec_model_data, o.rec_model_size, so, p->pool);
-    std::vector<std::string> charset;
-    if (rec) charset = capi::charset_for(*rec, o);
-    p->has_det = det != nullptr;
-    p->has_rec = rec != nullptr;
-    p->pipeline = std::make_unique<Pipeline>(std::move(det), std::move(cls), std::move(rec),
-                                             std::move(charset), std::move(config), p->pool);
+    lo.session.shared_arena = true;
+    lo.session.memory_pattern = false;
+    lo.session.intra_threads = o.threads;
+    lo.session.shrink_arena = o.max_memory_mb != 0;  // a budget: the arena's free memory given back after every run
+    // Settings the caller set (struct fields changed from their defaults, key/value entries)
+    // override the model set's or the bundle's own; the rest stay as the loader decides.
+    lo.overrides = capi::setting_overrides(o);
+    LoadedPipeline loaded = load_pipeline(lo);
+    p->pool = loaded.pool;
+    p->has_det = loaded.has_det;
+    p->has_rec = loaded.has_rec;
+    p->pipeline = std::move(loaded.pipeline);
     if (o.max_memory_mb) p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20));
     *predictor = p.release();
   })

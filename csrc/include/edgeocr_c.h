@@ -124,8 +124,10 @@ typedef struct edgeocr_settings_s edgeocr_settings_t;
 typedef struct edgeocr_options_t {
   size_t struct_size; /* set by edgeocr_options_init; do not change */
 
-  /* Reserved for .eocr bundles (det/cls/rec + settings in one file). Not
-   * supported yet: a non-NULL value gives EDGEOCR_STATUS_UNSUPPORTED. */
+  /* A .eocr bundle made by edgeocr-pack (det/cls/rec, dictionary and
+   * settings in one file), used instead of the model and keys fields below
+   * (which must then be unset). Pipeline fields of these options that differ
+   * from the defaults of edgeocr_options_init override the bundle's. */
   const char* bundle_path;
 
   /* Each model from a file (.onnx, .ort) or from memory (data + size, e.g.
@@ -317,8 +319,11 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_setting_info(size_t index, edgeocr_set
  * failure). Does not take ownership of anything in *options. Thread-safe.
  * NOT_FOUND: a model or keys file is missing. INVALID_MODEL: a file is not
  * a loadable model, a model's outputs do not fit its role, the dictionary
- * does not fit the rec model. UNSUPPORTED: bundle_path, or a Paddle Lite
- * .nb model (translate it to ONNX with the Python package first). */
+ * does not fit the rec model, a bundle that is corrupt or fails its
+ * checksums. UNSUPPORTED: a bundle of a newer format, or a Paddle Lite .nb
+ * model (translate it to ONNX with the Python package first). Models that
+ * are a known model set (by sha256) get that set's settings; pipeline fields
+ * left at their defaults do not override them or a bundle's. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
                                                            edgeocr_predictor_t* predictor);
 

@@ -21,3 +21,4 @@ void bind_postprocess(pybind11::module_& m);
 void bind_model(pybind11::module_& m);
 void bind_pipeline(pybind11::module_& m);
 void bind_nb(pybind11::module_& m);
+void bind_loader(pybind11::module_& m);

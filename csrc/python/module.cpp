@@ -109,4 +109,5 @@ PYBIND11_MODULE(_core, m) {
 #ifdef EDGEOCR_HAVE_BIND_PIPELINE
   bind_pipeline(m);
 #endif
+  bind_loader(m);
 }

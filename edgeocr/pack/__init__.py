@@ -71,50 +71,34 @@ def predictor_from_models(
     own session). The runtime copies what it keeps, so ``models`` may be
     released afterwards.
     """
-    import dataclasses
+    import json
 
     from .. import _core, _runtime
-    from ..errors import InvalidInputError, ModelError
+    from ..errors import InvalidInputError
     from ..model import session_options
-    from ..predictor import Predictor, _role_of
+    from ..predictor import Predictor
 
-    if overrides:
-        known = {f.name for f in dataclasses.fields(type(config))}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise InvalidInputError(
-                f"unknown Predictor settings: {unknown}; see edgeocr.PipelineConfig"
-            )
-        config = dataclasses.replace(config, **overrides)
     _runtime.configure(None)
-    opts = session_options(threads, optimization=optimization)
+    try:
+        settings = json.dumps({**config.to_core(), **overrides})
+    except (TypeError, ValueError) as e:
+        raise InvalidInputError(f"Predictor settings must be numbers, strings, booleans or lists: {e}") from e
+    sources = {role: models[role] for role in ("det", "cls", "rec") if models.get(role) is not None}
+    # The C++ loader, as for a bundle: roles checked, the charset (blank first) checked against the
+    # rec model's classes; keys are the characters after the blank.
+    loaded = _core.load_pipeline(
+        **sources,
+        keys=list(charset[1:]) if "rec" in sources else None,
+        options=session_options(threads, optimization=optimization, memory_arena="shared"),
+        settings_json=settings,
+    )
     p = Predictor.__new__(Predictor)
-    p.config = config
-    p.preprocess = None
     p.workers = 1
+    p.preprocess = None
     p.max_image_pixels = None  # the process-wide cap (edgeocr.image_io), as Predictor()
     p.max_memory_mb = None
-    p._pool = _core.MemoryPool(0)
-    loaded = {}
-    for role in ("det", "cls", "rec"):
-        data = models.get(role)
-        if data is None:
-            continue
-        m = _core.Model.from_bytes(data, opts, p._pool, f"{name}:{role}")
-        actual = _role_of(m)
-        if actual != role:
-            raise ModelError(f"{name}: the {role} model's outputs look like a {actual} model")
-        loaded[role] = m
-    p.paths = {r: (f"{name}:{r}" if r in loaded else None) for r in ("det", "cls", "rec")}
-    p._pipe = _core.Pipeline(
-        loaded.get("det"),
-        loaded.get("cls"),
-        loaded.get("rec"),
-        list(charset) if "rec" in loaded else [],
-        config.to_core(),
-        p._pool,
-    )
-    p._roles = set(loaded)
+    p.paths = {r: f"{name}:{r}" for r in sources}
+    p._adopt(loaded)
     return p
 
 

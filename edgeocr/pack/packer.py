@@ -96,9 +96,7 @@ def pack(
     import dataclasses
 
     from ..image_io import load_image
-    from ..model import load_core_model, session_options
-    from ..models import model_set_config
-    from ..predictor import Predictor, charset_for
+    from ..predictor import Predictor
     from . import predictor_from_models
 
     if quantize not in QUANTIZE:
@@ -125,8 +123,6 @@ def pack(
     paths = {"det": det, "cls": cls, "rec": rec}
     if paths["det"] is None and paths["rec"] is None:
         raise InvalidInputError("give at least a det or a rec model")
-    if config is None:  # a known model set: its own measured settings, as Predictor(models=...)
-        config = dataclasses.replace(PipelineConfig(), **model_set_config(paths))
 
     # Sources, and the float predictor everything is compared with.
     sources, source_info = {}, {}
@@ -136,11 +132,11 @@ def pack(
     t0 = time.perf_counter()
     ref = Predictor(det=det, cls=cls, rec=rec, keys=keys, threads=threads, config=config)
     load_before = time.perf_counter() - t0
-    charset = []
-    if "rec" in sources:
-        charset = charset_for(
-            load_core_model(data=sources["rec"], options=session_options(1)), keys
-        )
+    # The settings the loader resolved for these models (a known model set's own, e.g.
+    # drop_score 0.65 for PP-OCRv4 mobile, unless config= was given) go into the manifest, so
+    # the bundle runs as the loose files do; the charset is the one the loader built.
+    config = ref.config
+    charset = list(ref._loaded.charset) if "rec" in sources else []
 
     calib_paths = V.list_images(calib, calib_limit) if calib else []
     samples = []

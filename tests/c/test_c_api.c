@@ -140,8 +140,10 @@ static void test_args(void) {
   expect_create_fails(&bad, INVALID, "struct_size below version 1");
   bad = opt; bad.struct_size = (size_t)1 << 30; bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "an absurd struct_size");
-  bad = opt; bad.bundle_path = "ppocr.eocr";
-  expect_create_fails(&bad, EDGEOCR_STATUS_UNSUPPORTED, "bundle_path");
+  bad = opt; bad.bundle_path = "/nonexistent/ppocr.eocr";
+  expect_create_fails(&bad, EDGEOCR_STATUS_NOT_FOUND, "a missing bundle");
+  bad = opt; bad.bundle_path = "ppocr.eocr"; bad.det_model_path = "det.onnx";
+  expect_create_fails(&bad, INVALID, "a bundle and a det model");
   bad = opt; bad.det_model_path = "det.onnx"; bad.det_model_data = model_bytes;
   bad.det_model_size = sizeof model_bytes;
   expect_create_fails(&bad, INVALID, "det path and data");
@@ -190,7 +192,7 @@ static void test_args(void) {
   bad = opt; bad.det_model_path = "model.nb";
   expect_create_fails(&bad, EDGEOCR_STATUS_UNSUPPORTED, "a .nb det model");
   bad = opt; bad.rec_model_path = "pp.eocr";
-  expect_create_fails(&bad, EDGEOCR_STATUS_UNSUPPORTED, "an .eocr rec model");
+  expect_create_fails(&bad, INVALID, "an .eocr rec model");
   bad = opt; bad.det_model_path = "/";
   expect_create_fails(&bad, INVALID, "a directory as det model");
 

@@ -262,7 +262,7 @@ def test_config_defaults_agree_with_the_core():
 
 
 def test_settings_are_checked(v4_paths):
-    with pytest.raises(InvalidInputError, match="unknown Predictor settings"):
+    with pytest.raises(InvalidInputError, match="unknown pipeline setting"):
         edgeocr.Predictor(models="ppocr-v4-mobile", det_treshold=0.3)
     with pytest.raises(InvalidInputError, match="det_limit_type"):
         edgeocr.Predictor(models="ppocr-v4-mobile", det_limit_type="medium")

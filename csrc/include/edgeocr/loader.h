@@ -1,0 +1,81 @@
+// One entry point that builds an OCR pipeline from any source: loose model
+// files or buffers (ONNX), a .eocr bundle (file or buffer), with the model
+// set's settings and the caller's overrides. Python's Predictor, the pack
+// tooling's verification and the C API all call load_pipeline().
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgeocr/memory_pool.h"
+#include "edgeocr/model.h"
+#include "edgeocr/pipeline.h"
+#include "edgeocr/settings.h"
+
+namespace edgeocr {
+
+// A model (or bundle) from a file path or from caller memory, or nothing.
+struct ModelSource {
+  std::string path;
+  const void* data = nullptr;  // not kept after load_pipeline returns
+  std::size_t size = 0;
+  std::string name;  // for messages when `data` is given ("<det model bytes>" if empty)
+  bool given() const { return !path.empty() || data != nullptr; }
+};
+
+struct LoadOptions {
+  // Either `bundle`, or `model` (one file of any kind: a .eocr bundle, or a
+  // det or rec model whose role is inferred), or det/cls/rec.
+  ModelSource bundle;
+  ModelSource model;
+  ModelSource det, cls, rec;
+  // The rec model's dictionary when it is not in its metadata: a keys file,
+  // keys text (one character per line) or a list of characters (at most one).
+  std::string keys_path;
+  std::string keys_text;
+  bool has_keys_text = false;
+  std::vector<std::string> keys_list;
+  bool has_keys_list = false;
+  // Session options for every model. For a bundle the graph optimisation
+  // level is the manifest's runtime.graph_optimization unless
+  // `keep_optimization` is set.
+  SessionOptions session;
+  bool keep_optimization = false;
+  // The pool every model and the pipeline allocate from (created with
+  // `max_memory_bytes` as its cap when null; 0 = no cap).
+  std::shared_ptr<MemoryPool> pool;
+  std::size_t max_memory_bytes = 0;
+  // Pipeline settings as a JSON object, applied last (over edgeocr's
+  // defaults, the model set's settings or the bundle's). Checked: a bad key,
+  // type or range is InvalidArgument naming the setting.
+  std::string settings_json;
+  // Typed settings (as the C API's options give them), applied after settings_json.
+  std::vector<std::pair<std::string, SettingValue>> overrides;
+  bool verify_checksums = true;
+};
+
+struct LoadedPipeline {
+  std::shared_ptr<Pipeline> pipeline;
+  std::shared_ptr<MemoryPool> pool;
+  bool has_det = false, has_cls = false, has_rec = false;
+  // Per role (det, cls, rec): the file or "<bundle>:role"; "" when absent.
+  std::string names[3];
+  std::string model_set;  // the known model set the models are, "" if none
+  bool from_bundle = false;
+};
+
+// Throws edgeocr::Error: NotFound (missing file), InvalidModel (bad model,
+// bundle or dictionary; bundle errors are loader::BundleError), Unsupported
+// (bundle version / feature), InvalidArgument (bad options or settings),
+// RuntimeUnavailable, BackendError.
+LoadedPipeline load_pipeline(const LoadOptions& options);
+
+// The settings of the known model set these models belong to, as a JSON
+// object ("{}" when none), and its name. Each source is a path or bytes;
+// only files whose size matches a known model are hashed.
+std::string model_set_settings(const ModelSource& det, const ModelSource& cls, const ModelSource& rec,
+                               std::string* set_name = nullptr);
+
+}  // namespace edgeocr

@@ -1,0 +1,196 @@
+#include "loader/dictionary.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "edgeocr/status.h"
+
+namespace edgeocr {
+namespace loader {
+namespace {
+
+// Index of the first byte that is not well-formed UTF-8, or npos.
+std::size_t utf8_error(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    std::size_t len;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c < 0x80) { ++i; continue; }
+    else if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) { len = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
+    else if (c >= 0xF0 && c <= 0xF4) { len = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
+    else return i;
+    if (i + len > n) return i;
+    if (p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+std::int64_t class_count(const Model& rec) {
+  if (rec.outputs().empty() || rec.outputs()[0].shape.size() != 3)
+    fail(StatusCode::kInvalidModel, rec.name() + ": a rec model's first output must be N x T x classes");
+  return rec.outputs()[0].shape[2];
+}
+
+}  // namespace
+
+const char* role_name(ModelRole role) {
+  switch (role) {
+    case ModelRole::kDet: return "det";
+    case ModelRole::kCls: return "cls";
+    case ModelRole::kRec: return "rec";
+    default: return "unknown";
+  }
+}
+
+ModelRole role_of(const Model& model) {
+  auto it = model.metadata().find("edgeocr.role");
+  if (it != model.metadata().end()) {
+    if (it->second == "det") return ModelRole::kDet;
+    if (it->second == "cls") return ModelRole::kCls;
+    if (it->second == "rec") return ModelRole::kRec;
+  }
+  const std::size_t rank = model.outputs().empty() ? 0 : model.outputs()[0].shape.size();
+  return rank == 4 ? ModelRole::kDet : rank == 2 ? ModelRole::kCls : rank == 3 ? ModelRole::kRec
+                                                                              : ModelRole::kUnknown;
+}
+
+std::vector<std::string> parse_keys(const std::string& text, const std::string& source) {
+  if (text.size() > kMaxKeysBytes)
+    fail(StatusCode::kInvalidModel, source + ": " + std::to_string(text.size()) +
+                                        " bytes is too large for a dictionary (at most " +
+                                        std::to_string(kMaxKeysBytes) + ")");
+  const std::size_t bad = utf8_error(text);
+  if (bad != std::string::npos)
+    fail(StatusCode::kInvalidModel,
+         source + ": not UTF-8 text (invalid byte at offset " + std::to_string(bad) + ")");
+  std::vector<std::string> out;
+  std::string cur;
+  bool pending = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (out.size() >= kMaxCharacters)
+        fail(StatusCode::kInvalidModel, source + ": more than " + std::to_string(kMaxCharacters) + " characters");
+      out.push_back(cur);
+      cur.clear();
+      pending = false;
+    } else {
+      cur.push_back(c);
+      pending = true;
+    }
+  }
+  if (pending) out.push_back(cur);
+  while (!out.empty() && out.back().empty()) out.pop_back();
+  return out;
+}
+
+std::vector<std::string> read_keys_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail(StatusCode::kNotFound, "dictionary (keys) file not found or unreadable: " + path);
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  if (size < 0) fail(StatusCode::kInvalidModel, path + ": cannot read the dictionary (keys) file");
+  if (static_cast<std::uint64_t>(size) > kMaxKeysBytes)
+    fail(StatusCode::kInvalidModel, path + ": " + std::to_string(size) +
+                                        " bytes is too large for a dictionary (at most " +
+                                        std::to_string(kMaxKeysBytes) + ")");
+  f.seekg(0);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (size > 0 && !f.read(&text[0], size))
+    fail(StatusCode::kInvalidModel, path + ": cannot read the dictionary (keys) file");
+  return parse_keys(text, path);
+}
+
+std::vector<std::string> split_lines_like_python(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::size_t i = 0;
+  bool pending = false;  // a line was started (splitlines drops only a final empty remainder)
+  while (i < s.size()) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    std::size_t sep = 0;
+    if (c == '\r') sep = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
+    else if (c == '\n' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e) sep = 1;
+    else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85) sep = 2;
+    else if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+             (static_cast<unsigned char>(s[i + 2]) == 0xa8 ||
+              static_cast<unsigned char>(s[i + 2]) == 0xa9))
+      sep = 3;
+    if (sep) {
+      out.push_back(cur);
+      cur.clear();
+      pending = false;
+      i += sep;
+    } else {
+      cur.push_back(s[i]);
+      pending = true;
+      ++i;
+    }
+  }
+  if (pending) out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string> charset_for(const Model& rec, const std::vector<std::string>* given,
+                                     const std::string& source_in) {
+  std::vector<std::string> chars;
+  std::string source = source_in;
+  if (given) {
+    chars = *given;
+  } else {
+    auto it = rec.metadata().find("character");
+    if (it == rec.metadata().end() || it->second.empty())
+      fail(StatusCode::kInvalidModel,
+           rec.name() + ": this rec model carries no dictionary in its metadata; pass keys= (Python) or keys_path / keys_data (C): "
+                        "a keys file such as ppocr_keys_v1.txt (one character per line) or a list "
+                        "of characters");
+    if (it->second.size() > kMaxKeysBytes)
+      fail(StatusCode::kInvalidModel, rec.name() + ": the dictionary in its metadata is too large");
+    if (utf8_error(it->second) != std::string::npos)
+      fail(StatusCode::kInvalidModel, rec.name() + ": the dictionary in its metadata is not UTF-8");
+    chars = split_lines_like_python(it->second);
+    source = "its metadata";
+  }
+  if (chars.empty()) fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " is empty");
+  if (chars.size() > kMaxCharacters)
+    fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " has more than " +
+                                        std::to_string(kMaxCharacters) + " characters");
+  const std::int64_t n_classes = class_count(rec);
+  const auto n = static_cast<std::int64_t>(chars.size());
+  std::vector<std::string> charset;
+  charset.reserve(chars.size() + 2);
+  charset.emplace_back();
+  for (auto& c : chars) charset.push_back(std::move(c));
+  if (n_classes == -1 || n_classes == n + 2) {
+    charset.emplace_back(" ");
+  } else if (n_classes != n + 1) {
+    fail(StatusCode::kInvalidModel,
+         rec.name() + ": the model has " + std::to_string(n_classes) + " classes but " + source +
+             " has " + std::to_string(n) +
+             " characters (expected classes = characters + 1 blank [+ 1 space]); wrong "
+             "dictionary for this model?");
+  }
+  return charset;
+}
+
+void check_charset(const Model& rec, const std::vector<std::string>& charset, const std::string& source) {
+  const std::int64_t n_classes = class_count(rec);
+  if (charset.size() < 2)
+    fail(StatusCode::kInvalidModel, source + ": the rec model needs a dictionary, the charset has " +
+                                        std::to_string(charset.size()) + " classes");
+  if (n_classes != -1 && n_classes != static_cast<std::int64_t>(charset.size()))
+    fail(StatusCode::kInvalidModel, source + ": the rec model has " + std::to_string(n_classes) +
+                                        " classes but the dictionary has " +
+                                        std::to_string(charset.size()) + " (blank included)");
+}
+
+}  // namespace loader
+}  // namespace edgeocr

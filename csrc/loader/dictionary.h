@@ -1,0 +1,51 @@
+// Dictionaries and roles of OCR models: the one implementation of these rules
+// for Python, the C API and bundles.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "edgeocr/model.h"
+
+namespace edgeocr {
+namespace loader {
+
+enum class ModelRole { kDet, kCls, kRec, kUnknown };
+
+const char* role_name(ModelRole role);  // "det", "cls", "rec", "unknown"
+
+// The role of a loaded model: its "edgeocr.role" metadata (det/cls/rec) when
+// present, else the rank of its first output (4: det N1HW map, 2: cls N x 2,
+// 3: rec N x T x C).
+ModelRole role_of(const Model& model);
+
+// Largest keys file / keys text read, and most characters in a dictionary.
+constexpr std::size_t kMaxKeysBytes = 16u << 20;
+constexpr std::size_t kMaxCharacters = 1u << 20;
+
+// A keys file's text: UTF-8, one character per line (\n, \r\n or \r),
+// trailing empty lines dropped. InvalidModel when not UTF-8 or too large;
+// an empty result is allowed here (charset_for refuses it).
+std::vector<std::string> parse_keys(const std::string& text, const std::string& source);
+
+// Reads and parses a keys file (NotFound when missing).
+std::vector<std::string> read_keys_file(const std::string& path);
+
+// Python's str.splitlines() over UTF-8: the split used for a rec model's
+// "character" metadata (PaddleOCR exporters write it that way).
+std::vector<std::string> split_lines_like_python(const std::string& s);
+
+// The rec model's classes: "" (the CTC blank), the characters, and " " when
+// the model has one more class than that (or a dynamic class count).
+// `chars` comes from the caller (keys; `source` says from where) or, when
+// null, from the model's "character" metadata. InvalidModel when there is no
+// dictionary, it is empty, or its size does not fit the model's class count.
+std::vector<std::string> charset_for(const Model& rec, const std::vector<std::string>* chars,
+                                     const std::string& source);
+
+// A bundle's charset (the exact class list, blank first) against the rec
+// model's class count. InvalidModel when they disagree.
+void check_charset(const Model& rec, const std::vector<std::string>& charset, const std::string& source);
+
+}  // namespace loader
+}  // namespace edgeocr

@@ -1,0 +1,239 @@
+// load_pipeline: every source a predictor is made from, in one place.
+#include "edgeocr/loader.h"
+
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include "edgeocr/status.h"
+#include "loader/bundle.h"
+#include "loader/dictionary.h"
+#include "loader/mapped_file.h"
+#include "loader/model_sets.h"
+#include "loader/settings.h"
+#include "loader/sha256.h"
+
+namespace edgeocr {
+namespace {
+
+using loader::ModelRole;
+using nlohmann::json;
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool is_zip(const void* data, std::size_t size) {
+  return size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0;
+}
+
+[[noreturn]] void invalid(const std::string& message) { fail(StatusCode::kInvalidArgument, message); }
+
+void check_source(const ModelSource& s, const char* what) {
+  if (!s.path.empty() && s.data) invalid(std::string(what) + ": give a path or bytes, not both");
+  if (s.data && s.size == 0) invalid(std::string(what) + ": the bytes are empty");
+}
+
+std::string source_name(const ModelSource& s, const char* role) {
+  if (!s.path.empty()) return s.path;
+  return s.name.empty() ? std::string("<") + role + " model bytes>" : s.name;
+}
+
+std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const SessionOptions& so,
+                                  const std::shared_ptr<MemoryPool>& pool) {
+  if (!s.path.empty()) {
+    if (ends_with(s.path, ".eocr"))
+      invalid(s.path + ": a .eocr bundle holds the whole pipeline; give it as the model, not as the " +
+              role + " model");
+    if (ends_with(s.path, ".nb"))
+      fail(StatusCode::kUnsupported,
+           s.path + ": Paddle Lite .nb models are not read by this build's loader yet; translate it "
+                    "with edgeocr.paddle_lite (Python) and give the ONNX model");
+    return Model::from_file(s.path, so, pool);
+  }
+  return Model::from_bytes(s.data, s.size, so, pool, source_name(s, role));
+}
+
+void check_role(const Model& m, ModelRole want) {
+  const ModelRole actual = loader::role_of(m);
+  if (actual != want) {
+    const std::size_t rank = m.outputs().empty() ? 0 : m.outputs()[0].shape.size();
+    fail(StatusCode::kInvalidModel,
+         m.name() + ": given as the " + loader::role_name(want) + " model, but " +
+             (actual == ModelRole::kUnknown
+                  ? std::string("its outputs look like no OCR model (first output rank ") +
+                        std::to_string(rank) + ")"
+                  : std::string("it looks like a ") + loader::role_name(actual) + " model"));
+  }
+}
+
+// sha256 of a source when its size is that of a known model set's `member` (else "").
+std::string digest_if_known(const ModelSource& s, loader::ModelFile loader::ModelSetInfo::*member) {
+  if (!s.given()) return "";
+  std::uint64_t size = s.size;
+  if (!s.path.empty()) {
+    struct stat st {};
+    if (::stat(s.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    size = static_cast<std::uint64_t>(st.st_size);
+  }
+  bool known = false;
+  for (const loader::ModelSetInfo* m = loader::model_sets(); m->name; ++m) known |= (m->*member).size == size;
+  if (!known) return "";
+  if (!s.path.empty()) {
+    loader::MappedFile f(s.path);
+    return loader::sha256_hex(f.data(), f.size());
+  }
+  return loader::sha256_hex(s.data, s.size);
+}
+
+PipelineConfig apply_json(PipelineConfig c, const std::string& text, const std::string& where,
+                          StatusCode code) {
+  if (text.empty()) return c;
+  json j;
+  try {
+    j = json::parse(text, [](int depth, json::parse_event_t, json&) {
+      if (depth > 4) fail(StatusCode::kInvalidArgument, "settings nest too deeply");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    fail(code, where + " are not a JSON object: " + e.what());
+  }
+  loader::apply_settings(c, j, where, code, code);
+  return c;
+}
+
+}  // namespace
+
+std::string model_set_settings(const ModelSource& det, const ModelSource& cls, const ModelSource& rec,
+                               std::string* set_name) {
+  if (set_name) set_name->clear();
+  if (!det.given() || !rec.given()) return "{}";
+  const std::string d = digest_if_known(det, &loader::ModelSetInfo::det);
+  if (d.empty()) return "{}";
+  const std::string r = digest_if_known(rec, &loader::ModelSetInfo::rec);
+  if (r.empty()) return "{}";
+  const std::string c = digest_if_known(cls, &loader::ModelSetInfo::cls);
+  for (const loader::ModelSetInfo* s = loader::model_sets(); s->name; ++s) {
+    if (d != s->det.sha256 || r != s->rec.sha256) continue;
+    if (cls.given() && c != s->cls.sha256) continue;
+    if (set_name) *set_name = s->name;
+    return s->settings_json;
+  }
+  return "{}";
+}
+
+LoadedPipeline load_pipeline(const LoadOptions& o) {
+  check_source(o.bundle, "bundle");
+  check_source(o.model, "model");
+  check_source(o.det, "det");
+  check_source(o.cls, "cls");
+  check_source(o.rec, "rec");
+  const int n_keys = int(!o.keys_path.empty()) + int(o.has_keys_text) + int(o.has_keys_list);
+  if (n_keys > 1) invalid("give the dictionary once: a keys file, keys text or a list of characters");
+  const bool loose = o.det.given() || o.cls.given() || o.rec.given();
+  if (o.bundle.given() && (o.model.given() || loose))
+    invalid("a .eocr bundle holds its models and dictionary; give it alone");
+  if (o.model.given() && loose) invalid("give either one model or det/cls/rec models, not both");
+
+  // One model of any kind: a bundle by its name or its zip signature.
+  ModelSource bundle_src = o.bundle;
+  ModelSource single = o.model;
+  if (single.given() && (ends_with(single.path, ".eocr") || (single.data && is_zip(single.data, single.size)))) {
+    bundle_src = single;
+    single = ModelSource{};
+  }
+  if (!bundle_src.given() && !single.given() && !o.det.given() && !o.rec.given())
+    invalid(o.cls.given() ? "a cls model alone cannot read text; give det and/or rec models too"
+                          : "no model given: give a bundle, a model, or det and/or rec models");
+
+  LoadedPipeline out;
+  out.pool = o.pool ? o.pool : MemoryPool::create(o.max_memory_bytes);
+  SessionOptions so = o.session;
+  PipelineConfig config;
+  std::shared_ptr<Model> models[3];
+  std::vector<std::string> charset;
+
+  if (bundle_src.given()) {
+    if (n_keys) invalid("a .eocr bundle holds its dictionary; do not give keys with it");
+    std::shared_ptr<const loader::Bundle> b =
+        !bundle_src.path.empty()
+            ? loader::Bundle::open(bundle_src.path, o.verify_checksums)
+            : loader::Bundle::view(bundle_src.data, bundle_src.size,
+                                   bundle_src.name.empty() ? "<bundle bytes>" : bundle_src.name,
+                                   o.verify_checksums);
+    if (b->graph_optimization() >= 0 && !o.keep_optimization)
+      so.optimization = static_cast<GraphOptimization>(b->graph_optimization());
+    const std::string base = !bundle_src.path.empty() ? bundle_src.path : b->name();
+    const ModelRole roles[3] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec};
+    for (int i = 0; i < 3; ++i) {
+      const loader::BundleModel* m = b->model(loader::role_name(roles[i]));
+      if (!m) continue;
+      const std::string slash = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+      out.names[i] = slash + ":" + m->role;
+      // The member's bytes go to the runtime in place (from the mapped file).
+      models[i] = Model::from_bytes(m->data, m->size, so, out.pool, out.names[i]);
+      check_role(*models[i], roles[i]);
+    }
+    if (models[2]) {
+      charset = b->charset();
+      loader::check_charset(*models[2], charset, base);
+    }
+    config = b->config();
+    out.from_bundle = true;
+    // `b` (and the mapping) is released here: the runtime holds its own copy of each graph.
+  } else {
+    ModelSource srcs[3] = {o.det, o.cls, o.rec};
+    if (single.given()) {
+      std::shared_ptr<Model> m = load_model(single, "given", so, out.pool);
+      const ModelRole r = loader::role_of(*m);
+      const std::string n = source_name(single, "given");
+      if (r == ModelRole::kCls)
+        fail(StatusCode::kInvalidModel, n + " is a direction classifier; it needs det and rec models to be useful");
+      if (r == ModelRole::kUnknown)
+        fail(StatusCode::kInvalidModel, n + ": cannot tell whether this is a det, cls or rec model (no "
+                                            "edgeocr.role metadata, first output rank not 4/2/3)");
+      const int i = r == ModelRole::kDet ? 0 : 2;
+      models[i] = std::move(m);
+      out.names[i] = n;
+    } else {
+      const char* role_names[3] = {"det", "cls", "rec"};
+      const ModelRole roles[3] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec};
+      for (int i = 0; i < 3; ++i) {
+        if (!srcs[i].given()) continue;
+        models[i] = load_model(srcs[i], role_names[i], so, out.pool);
+        check_role(*models[i], roles[i]);
+        out.names[i] = source_name(srcs[i], role_names[i]);
+      }
+      std::string set_name;
+      config = apply_json(config, model_set_settings(o.det, o.cls, o.rec, &set_name),
+                          "model set settings", StatusCode::kInternal);
+      out.model_set = set_name;
+    }
+    if (models[2]) {
+      if (!o.keys_path.empty()) {
+        const auto chars = loader::read_keys_file(o.keys_path);
+        charset = loader::charset_for(*models[2], &chars, "the keys file " + o.keys_path);
+      } else if (o.has_keys_text) {
+        const auto chars = loader::parse_keys(o.keys_text, "the keys text");
+        charset = loader::charset_for(*models[2], &chars, "the keys text");
+      } else if (o.has_keys_list) {
+        charset = loader::charset_for(*models[2], &o.keys_list, "the keys given");
+      } else {
+        charset = loader::charset_for(*models[2], nullptr, "");
+      }
+    } else if (n_keys) {
+      invalid("keys given but there is no rec model");
+    }
+  }
+  config = apply_json(config, o.settings_json, "settings", StatusCode::kInvalidArgument);
+  for (const auto& kv : o.overrides) set_setting(config, kv.first, kv.second);
+  out.has_det = models[0] != nullptr;
+  out.has_cls = models[1] != nullptr;
+  out.has_rec = models[2] != nullptr;
+  out.pipeline = std::make_shared<Pipeline>(models[0], models[1], models[2], std::move(charset),
+                                            std::move(config), out.pool);
+  return out;
+}
+
+}  // namespace edgeocr

@@ -1,0 +1,30 @@
+// Per-model-set pipeline settings, keyed by the sha256 of the set's model
+// files, so the same models give the same answer whatever their container:
+// loose files, Predictor() (which finds the same files), or a bundle packed
+// from them (edgeocr-pack writes the resolved settings into its manifest).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace edgeocr {
+namespace loader {
+
+struct ModelFile {
+  std::uint64_t size;   // bytes, compared first so that only candidates are hashed
+  const char* sha256;  // lowercase hex
+};
+
+struct ModelSetInfo {
+  const char* name;
+  ModelFile det, cls, rec;
+  // The set's settings as a JSON object (applied under the caller's overrides);
+  // each value is measured on the dev set (the comment beside it says how).
+  const char* settings_json;
+};
+
+// Every known model set (null-terminated by a set with name == nullptr).
+const ModelSetInfo* model_sets();
+
+}  // namespace loader
+}  // namespace edgeocr

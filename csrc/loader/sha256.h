@@ -1,0 +1,31 @@
+// SHA-256 (FIPS 180-4), for the checksums of bundle members and model-set lookup.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace edgeocr {
+namespace loader {
+
+// Incremental SHA-256. Not thread-safe per object; objects are independent.
+class Sha256 {
+ public:
+  Sha256();
+  void update(const void* data, std::size_t size);
+  std::array<std::uint8_t, 32> finish();  // the object must not be updated afterwards
+
+ private:
+  void block(const std::uint8_t* p);
+  std::uint32_t h_[8];
+  std::uint8_t buf_[64];
+  std::size_t buf_len_ = 0;
+  std::uint64_t total_ = 0;  // bytes
+};
+
+// Lowercase hex digest of `size` bytes at `data`.
+std::string sha256_hex(const void* data, std::size_t size);
+
+}  // namespace loader
+}  // namespace edgeocr
