@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Peak RSS of building a Predictor: loose model files vs a .eocr bundle of the same models.
+
+    python benchmarks/load_rss.py [--models ppocr-v4-mobile] [--repeats 3] [--image tests/data/sample_en.png]
+
+Packs the model set once (stored as given: no quantization, no offline
+optimisation) into a temporary folder, then for each source runs a fresh
+Python process that imports edgeocr, builds the Predictor and reads its peak
+RSS (ru_maxrss) after construction and after one predict(). The import alone
+is measured the same way and shown as the baseline. Sources alternate, each
+--repeats times; the median is printed. Memory figures do not depend on the
+machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CHILD = r"""
+import json, resource, sys
+import edgeocr
+from edgeocr import _runtime
+_runtime.configure(None)
+kind, src, image = sys.argv[1], sys.argv[2], sys.argv[3]
+rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+out = {"import": rss()}
+if kind != "import":
+    if kind == "loose":
+        paths = json.loads(src)
+        p = edgeocr.Predictor(det=paths["det"], cls=paths["cls"], rec=paths["rec"], threads=1)
+    else:
+        p = edgeocr.Predictor(src, threads=1)
+    out["load"] = rss()
+    p.predict(image)
+    out["predict"] = rss()
+print(json.dumps(out))
+"""
+
+
+def run(kind: str, src: str, image: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", CHILD, kind, src, image], capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default="ppocr-v4-mobile")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--image", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data", "sample_en.png"))
+    args = ap.parse_args()
+    from edgeocr.models import resolve_model_set
+    from edgeocr.pack import pack
+
+    paths = resolve_model_set(args.models)
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = os.path.join(tmp, "set.eocr")
+        pack(bundle, **paths, optimize=None, measure_latency=False, threads=1, log=lambda *a, **k: None)
+        sources = {"import only": ("import", ""), "loose files": ("loose", json.dumps(paths)), "bundle": ("bundle", bundle)}
+        runs = {name: [] for name in sources}
+        for _ in range(args.repeats):
+            for name, (kind, src) in sources.items():
+                runs[name].append(run(kind, src, args.image))
+    total = sum(os.path.getsize(p) for p in paths.values()) / 2**20
+    print(f"{args.models}: model files {total:.1f} MiB; peak RSS (MiB, median of {args.repeats} fresh processes)")
+    print(f"{'source':<12} {'after import':>13} {'after load':>11} {'after predict':>14}")
+    for name, rs in runs.items():
+        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        print(f"{name:<12} {med['import']:>13.0f} {med.get('load', float('nan')):>11.0f} {med.get('predict', float('nan')):>14.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
