@@ -37,15 +37,8 @@ def _check_workers(workers) -> int:
 
 
 def _model_source(path):
-    """A path for the loader; a Paddle Lite .nb file is translated to ONNX bytes first."""
-    path = os.fspath(path)
-    if path.endswith(".nb"):
-        if not os.path.isfile(path):
-            raise ModelNotFoundError(f"model file not found: {path}")
-        from .paddle_lite import cached_nb_to_onnx
-
-        return cached_nb_to_onnx(path)
-    return path
+    """A path for the loader (which also reads .nb and .eocr files)."""
+    return os.fspath(path)
 
 
 def _check_budget(mb, whose: str = "") -> float | None:

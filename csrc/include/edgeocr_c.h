@@ -130,7 +130,7 @@ typedef struct edgeocr_options_t {
    * from the defaults of edgeocr_options_init override the bundle's. */
   const char* bundle_path;
 
-  /* Each model from a file (.onnx, .ort) or from memory (data + size, e.g.
+  /* Each model from a file (.onnx, .ort, Paddle Lite .nb) or from memory (data + size, e.g.
    * an asset); at most one of the two per model. det or rec is required.
    * Without cls there is no 180-degree direction classification; without rec
    * the predictor only detects (lines have empty text and score 0); without
@@ -320,8 +320,8 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_setting_info(size_t index, edgeocr_set
  * NOT_FOUND: a model or keys file is missing. INVALID_MODEL: a file is not
  * a loadable model, a model's outputs do not fit its role, the dictionary
  * does not fit the rec model, a bundle that is corrupt or fails its
- * checksums. UNSUPPORTED: a bundle of a newer format, or a Paddle Lite .nb
- * model (translate it to ONNX with the Python package first). Models that
+ * checksums. UNSUPPORTED: a bundle of a newer format, a Paddle Lite .nb
+ * model with an operator edgeocr does not translate. Models that
  * are a known model set (by sha256) get that set's settings; pipeline fields
  * left at their defaults do not override them or a bundle's. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,

@@ -9,6 +9,7 @@
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
 #include "loader/mapped_file.h"
+#include "loader/nb/nb.h"
 #include "loader/model_sets.h"
 #include "loader/settings.h"
 #include "loader/sha256.h"
@@ -46,13 +47,24 @@ std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const 
     if (ends_with(s.path, ".eocr"))
       invalid(s.path + ": a .eocr bundle holds the whole pipeline; give it as the model, not as the " +
               role + " model");
-    if (ends_with(s.path, ".nb"))
-      fail(StatusCode::kUnsupported,
-           s.path + ": Paddle Lite .nb models are not read by this build's loader yet; translate it "
-                    "with edgeocr.paddle_lite (Python) and give the ONNX model");
+    if (ends_with(s.path, ".nb")) {
+      // Paddle Lite: translated to ONNX in C++ (csrc/loader/nb), cached by content hash; the
+      // mapped file is read in place and released once the runtime holds the graph.
+      std::string onnx;
+      {
+        loader::MappedFile f(s.path);
+        onnx = nb::cached_translate_to_onnx(f.data(), f.size(), s.path);
+      }
+      return Model::from_bytes(onnx.data(), onnx.size(), so, pool, s.path);
+    }
     return Model::from_file(s.path, so, pool);
   }
-  return Model::from_bytes(s.data, s.size, so, pool, source_name(s, role));
+  const std::string name = source_name(s, role);
+  if (nb::looks_like_nb(s.data, s.size)) {
+    const std::string onnx = nb::cached_translate_to_onnx(s.data, s.size, name);
+    return Model::from_bytes(onnx.data(), onnx.size(), so, pool, name);
+  }
+  return Model::from_bytes(s.data, s.size, so, pool, name);
 }
 
 void check_role(const Model& m, ModelRole want) {

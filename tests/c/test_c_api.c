@@ -189,8 +189,8 @@ static void test_args(void) {
   bad = opt; bad.det_model_path = "/nonexistent/det.onnx";
   expect_create_fails(&bad, EDGEOCR_STATUS_NOT_FOUND, "a missing det file");
   CHECK(strstr(edgeocr_last_error(), "/nonexistent/det.onnx") != NULL);
-  bad = opt; bad.det_model_path = "model.nb";
-  expect_create_fails(&bad, EDGEOCR_STATUS_UNSUPPORTED, "a .nb det model");
+  bad = opt; bad.det_model_path = "/nonexistent/model.nb";
+  expect_create_fails(&bad, EDGEOCR_STATUS_NOT_FOUND, "a missing .nb det model");
   bad = opt; bad.rec_model_path = "pp.eocr";
   expect_create_fails(&bad, INVALID, "an .eocr rec model");
   bad = opt; bad.det_model_path = "/";
