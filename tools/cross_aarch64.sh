@@ -68,9 +68,15 @@ if [ -z "${EDGEOCR_TEST_DET_MODEL:-}" ]; then
 fi
 echo "det=${EDGEOCR_TEST_DET_MODEL:-<none>}"
 
+say "nlohmann/json (header-only, the host's copy serves the target)"
+python3 -c "import nlohmann_json" 2>/dev/null || python3 -m pip install -q "nlohmann-json==3.12.0"
+NLOHMANN_INCLUDE=$(python3 -c "import nlohmann_json; print(nlohmann_json.get_include())")
+echo "$NLOHMANN_INCLUDE"
+
 say "configure + build ($JOBS jobs)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
+  -DEDGEOCR_NLOHMANN_INCLUDE="$NLOHMANN_INCLUDE" \
   -DEDGEOCR_BUILD_TESTS=ON -DEDGEOCR_BUILD_PYTHON=OFF \
   -DEDGEOCR_TEST_DET_MODEL="${EDGEOCR_TEST_DET_MODEL:-}" \
   -DEDGEOCR_TEST_CLS_MODEL="${EDGEOCR_TEST_CLS_MODEL:-}" \
