@@ -20,6 +20,12 @@ const ModelSetInfo* model_sets() {
        {585532, "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c"},
        {21234383, "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"},
        "{}"},
+      // PP-OCRv4 mobile det + v2.0 cls (rapidocr-onnxruntime) with PP-OCRv6 small rec (rapidocr).
+      {"ppocr-v4det-v6rec",
+       {4745517, "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9"},
+       {585532, "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c"},
+       {21234383, "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"},
+       "{}"},
       {nullptr, {0, nullptr}, {0, nullptr}, {0, nullptr}, nullptr},
   };
   return sets;

@@ -107,7 +107,8 @@ def test_model_set_settings_by_sha256(v4_paths, v6_paths):
         "",
         "{}",
     )
-    assert _core.loader.model_set_settings(v4_paths["det"], None, v6_paths["rec"]) == ("", "{}")
+    assert _core.loader.model_set_settings(v4_paths["det"], None, v6_paths["rec"])[0] == "ppocr-v4det-v6rec"
+    assert _core.loader.model_set_settings(v6_paths["det"], None, v4_paths["rec"]) == ("", "{}")
     assert (
         _core.loader.model_set_settings(v6_paths["det"], v6_paths["cls"], v6_paths["rec"])[0]
         == "ppocr-v6-small"
