@@ -7,7 +7,7 @@
 Packs the model set once (stored as given: no quantization, no offline
 optimisation) into a temporary folder, then for each source runs a fresh
 Python process that imports edgeocr, builds the Predictor and reads its peak
-RSS (ru_maxrss) after construction and after one predict(). The import alone
+RSS (VmHWM) after construction and after one predict(). The import alone
 is measured the same way and shown as the baseline. Sources alternate, each
 --repeats times; the median is printed. Memory figures do not depend on the
 machine's load.
@@ -30,13 +30,18 @@ import sys
 import tempfile
 
 CHILD = r"""
-import json, resource, sys
+import json, sys
 import edgeocr
 from edgeocr import _runtime
 _runtime.configure(None)
 kind, src, image = sys.argv[1], sys.argv[2], sys.argv[3]
-rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-out = {"import": rss()}
+def status(key):
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith(key)) / 1024
+# VmHWM: this process's peak since exec (ru_maxrss would include the parent's pages at fork).
+rss = lambda: status("VmHWM")
+now = lambda: status("VmRSS")
+out = {"import": rss(), "import_now": now()}
 if kind != "import":
     settings = json.loads(sys.argv[4])
     if kind in ("loose", "nb"):
@@ -46,6 +51,7 @@ if kind != "import":
     else:
         p = edgeocr.Predictor(src, threads=1, **settings)
     out["load"] = rss()
+    out["load_now"] = now()
     p.predict(image)
     out["predict"] = rss()
 print(json.dumps(out))
@@ -97,10 +103,12 @@ def main() -> int:
     total = sum(os.path.getsize(p) for p in paths.values()) / 2**20
     print(f"{args.models}: model files {total:.1f} MiB; peak RSS (MiB, median of {args.repeats} fresh processes)"
           + (f"; settings {settings}" if settings else ""))
-    print(f"{'source':<12} {'after import':>13} {'after load':>11} {'after predict':>14}")
+    print(f"{'source':<12} {'peak: import':>13} {'load':>6} {'predict':>8}   {'RSS now: import':>15} {'load':>6}")
     for name, rs in runs.items():
         med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-        print(f"{name:<12} {med['import']:>13.0f} {med.get('load', float('nan')):>11.0f} {med.get('predict', float('nan')):>14.0f}")
+        nan = float("nan")
+        print(f"{name:<12} {med['import']:>13.0f} {med.get('load', nan):>6.0f} {med.get('predict', nan):>8.0f}   "
+              f"{med['import_now']:>15.0f} {med.get('load_now', nan):>6.0f}")
     return 0
 
 
