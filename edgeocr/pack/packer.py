@@ -93,7 +93,6 @@ def pack(
     ``max_drop`` points it raises :class:`AccuracyGateError` (writing nothing,
     naming the model and nodes that cost the most), unless ``force``.
     """
-    import dataclasses
 
     from ..image_io import load_image
     from ..predictor import Predictor

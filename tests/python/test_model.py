@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO
 
 import edgeocr
-from edgeocr import InvalidInputError, ModelError, ModelNotFoundError, RuntimeLibraryError
+from edgeocr import InvalidInputError, ModelError, ModelNotFoundError
 
 ort = pytest.importorskip("onnxruntime")
 
