@@ -180,6 +180,11 @@ def check_image_bytes(data: bytes, what: str = "image bytes", max_pixels: int | 
     if fmt == "bomb":  # Pillow refused to open it: its size is in Pillow's message
         import re
 
+        if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
+            w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+            if w * h > limit:  # the usual message, with the sizes the header claims
+                raise _too_many_pixels(what, w, h, limit)
+
         m = re.search(r"\((\d+) pixels\)", mode)
         size_text = f"{m.group(1)} pixels" if m else "its size"
         raise InvalidInputError(
