@@ -701,38 +701,27 @@ if pytest is not None:
             )
         return f
 
-    @pytest.mark.parametrize("how", ["file_in_the_way", "read_only_filesystem", "disk_full"])
-    def test_nb_cache_that_cannot_be_written_falls_back_with_a_warning(tmp_path, monkeypatch, how):
+    @pytest.mark.parametrize("how", ["file_in_the_way", "read_only_filesystem"])
+    def test_nb_cache_that_cannot_be_written_falls_back(tmp_path, monkeypatch, how):
+        # The C++ translation cache: an unwritable cache folder means translating on
+        # every load, never an error.
         import edgeocr
-        from edgeocr.paddle_lite import cache
 
         nb = _nb_fixture()
-        if (
-            how == "file_in_the_way"
-        ):  # a regular file where the cache folder should be: ENOTDIR for root too
+        if how == "file_in_the_way":  # a regular file where the cache folder should be: ENOTDIR for root too
             (tmp_path / "blocker").write_text("x")
             root = tmp_path / "blocker" / "nb"
-        elif how == "read_only_filesystem":  # /proc refuses new entries, even for root
+        else:  # /proc refuses new entries, even for root
             root = Path("/proc/edgeocr-cache-test")
             if not Path("/proc/self").exists():
                 pytest.skip("no /proc")
-        else:  # every write of the cache entry fails with ENOSPC (/dev/full)
-            if not os.path.exists("/dev/full"):
-                pytest.skip("no /dev/full")
-            root = tmp_path / "cache"
-
-            def full_mkstemp(prefix="", suffix="", dir=None):
-                return os.open("/dev/full", os.O_WRONLY), os.path.join(
-                    dir, prefix + "full" + suffix
-                )
-
-            monkeypatch.setattr(cache.tempfile, "mkstemp", full_mkstemp)
         monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(root))
-        with pytest.warns(RuntimeWarning, match="could not cache the translation"):
+        for _ in range(2):  # the second load finds no cache entry either, and translates again
             m = edgeocr.Model(str(nb), threads=1)
-        x = np.zeros([1 if d < 0 else d for d in m.inputs[0].shape], np.float32)
-        out = m.run(x)
-        assert all(np.isfinite(v).all() for v in out.values())
+            x = np.zeros([1 if d < 0 else d for d in m.inputs[0].shape], np.float32)
+            out = m.run(x)
+            assert all(np.isfinite(v).all() for v in out.values())
+        assert not root.exists()
         if how == "disk_full":
             assert not any(root.glob("*.onnx"))  # no half-written entry left behind
 
