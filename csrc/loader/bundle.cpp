@@ -6,7 +6,7 @@
 #include <set>
 
 #include "loader/settings.h"
-#include "loader/sha256.h"
+#include "common/sha256.h"
 #include "loader/zip_reader.h"
 
 namespace edgeocr {

@@ -15,7 +15,7 @@
 #include "loader/nb/nb.h"
 #include "loader/model_sets.h"
 #include "loader/settings.h"
-#include "loader/sha256.h"
+#include "common/sha256.h"
 
 namespace edgeocr {
 namespace {
@@ -95,7 +95,7 @@ std::string digest_if_known(const ModelSource& s, loader::ModelFile loader::Mode
   bool known = false;
   for (const loader::ModelSetInfo* m = loader::model_sets(); m->name; ++m) known |= (m->*member).size == size;
   if (!known) return "";
-  if (s.path.empty()) return loader::sha256_hex(s.data, s.size);
+  if (s.path.empty()) return edgeocr::sha256_hex(s.data, s.size);
   // A file's digest is kept per (device, inode, size, mtime) for the process: Predictors made
   // again from the same files do not hash them again (~15 MB for PP-OCRv4 mobile).
   struct stat st {};
@@ -111,7 +111,7 @@ std::string digest_if_known(const ModelSource& s, loader::ModelFile loader::Mode
     if (it != cache.end()) return it->second;
   }
   loader::MappedFile f(s.path);
-  std::string digest = loader::sha256_hex(f.data(), f.size());
+  std::string digest = edgeocr::sha256_hex(f.data(), f.size());
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() < 64) cache.emplace(key, digest);
   return digest;

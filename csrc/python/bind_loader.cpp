@@ -10,7 +10,7 @@
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
 #include "loader/settings.h"
-#include "loader/sha256.h"
+#include "common/sha256.h"
 
 namespace py = pybind11;
 using namespace edgeocr;
@@ -155,7 +155,7 @@ void bind_loader(py::module_& m) {
     py::buffer_info info = data.request();
     const std::size_t n = static_cast<std::size_t>(info.size * info.itemsize);
     py::gil_scoped_release nogil;
-    return loader::sha256_hex(info.ptr, n);
+    return edgeocr::sha256_hex(info.ptr, n);
   });
   lm.def("parse_keys", [](const py::bytes& text, const std::string& source) {
     return loader::parse_keys(std::string(text), source);

@@ -2,6 +2,7 @@
 // translator folds. Internal to csrc/loader/nb.
 #pragma once
 
+#include "common/sha256.h"
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -114,8 +115,6 @@ NbProgram read_program(const uint8_t* data, std::size_t size, const std::string&
 // translate_to_onnx with the file's sha256 already known (cache.cpp).
 std::string translate_with_digest(const void* data, std::size_t size, const std::string& name,
                                   bool target_check, const std::string& sha256);
-
-std::string sha256_hex(const void* data, std::size_t size);
 
 }  // namespace nb
 }  // namespace edgeocr

@@ -1,9 +1,8 @@
-#include "loader/sha256.h"
+#include "common/sha256.h"
 
 #include <cstring>
 
 namespace edgeocr {
-namespace loader {
 namespace {
 
 constexpr std::uint32_t kK[64] = {
@@ -107,5 +106,4 @@ std::string sha256_hex(const void* data, std::size_t size) {
   return out;
 }
 
-}  // namespace loader
 }  // namespace edgeocr

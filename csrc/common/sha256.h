@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4), for the checksums of bundle members and model-set lookup.
+// SHA-256 (FIPS 180-4): bundle member checksums, model-set lookup, the .nb translation cache.
 #pragma once
 
 #include <array>
@@ -7,7 +7,6 @@
 #include <string>
 
 namespace edgeocr {
-namespace loader {
 
 // Incremental SHA-256. Not thread-safe per object; objects are independent.
 class Sha256 {
@@ -27,5 +26,4 @@ class Sha256 {
 // Lowercase hex digest of `size` bytes at `data`.
 std::string sha256_hex(const void* data, std::size_t size);
 
-}  // namespace loader
 }  // namespace edgeocr
