@@ -105,7 +105,9 @@ def ratio(a: float, b: float) -> str:
 
 
 def table(header: list[str], rows: list[list]) -> str:
-    return render_table([header] + [[c if isinstance(c, str) else f"{c:.1f}" for c in r] for r in rows])
+    return render_table(
+        [header] + [[c if isinstance(c, str) else f"{c:.1f}" for c in r] for r in rows]
+    )
 
 
 def write_json(path: str | None, data: dict) -> None:

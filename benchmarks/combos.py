@@ -138,7 +138,7 @@ def cmd_rss(args) -> int:
 
     for c in args.combos.split(","):
         code = (
-            "import resource, sys; sys.path.insert(0, %r); import combos; from edgeocr import evaluate;"
+            "import resource, sys; sys.path.insert(0, %r); import combos; from edgeocr import evaluate;"  # noqa: UP031
             "from PIL import Image;"
             "s = evaluate.load_e2e(combos.dev_dir());"
             "px = lambda p: (lambda im: im.size[0] * im.size[1])(Image.open(p));"

@@ -59,8 +59,13 @@ print(json.dumps(out))
 
 
 def run(kind: str, src: str, image: str, settings: dict, env: dict | None = None) -> dict:
-    proc = subprocess.run([sys.executable, "-c", CHILD, kind, src, image, json.dumps(settings)],
-                          capture_output=True, text=True, check=True, env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, src, image, json.dumps(settings)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, **(env or {})},
+    )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -69,7 +74,10 @@ def main() -> int:
     ap.add_argument("--models", default="ppocr-v4-mobile")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--nb", default=None, help="folder with det_x86.nb, cls_x86.nb, rec_x86.nb")
-    ap.add_argument("--image", default=os.path.join(os.path.dirname(__file__), "..", "tests", "data", "sample_en.png"))
+    ap.add_argument(
+        "--image",
+        default=os.path.join(os.path.dirname(__file__), "..", "tests", "data", "sample_en.png"),
+    )
     args = ap.parse_args()
     from edgeocr.models import resolve_model_set
     from edgeocr.pack import pack
@@ -77,8 +85,19 @@ def main() -> int:
     paths = resolve_model_set(args.models)
     with tempfile.TemporaryDirectory() as tmp:
         bundle = os.path.join(tmp, "set.eocr")
-        pack(bundle, **paths, optimize=None, measure_latency=False, threads=1, log=lambda *a, **k: None)
-        sources = {"import only": ("import", ""), "loose files": ("loose", json.dumps(paths)), "bundle": ("bundle", bundle)}
+        pack(
+            bundle,
+            **paths,
+            optimize=None,
+            measure_latency=False,
+            threads=1,
+            log=lambda *a, **k: None,
+        )
+        sources = {
+            "import only": ("import", ""),
+            "loose files": ("loose", json.dumps(paths)),
+            "bundle": ("bundle", bundle),
+        }
         settings = {}
         if args.nb:
             import edgeocr
@@ -101,14 +120,20 @@ def main() -> int:
                         run(kind, src, args.image, settings, env)  # fills the cache
                 runs[name].append(run(kind, src, args.image, settings, env))
     total = sum(os.path.getsize(p) for p in paths.values()) / 2**20
-    print(f"{args.models}: model files {total:.1f} MiB; peak RSS (MiB, median of {args.repeats} fresh processes)"
-          + (f"; settings {settings}" if settings else ""))
-    print(f"{'source':<12} {'peak: import':>13} {'load':>6} {'predict':>8}   {'RSS now: import':>15} {'load':>6}")
+    print(
+        f"{args.models}: model files {total:.1f} MiB; peak RSS (MiB, median of {args.repeats} fresh processes)"
+        + (f"; settings {settings}" if settings else "")
+    )
+    print(
+        f"{'source':<12} {'peak: import':>13} {'load':>6} {'predict':>8}   {'RSS now: import':>15} {'load':>6}"
+    )
     for name, rs in runs.items():
         med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
         nan = float("nan")
-        print(f"{name:<12} {med['import']:>13.0f} {med.get('load', nan):>6.0f} {med.get('predict', nan):>8.0f}   "
-              f"{med['import_now']:>15.0f} {med.get('load_now', nan):>6.0f}")
+        print(
+            f"{name:<12} {med['import']:>13.0f} {med.get('load', nan):>6.0f} {med.get('predict', nan):>8.0f}   "
+            f"{med['import_now']:>15.0f} {med.get('load_now', nan):>6.0f}"
+        )
     return 0
 
 

@@ -126,13 +126,20 @@ def crops(img, boxes, runs):
         m = cv2.getPerspectiveTransform(rect, q.astype(np.float32))
         sx, sy = cw / out_w, ch / H
         s = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1]])
-        x = cv2.warpPerspective(img, m @ s, (out_w, H), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                borderMode=cv2.BORDER_REPLICATE)
+        x = cv2.warpPerspective(
+            img,
+            m @ s,
+            (out_w, H),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
         return (x.astype(np.float32).transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
 
     ours = fused()
-    two = [float(np.abs(a[:, :, : it[1]] - b[:, :, : it[1]]).mean()) / GREY
-           for a, b, it in zip(base(), ours, items)]
+    two = [
+        float(np.abs(a[:, :, : it[1]] - b[:, :, : it[1]]).mean()) / GREY
+        for a, b, it in zip(base(), ours, items)
+    ]
     one = [np.abs(one_step(*it) - b[:, :, : it[1]]) / GREY for b, it in zip(ours, items)]
     # Interior pixels only: at the crop's first/last sample edgeocr clamps the crop coordinate
     # to the crop (as a materialised crop would), OpenCV does not.

@@ -38,7 +38,9 @@ def main() -> int:
     print(f"{len(files)} largest dev pages, one process per model set")
     print(f"{'model set':<22} {'lines':>6} {'peak RSS MiB':>13}")
     for m in args.sets.split(","):
-        out = subprocess.run([sys.executable, "-c", _CHILD, m, json.dumps(files)], capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, m, json.dumps(files)], capture_output=True, text=True
+        )
         if out.returncode:
             print(f"{m:<22} failed: {out.stderr.strip().splitlines()[-1]}")
             continue

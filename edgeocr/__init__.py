@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._core import __version__
 from ._runtime import runtime_info, selftest
+from .config import PipelineConfig
 from .errors import (
     BackendError,
     EdgeOCRError,
@@ -20,7 +21,6 @@ from .errors import (
     RuntimeLibraryError,
     UnsupportedError,
 )
-from .config import PipelineConfig
 from .model import Model, TensorSpec
 from .models import list_models
 from .predictor import Predictor

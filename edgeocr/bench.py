@@ -431,7 +431,14 @@ def measure_throughput(model, threads, images: list, workers: list, rounds: int)
 
 
 def format_throughput(rows: list) -> str:
-    head = ["images in flight", "threads per run", "img/s", "x 1 in flight", "outside model", "pool HWM MiB"]
+    head = [
+        "images in flight",
+        "threads per run",
+        "img/s",
+        "x 1 in flight",
+        "outside model",
+        "pool HWM MiB",
+    ]
     cells = [head] + [
         [
             str(r["workers"]),
@@ -616,7 +623,9 @@ def cmd_bench(args) -> int:
         from .predictor import _cpu_count
 
         workers = throughput_configs(_cpu_count())
-        log(f"throughput: edgeocr predict_iter over {len(images)} images, images in flight {workers}")
+        log(
+            f"throughput: edgeocr predict_iter over {len(images)} images, images in flight {workers}"
+        )
         tput = measure_throughput(args.model, args.threads, images, workers, args.rounds)
     settings = {
         "model": args.model,
@@ -629,7 +638,13 @@ def cmd_bench(args) -> int:
         "paths": paths,
         "int8_bundle": str(models_of["int8"]) if "int8" in models_of else None,
     }
-    doc = {"machine": info, "settings": settings, "skipped": skipped, "results": rows, "throughput": tput}
+    doc = {
+        "machine": info,
+        "settings": settings,
+        "skipped": skipped,
+        "results": rows,
+        "throughput": tput,
+    }
     if args.save:
         with open(args.save, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1)
@@ -733,7 +748,9 @@ def register(subparsers) -> None:
         help="peak RSS per page size and model set, and the smallest max_memory_mb that reads "
         "each page the same (MODEL_OR_SET may list sets: a,b; default both shipped sets)",
     )
-    p.add_argument("--page", help="--memory: the page to scale to each size (default: the largest image)")
+    p.add_argument(
+        "--page", help="--memory: the page to scale to each size (default: the largest image)"
+    )
     p.add_argument("--sizes", default="0.3,1,3,6,12", help="--memory: page sizes in megapixels")
     p.add_argument("--budgets", default="64,128,256,512,1024", help="--memory: budgets to try, MB")
     p.add_argument(

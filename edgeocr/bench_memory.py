@@ -45,8 +45,11 @@ def _measure(make, image: str) -> dict:
     except MemoryError as e:  # ResourceError: no plan fits
         return {"refused": str(e)}
     dt = time.perf_counter() - t0
-    return {"peak_mb": round(_status_mb()["VmHWM"] - base, 1), "seconds": dt,
-            "lines": [(line.text, [round(float(v)) for v in line.box.ravel()]) for line in r.lines]}
+    return {
+        "peak_mb": round(_status_mb()["VmHWM"] - base, 1),
+        "seconds": dt,
+        "lines": [(line.text, [round(float(v)) for v in line.box.ravel()]) for line in r.lines],
+    }
 
 
 def worker_main(argv) -> int:
@@ -57,7 +60,8 @@ def worker_main(argv) -> int:
     out = {"budgets": {}}
     for b in budgets:
         out["budgets"][str(b)] = _measure(
-            lambda b=b: edgeocr.Predictor(models=model, threads=threads, max_memory_mb=b), image)
+            lambda b=b: edgeocr.Predictor(models=model, threads=threads, max_memory_mb=b), image
+        )
     out["none"] = _measure(lambda: edgeocr.Predictor(models=model, threads=threads), image)
     print(_PREFIX + json.dumps(out), flush=True)
     return 0
@@ -70,7 +74,9 @@ def _default_page(folder: str | None) -> str:
     if folder and os.path.isdir(folder):
         from PIL import Image
 
-        files = [os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(IMAGE_EXTS)]
+        files = [
+            os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(IMAGE_EXTS)
+        ]
         sized = []
         for f in files:
             try:
@@ -80,8 +86,12 @@ def _default_page(folder: str | None) -> str:
                 continue
         if sized:
             return max(sized)[1]
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data",
-                        "sample_en.png")
+    here = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "tests",
+        "data",
+        "sample_en.png",
+    )
     if os.path.exists(here):
         return here
     raise SystemExit("edgeocr bench --memory: pass --page IMAGE")
@@ -120,43 +130,106 @@ def run_memory(args) -> int:
         pages = scaled_pages(page, sizes, tmp)
         for model in models:
             for mpx, (path, size) in pages.items():
-                print(f"memory: {model}, {size[0]}x{size[1]} ({mpx} Mpx) ...", file=sys.stderr, flush=True)
-                cmd = [sys.executable, "-m", "edgeocr.bench_memory", model, path, str(args.threads or 0),
-                       ",".join(str(b) for b in budgets)]
+                print(
+                    f"memory: {model}, {size[0]}x{size[1]} ({mpx} Mpx) ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "edgeocr.bench_memory",
+                    model,
+                    path,
+                    str(args.threads or 0),
+                    ",".join(str(b) for b in budgets),
+                ]
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-                res = next((json.loads(line[len(_PREFIX):]) for line in proc.stdout.splitlines()
-                            if line.startswith(_PREFIX)), None)
+                res = next(
+                    (
+                        json.loads(line[len(_PREFIX) :])
+                        for line in proc.stdout.splitlines()
+                        if line.startswith(_PREFIX)
+                    ),
+                    None,
+                )
                 if res is None:
-                    rows.append({"model": model, "mpx": mpx, "size": size, "error": proc.stderr.strip()[-300:]})
+                    rows.append(
+                        {
+                            "model": model,
+                            "mpx": mpx,
+                            "size": size,
+                            "error": proc.stderr.strip()[-300:],
+                        }
+                    )
                     continue
                 ref = res["none"]
                 same = [b for b in budgets if res["budgets"][str(b)].get("lines") == ref["lines"]]
-                rows.append({"model": model, "mpx": mpx, "size": size, "peak_mb": ref["peak_mb"],
-                             "smallest_same_budget_mb": same[0] if same else None, "budgets": res["budgets"],
-                             "reference_seconds": ref["seconds"], "lines": len(ref["lines"])})
+                rows.append(
+                    {
+                        "model": model,
+                        "mpx": mpx,
+                        "size": size,
+                        "peak_mb": ref["peak_mb"],
+                        "smallest_same_budget_mb": same[0] if same else None,
+                        "budgets": res["budgets"],
+                        "reference_seconds": ref["seconds"],
+                        "lines": len(ref["lines"]),
+                    }
+                )
     if args.json:
         print(json.dumps({"page": page, "budgets": budgets, "rows": rows}, indent=1))
         return 0
-    print(f"page {page} scaled to each size; peak RSS growth during predict() over RSS after the "
-          f"predictor was built; budgets tried (MB): {', '.join(f'{b:g}' for b in budgets)}")
-    cells = [["model set", "page", "Mpx", "lines", "peak MB (no budget)", "smallest budget, same lines",
-              "its peak MB", "its time x"]]
+    print(
+        f"page {page} scaled to each size; peak RSS growth during predict() over RSS after the "
+        f"predictor was built; budgets tried (MB): {', '.join(f'{b:g}' for b in budgets)}"
+    )
+    cells = [
+        [
+            "model set",
+            "page",
+            "Mpx",
+            "lines",
+            "peak MB (no budget)",
+            "smallest budget, same lines",
+            "its peak MB",
+            "its time x",
+        ]
+    ]
     for r in rows:
         if "error" in r:
-            cells.append([r["model"], f"{r['size'][0]}x{r['size'][1]}", f"{r['mpx']:g}", "-", "failed", r["error"],
-                          "-", "-"])
+            cells.append(
+                [
+                    r["model"],
+                    f"{r['size'][0]}x{r['size'][1]}",
+                    f"{r['mpx']:g}",
+                    "-",
+                    "failed",
+                    r["error"],
+                    "-",
+                    "-",
+                ]
+            )
             continue
         b = r["smallest_same_budget_mb"]
         got = r["budgets"][str(b)] if b is not None else None
-        cells.append([
-            r["model"], f"{r['size'][0]}x{r['size'][1]}", f"{r['mpx']:g}", str(r["lines"]), f"{r['peak_mb']:.0f}",
-            f"{b:g}" if b is not None else f"> {budgets[-1]:g}",
-            f"{got['peak_mb']:.0f}" if got else "-",
-            f"{got['seconds'] / r['reference_seconds']:.2f}" if got else "-",
-        ])
+        cells.append(
+            [
+                r["model"],
+                f"{r['size'][0]}x{r['size'][1]}",
+                f"{r['mpx']:g}",
+                str(r["lines"]),
+                f"{r['peak_mb']:.0f}",
+                f"{b:g}" if b is not None else f"> {budgets[-1]:g}",
+                f"{got['peak_mb']:.0f}" if got else "-",
+                f"{got['seconds'] / r['reference_seconds']:.2f}" if got else "-",
+            ]
+        )
     print(render_table(cells))
-    print("time x: the budgeted call's time / the unbudgeted call's, one call each in one process "
-          "(not interleaved: a rough figure on a loaded machine).")
+    print(
+        "time x: the budgeted call's time / the unbudgeted call's, one call each in one process "
+        "(not interleaved: a rough figure on a loaded machine)."
+    )
     return 0
 
 

@@ -17,7 +17,11 @@ def _expand(inputs: list[str]) -> tuple[list[str], bool]:
         if os.path.isdir(item):
             from_dir = True
             for root, _, names in os.walk(item):
-                files += [os.path.join(root, n) for n in sorted(names) if os.path.splitext(n)[1].lower() in IMAGE_EXTS]
+                files += [
+                    os.path.join(root, n)
+                    for n in sorted(names)
+                    if os.path.splitext(n)[1].lower() in IMAGE_EXTS
+                ]
         else:
             files.append(item)
     return files, from_dir
@@ -36,7 +40,9 @@ class _Progress:
         width = 30
         filled = int(width * self.done / max(1, self.total))
         rate = self.done / max(1e-9, time.perf_counter() - self.t0)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {rate:.2f} img/s")
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {rate:.2f} img/s"
+        )
         if self.done == self.total:
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -75,7 +81,12 @@ def cmd_predict(args) -> int:
         except EdgeOCRError as e:
             failures += 1
             if args.json:
-                print(json.dumps({"source": path, "error": str(e), "type": type(e).__name__}, ensure_ascii=False))
+                print(
+                    json.dumps(
+                        {"source": path, "error": str(e), "type": type(e).__name__},
+                        ensure_ascii=False,
+                    )
+                )
             else:
                 print(f"{path}: error: {e}", file=sys.stderr)
             progress.step()
@@ -110,7 +121,11 @@ def cmd_models(args) -> int:
         return 0
     for r in rows:
         mark = "*" if r["default"] else " "
-        status = f"installed, {r['size_mb']} MB" if r["installed"] else f"not installed (pip install '{r['package']}')"
+        status = (
+            f"installed, {r['size_mb']} MB"
+            if r["installed"]
+            else f"not installed (pip install '{r['package']}')"
+        )
         print(f"{mark} {r['name']:<18} {status}\n    {r['description']}")
     print("(* = default)")
     return 0
@@ -128,7 +143,9 @@ def cmd_eval(args) -> int:
     t0 = time.perf_counter()
     for s in samples:
         r = p.predict(s["path"] if "path" in s else os.path.join(args.dataset, s["file"]))
-        preds[s["id"]] = [{"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines]
+        preds[s["id"]] = [
+            {"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines
+        ]
         progress.step()
     elapsed = time.perf_counter() - t0
     report = {"e2e": evaluate.evaluate_e2e(samples, preds), "seconds": elapsed}
@@ -147,8 +164,11 @@ def cmd_eval(args) -> int:
     print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
-            json.dump({"report": report, "predictions": preds, "rec_predictions": rec_preds}, f,
-                      ensure_ascii=False)
+            json.dump(
+                {"report": report, "predictions": preds, "rec_predictions": rec_preds},
+                f,
+                ensure_ascii=False,
+            )
     return 0
 
 
@@ -198,16 +218,30 @@ def cmd_config(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    ap = argparse.ArgumentParser(prog="edgeocr", description="OCR on edge devices: PP-OCR models in a C++ core.")
+    ap = argparse.ArgumentParser(
+        prog="edgeocr", description="OCR on edge devices: PP-OCR models in a C++ core."
+    )
     ap.add_argument("--version", action="version", version=f"edgeocr {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
     def model_args(p):
-        p.add_argument("--model", "-m", default=None,
-                       help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file (default: the default set)")
-        p.add_argument("--threads", "-t", type=int, default=None, help="intra-op threads (default: runtime's)")
-        p.add_argument("--no-cls", action="store_true", help="skip the 180-degree direction classifier")
-        p.add_argument("--progress", action="store_true", help="show a progress bar even when not on a terminal")
+        p.add_argument(
+            "--model",
+            "-m",
+            default=None,
+            help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file (default: the default set)",
+        )
+        p.add_argument(
+            "--threads", "-t", type=int, default=None, help="intra-op threads (default: runtime's)"
+        )
+        p.add_argument(
+            "--no-cls", action="store_true", help="skip the 180-degree direction classifier"
+        )
+        p.add_argument(
+            "--progress",
+            action="store_true",
+            help="show a progress bar even when not on a terminal",
+        )
 
     p = sub.add_parser("predict", help="OCR images or folders of images")
     p.add_argument("inputs", nargs="+", metavar="IMAGE_OR_DIR")
@@ -228,7 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(p)
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--no-rec", action="store_true", help="skip the recognition-only crops")
-    p.add_argument("--baseline", help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)")
+    p.add_argument(
+        "--baseline",
+        help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)",
+    )
     p.add_argument("--baseline-name", default="baseline")
     p.add_argument("--output", "-o", help="write the report and predictions as JSON")
     p.set_defaults(func=cmd_eval)

@@ -45,14 +45,16 @@ all whitespace, which hides a recogniser that drops the spaces of Latin text):
 * The line figures are also given per line language (``langs``: the ``lang``
   field of each ground-truth line).
 """
+
 from __future__ import annotations
 
 import json
 import math
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +85,7 @@ _EPS = 1e-9
 # --------------------------------------------------------------------------
 # Text
 # --------------------------------------------------------------------------
-def normalize_text(s: Optional[str]) -> str:
+def normalize_text(s: str | None) -> str:
     """NFKC-normalise and remove every whitespace character."""
     if not s:
         return ""
@@ -96,7 +98,7 @@ def normalize_text(s: Optional[str]) -> str:
 _ZERO_WIDTH = ("\u200b", "\u200c", "\u200d", "\ufeff")
 
 
-def normalize_text_ws(s: Optional[str]) -> str:
+def normalize_text_ws(s: str | None) -> str:
     """NFKC-normalise, turn every run of whitespace into one space, strip the ends."""
     if not s:
         return ""
@@ -123,7 +125,7 @@ def join_ws(parts: Sequence[str]) -> str:
     return out
 
 
-def space_errors(pred: str, gt: str) -> Optional[bool]:
+def space_errors(pred: str, gt: str) -> bool | None:
     """For two texts already normalised with :func:`normalize_text_ws`: None
     when they differ apart from whitespace, else whether the whitespace differs."""
     if pred.replace(" ", "") != gt.replace(" ", ""):
@@ -163,7 +165,7 @@ def edit_distance(a: Sequence, b: Sequence) -> int:
     if len(a) > len(b):
         a, b = b, a
     m = len(a)
-    peq: Dict[Any, int] = {}
+    peq: dict[Any, int] = {}
     for i, c in enumerate(a):
         peq[c] = peq.get(c, 0) | (1 << i)
     mask = (1 << m) - 1
@@ -234,12 +236,12 @@ def _convex_hull(p: np.ndarray) -> np.ndarray:
     pts = sorted(set((float(x), float(y)) for x, y in p))
     if len(pts) <= 2:
         return np.array(pts, dtype=np.float64).reshape(-1, 2)
-    lower: List = []
+    lower: list = []
     for q in pts:
         while len(lower) >= 2 and _cross(lower[-2], lower[-1], q) <= 0:
             lower.pop()
         lower.append(q)
-    upper: List = []
+    upper: list = []
     for q in reversed(pts):
         while len(upper) >= 2 and _cross(upper[-2], upper[-1], q) <= 0:
             upper.pop()
@@ -253,7 +255,9 @@ def _dedup(p: np.ndarray, tol: float) -> np.ndarray:
     for q in p:
         if not out or abs(q[0] - out[-1][0]) > tol or abs(q[1] - out[-1][1]) > tol:
             out.append(q)
-    while len(out) > 1 and abs(out[0][0] - out[-1][0]) <= tol and abs(out[0][1] - out[-1][1]) <= tol:
+    while (
+        len(out) > 1 and abs(out[0][0] - out[-1][0]) <= tol and abs(out[0][1] - out[-1][1]) <= tol
+    ):
         out.pop()
     return np.array(out, dtype=np.float64).reshape(-1, 2)
 
@@ -264,13 +268,24 @@ def _segments_cross(p1, p2, p3, p4) -> bool:
     d2 = _cross(p3, p4, p2)
     d3 = _cross(p1, p2, p3)
     d4 = _cross(p1, p2, p4)
-    if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and ((d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)):
+    if ((d1 > 0 and d2 < 0) or (d1 < 0 and d2 > 0)) and (
+        (d3 > 0 and d4 < 0) or (d3 < 0 and d4 > 0)
+    ):
         return True
 
     def on_seg(a, b, c, d):
-        return d == 0 and min(a[0], b[0]) <= c[0] <= max(a[0], b[0]) and min(a[1], b[1]) <= c[1] <= max(a[1], b[1])
+        return (
+            d == 0
+            and min(a[0], b[0]) <= c[0] <= max(a[0], b[0])
+            and min(a[1], b[1]) <= c[1] <= max(a[1], b[1])
+        )
 
-    return on_seg(p3, p4, p1, d1) or on_seg(p3, p4, p2, d2) or on_seg(p1, p2, p3, d3) or on_seg(p1, p2, p4, d4)
+    return (
+        on_seg(p3, p4, p1, d1)
+        or on_seg(p3, p4, p2, d2)
+        or on_seg(p1, p2, p3, d3)
+        or on_seg(p1, p2, p4, d4)
+    )
 
 
 def _is_simple(p: np.ndarray) -> bool:
@@ -300,10 +315,10 @@ def _scale(p: np.ndarray) -> float:
     return float(np.max(np.abs(p))) if len(p) else 1.0
 
 
-def _triangulate(p: np.ndarray) -> List[np.ndarray]:
+def _triangulate(p: np.ndarray) -> list[np.ndarray]:
     """Ear clipping of a simple CCW polygon -> list of CCW triangles."""
     idx = list(range(len(p)))
-    tris: List[np.ndarray] = []
+    tris: list[np.ndarray] = []
     guard = 0
     while len(idx) > 3 and guard < 10 * len(p) ** 2:
         guard += 1
@@ -349,7 +364,7 @@ class _Poly:
         )
         tol = 1e-9 * max(1.0, _scale(p))
         q = _dedup(p, tol) if len(p) else p
-        self.pieces: List[np.ndarray] = []
+        self.pieces: list[np.ndarray] = []
         self.area = 0.0
         if len(q) < 3:
             return
@@ -459,9 +474,9 @@ def polygon_iou(a: Any, b: Any) -> float:
 # --------------------------------------------------------------------------
 # Data
 # --------------------------------------------------------------------------
-def _read_jsonl(path: Path) -> List[dict]:
+def _read_jsonl(path: Path) -> list[dict]:
     out = []
-    with open(path, "r", encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if line:
@@ -469,7 +484,7 @@ def _read_jsonl(path: Path) -> List[dict]:
     return out
 
 
-def load_e2e(dataset_dir: Any, name: str = "e2e_synth.jsonl") -> List[dict]:
+def load_e2e(dataset_dir: Any, name: str = "e2e_synth.jsonl") -> list[dict]:
     """Read the end-to-end jsonl; adds ``path`` (absolute image path)."""
     d = Path(dataset_dir)
     samples = _read_jsonl(d / name)
@@ -481,7 +496,7 @@ def load_e2e(dataset_dir: Any, name: str = "e2e_synth.jsonl") -> List[dict]:
     return samples
 
 
-def load_rec(dataset_dir: Any, name: str = "rec_synth.jsonl") -> List[dict]:
+def load_rec(dataset_dir: Any, name: str = "rec_synth.jsonl") -> list[dict]:
     """Read the recognition-crop jsonl; adds ``path`` (absolute image path)."""
     d = Path(dataset_dir)
     samples = _read_jsonl(d / name)
@@ -498,19 +513,19 @@ def _ratio(num: float, den: float, empty: float) -> float:
     return num / den if den > 0 else empty
 
 
-def _prh(tp: float, n_pred: float, n_gt: float) -> Dict[str, float]:
+def _prh(tp: float, n_pred: float, n_gt: float) -> dict[str, float]:
     recall = _ratio(tp, n_gt, 1.0)
     precision = _ratio(tp, n_pred, 1.0 if n_gt == 0 else 0.0)
     h = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
     return {"precision": precision, "recall": recall, "hmean": h}
 
 
-def _greedy(pairs: List[tuple]) -> Dict[int, int]:
+def _greedy(pairs: list[tuple]) -> dict[int, int]:
     """pairs: (score, gi, pj); one-to-one greedy by decreasing score.
     Returns {gi: pj}."""
     pairs.sort(key=lambda t: (-t[0], t[1], t[2]))
     used_g, used_p = set(), set()
-    match: Dict[int, int] = {}
+    match: dict[int, int] = {}
     for _, gi, pj in pairs:
         if gi in used_g or pj in used_p:
             continue
@@ -521,17 +536,38 @@ def _greedy(pairs: List[tuple]) -> Dict[int, int]:
 
 
 _COUNT_KEYS = (
-    "n_gt", "n_pred", "det_tp", "area_n_pred", "area_tp", "e2e_tp",
-    "lines", "lines_exact", "ned_sum", "ed_sum", "unassigned_chars", "gt_chars",
-    "lines_exact_ws", "ed_ws_sum", "unassigned_chars_ws", "gt_chars_ws",
+    "n_gt",
+    "n_pred",
+    "det_tp",
+    "area_n_pred",
+    "area_tp",
+    "e2e_tp",
+    "lines",
+    "lines_exact",
+    "ned_sum",
+    "ed_sum",
+    "unassigned_chars",
+    "gt_chars",
+    "lines_exact_ws",
+    "ed_ws_sum",
+    "unassigned_chars_ws",
+    "gt_chars_ws",
 )
 # Per line language: counts that belong to ground-truth lines (unassigned
 # predictions have no language and are left out of the per-language CER).
-_LANG_KEYS = ("lines", "lines_exact", "ned_sum", "ed_sum", "gt_chars",
-              "lines_exact_ws", "ed_ws_sum", "gt_chars_ws")
+_LANG_KEYS = (
+    "lines",
+    "lines_exact",
+    "ned_sum",
+    "ed_sum",
+    "gt_chars",
+    "lines_exact_ws",
+    "ed_ws_sum",
+    "gt_chars_ws",
+)
 
 
-def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
+def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> dict[str, float]:
     gt_lines = list(sample.get("lines", []))
     gpoly = [_Poly(ln["points"]) for ln in gt_lines]
     gtext = [normalize_text(ln.get("text", "")) for ln in gt_lines]
@@ -544,7 +580,7 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
     G, P = len(gpoly), len(ppoly)
 
     # Intersections only for pairs whose bounding boxes overlap.
-    inter: Dict[tuple, float] = {}
+    inter: dict[tuple, float] = {}
     if G and P:
         gb = np.array([g.bbox for g in gpoly], dtype=np.float64)
         pb = np.array([p.bbox for p in ppoly], dtype=np.float64)
@@ -566,17 +602,27 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
         iou = a / union if union > 0 else 0.0
         if iou > IOU_THRESHOLD:
             iou_pairs.append((iou, gi, pj))
-        if ga > 0 and pa > 0 and a >= AREA_GT_RECALL * ga - 1e-9 and a >= AREA_PRED_PRECISION * pa - 1e-9:
+        if (
+            ga > 0
+            and pa > 0
+            and a >= AREA_GT_RECALL * ga - 1e-9
+            and a >= AREA_PRED_PRECISION * pa - 1e-9
+        ):
             area_pairs.append((iou, gi, pj))
 
-    def discarded(match: Dict[int, int]) -> set:
+    def discarded(match: dict[int, int]) -> set:
         """Predictions not counted: matched to an ignored line, or unmatched
         and lying mostly inside an ignored line."""
         out = {pj for gi, pj in match.items() if gign[gi]}
         matched = set(match.values())
         if any(gign):
             for (gi, pj), a in inter.items():
-                if gign[gi] and pj not in matched and ppoly[pj].area > 0 and a >= IGNORE_OVERLAP * ppoly[pj].area:
+                if (
+                    gign[gi]
+                    and pj not in matched
+                    and ppoly[pj].area > 0
+                    and a >= IGNORE_OVERLAP * ppoly[pj].area
+                ):
                     out.add(pj)
         return out
 
@@ -590,7 +636,7 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
     area_tp = sum(1 for gi in area_match if not gign[gi])
 
     # Granularity-tolerant assignment.
-    assigned: Dict[int, List[int]] = {}
+    assigned: dict[int, list[int]] = {}
     unassigned_chars = 0
     unassigned_chars_ws = 0
     for pj in range(P):
@@ -610,7 +656,7 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
             unassigned_chars_ws += len(ptext_ws[pj])
         else:
             assigned.setdefault(best, []).append(pj)
-    langs: Dict[str, Dict[str, float]] = {}
+    langs: dict[str, dict[str, float]] = {}
     for gi in range(G):
         if gign[gi]:
             continue
@@ -657,7 +703,7 @@ def _eval_image(sample: Mapping, preds: Sequence[Mapping]) -> Dict[str, float]:
     }
 
 
-def _summarise(c: Mapping[str, float], n_images: int) -> Dict[str, float]:
+def _summarise(c: Mapping[str, float], n_images: int) -> dict[str, float]:
     det = _prh(c["det_tp"], c["n_pred"], c["n_gt"])
     area = _prh(c["area_tp"], c["area_n_pred"], c["n_gt"])
     e2e = _prh(c["e2e_tp"], c["n_pred"], c["n_gt"])
@@ -683,7 +729,7 @@ def _summarise(c: Mapping[str, float], n_images: int) -> Dict[str, float]:
     }
 
 
-def _summarise_lang(c: Mapping[str, float]) -> Dict[str, float]:
+def _summarise_lang(c: Mapping[str, float]) -> dict[str, float]:
     return {
         "line_acc": _ratio(c["lines_exact"], c["lines"], 1.0),
         "one_minus_ned": _ratio(c["ned_sum"], c["lines"], 1.0),
@@ -696,14 +742,14 @@ def _summarise_lang(c: Mapping[str, float]) -> Dict[str, float]:
     }
 
 
-def _add_langs(acc: Dict[str, Dict[str, float]], langs: Mapping[str, Mapping[str, float]]) -> None:
+def _add_langs(acc: dict[str, dict[str, float]], langs: Mapping[str, Mapping[str, float]]) -> None:
     for lang, c in langs.items():
         a = acc.setdefault(lang, {k: 0 for k in _LANG_KEYS})
         for k in _LANG_KEYS:
             a[k] += c[k]
 
 
-def _pred_list(predictions: Any, sid: str) -> List[Mapping]:
+def _pred_list(predictions: Any, sid: str) -> list[Mapping]:
     p = predictions.get(sid) if isinstance(predictions, Mapping) else None
     if p is None:
         return []
@@ -712,7 +758,7 @@ def _pred_list(predictions: Any, sid: str) -> List[Mapping]:
     return list(p)
 
 
-def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> Dict[str, Any]:
+def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> dict[str, Any]:
     """Score end-to-end predictions.
 
     ``predictions``: sample id -> list of {"text", "box" ((4,2) or any
@@ -720,10 +766,10 @@ def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
     as no predictions.
     """
     total = {k: 0 for k in _COUNT_KEYS}
-    by_tag: Dict[str, Dict[str, float]] = {}
-    tag_n: Dict[str, int] = {}
-    per_image: Dict[str, Dict[str, float]] = {}
-    by_lang: Dict[str, Dict[str, float]] = {}
+    by_tag: dict[str, dict[str, float]] = {}
+    tag_n: dict[str, int] = {}
+    per_image: dict[str, dict[str, float]] = {}
+    by_lang: dict[str, dict[str, float]] = {}
     for s in samples:
         c = _eval_image(s, _pred_list(predictions, s["id"]))
         _add_langs(by_lang, c["langs"])
@@ -737,7 +783,16 @@ def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
         summ = _summarise(c, 1)
         per_image[s["id"]] = {
             k: summ[k]
-            for k in ("det_hmean", "e2e_hmean", "line_acc", "one_minus_ned", "cer", "line_acc_ws", "n_lines", "n_pred")
+            for k in (
+                "det_hmean",
+                "e2e_hmean",
+                "line_acc",
+                "one_minus_ned",
+                "cer",
+                "line_acc_ws",
+                "n_lines",
+                "n_pred",
+            )
         }
     return {
         "kind": "e2e",
@@ -749,11 +804,11 @@ def evaluate_e2e(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
     }
 
 
-def evaluate_rec(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> Dict[str, Any]:
+def evaluate_rec(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> dict[str, Any]:
     """Recognition-only scores: exact-match accuracy and 1-NED (means over
     crops) plus CER; ``predictions``: sample id -> text (missing = "")."""
 
-    def agg(items: List[tuple]) -> Dict[str, float]:
+    def agg(items: list[tuple]) -> dict[str, float]:
         n = len(items)
         ed = sum(r[2] for r in items)
         chars = sum(r[3] for r in items)
@@ -769,10 +824,10 @@ def evaluate_rec(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
             "n": n,
         }
 
-    rows: List[tuple] = []
-    tag_rows: Dict[str, List[tuple]] = {}
-    lang_rows: Dict[str, List[tuple]] = {}
-    per_sample: Dict[str, Dict[str, Any]] = {}
+    rows: list[tuple] = []
+    tag_rows: dict[str, list[tuple]] = {}
+    lang_rows: dict[str, list[tuple]] = {}
+    per_sample: dict[str, dict[str, Any]] = {}
     for s in samples:
         p = predictions.get(s["id"], "") if isinstance(predictions, Mapping) else ""
         if isinstance(p, Mapping):
@@ -783,8 +838,15 @@ def evaluate_rec(samples: Sequence[Mapping], predictions: Mapping[str, Any]) -> 
         gt_ws = normalize_text_ws(s.get("text", ""))
         ed = edit_distance(pred, gt)
         n = max(len(pred), len(gt))
-        row = (int(pred == gt), 1.0 - ed / n if n else 1.0, ed, len(gt),
-               int(pred_ws == gt_ws), edit_distance(pred_ws, gt_ws), len(gt_ws))
+        row = (
+            int(pred == gt),
+            1.0 - ed / n if n else 1.0,
+            ed,
+            len(gt),
+            int(pred_ws == gt_ws),
+            edit_distance(pred_ws, gt_ws),
+            len(gt_ws),
+        )
         rows.append(row)
         for t in s.get("tags", []):
             tag_rows.setdefault(t, []).append(row)
@@ -866,13 +928,13 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _format_one(report: Mapping, baseline: Optional[Mapping], names: Sequence[str]) -> str:
+def _format_one(report: Mapping, baseline: Mapping | None, names: Sequence[str]) -> str:
     kind = report.get("kind") or ("rec" if "accuracy" in report.get("all", {}) else "e2e")
     rows = _REC_ROWS if kind == "rec" else _E2E_ROWS
     tag_cols = _REC_TAG_COLS if kind == "rec" else _E2E_TAG_COLS
     a = report.get("all", {})
     b = baseline.get("all", {}) if baseline else None
-    out: List[str] = []
+    out: list[str] = []
     title = "Recognition-only (crops)" if kind == "rec" else "End-to-end"
     out.append(f"== {title}: {report.get('n_images', '?')} images ==")
     w = 14
@@ -884,33 +946,46 @@ def _format_one(report: Mapping, baseline: Optional[Mapping], names: Sequence[st
         out.append(f"{'metric':<{w}} {names[0]:>10} {names[1]:>10} {'delta':>8}")
         for k, label in rows:
             va, vb = a.get(k), b.get(k)
-            d = f"{va - vb:+.4f}" if isinstance(va, (int, float)) and isinstance(vb, (int, float)) else "-"
+            d = (
+                f"{va - vb:+.4f}"
+                if isinstance(va, (int, float)) and isinstance(vb, (int, float))
+                else "-"
+            )
             out.append(f"{label:<{w}} {_fmt(va):>10} {_fmt(vb):>10} {d:>8}")
     lang_cols = _REC_TAG_COLS if kind == "rec" else _LANG_COLS
-    for key, title, cols in (("tags", "per tag", tag_cols), ("langs", "per line language", lang_cols)):
+    for key, title, cols in (
+        ("tags", "per tag", tag_cols),
+        ("langs", "per line language", lang_cols),
+    ):
         groups = report.get(key, {})
         if groups:
             out.append("")
             out.append(f"-- {title} --")
-            out.extend(_group_table(groups, baseline.get(key, {}) if baseline else None, cols, names))
+            out.extend(
+                _group_table(groups, baseline.get(key, {}) if baseline else None, cols, names)
+            )
     return "\n".join(out)
 
 
 def _group_table(
-    groups: Mapping, bgroups: Optional[Mapping], cols: Sequence[tuple], names: Sequence[str]
-) -> List[str]:
+    groups: Mapping, bgroups: Mapping | None, cols: Sequence[tuple], names: Sequence[str]
+) -> list[str]:
     def count(r: Mapping) -> Any:
         return r.get("n_images", r.get("n", r.get("n_lines", "")))
 
-    out: List[str] = []
+    out: list[str] = []
     if bgroups is None:
         out.append(f"{'tag':<12} {'n':>4} " + " ".join(f"{lab:>8}" for _, lab in cols))
         for t in sorted(groups):
             r = groups[t]
-            out.append(f"{t:<12} {count(r)!s:>4} " + " ".join(f"{_fmt(r.get(k)):>8}" for k, _ in cols))
+            out.append(
+                f"{t:<12} {count(r)!s:>4} " + " ".join(f"{_fmt(r.get(k)):>8}" for k, _ in cols)
+            )
         return out
     out.append(f"{'tag':<12} {'n':>4} " + " ".join(f"{lab:>17}" for _, lab in cols))
-    out.append(f"{'':<12} {'':>4} " + " ".join(f"{names[0][:8]:>8} {names[1][:8]:>8}" for _ in cols))
+    out.append(
+        f"{'':<12} {'':>4} " + " ".join(f"{names[0][:8]:>8} {names[1][:8]:>8}" for _ in cols)
+    )
     for t in sorted(set(groups) | set(bgroups)):
         r, rb = groups.get(t, {}), bgroups.get(t, {})
         n = count(r) if r else count(rb)
@@ -921,7 +996,7 @@ def _group_table(
 
 def format_report(
     report: Mapping[str, Any],
-    baseline: Optional[Mapping[str, Any]] = None,
+    baseline: Mapping[str, Any] | None = None,
     names: Sequence[str] = ("edgeocr", "baseline"),
 ) -> str:
     """Readable table of an e2e or rec report (or a dict holding both under

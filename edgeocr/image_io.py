@@ -77,8 +77,22 @@ def _too_many_pixels(what: str, w: int, h: int, limit: int, part: str = "") -> I
 
 def _decode_cost(fmt: str, mode: str) -> int:
     """Bytes of memory per pixel that decoding an image of this format and mode takes."""
-    bands = {"1": 1, "L": 1, "P": 1, "I": 1, "F": 1, "LA": 2, "PA": 2, "RGB": 3, "YCbCr": 3, "LAB": 3,
-             "HSV": 3, "RGBA": 4, "RGBa": 4, "CMYK": 4}.get(mode.split(";")[0], 4)
+    bands = {
+        "1": 1,
+        "L": 1,
+        "P": 1,
+        "I": 1,
+        "F": 1,
+        "LA": 2,
+        "PA": 2,
+        "RGB": 3,
+        "YCbCr": 3,
+        "LAB": 3,
+        "HSV": 3,
+        "RGBA": 4,
+        "RGBa": 4,
+        "CMYK": 4,
+    }.get(mode.split(";")[0], 4)
     if fmt == "JPEG2000":
         cost = 6 * bands + 2
     else:
@@ -124,13 +138,21 @@ def _embedded_sizes(data: bytes):
     pos = data.find(b"\x89PNG\r\n\x1a\n")
     while pos >= 0 and len(out) < _MAX_FRAMES:
         if data[pos + 12 : pos + 16] == b"IHDR" and pos + 24 <= len(data):
-            out.append(("a PNG frame", int.from_bytes(data[pos + 16 : pos + 20], "big"),
-                        int.from_bytes(data[pos + 20 : pos + 24], "big")))
+            out.append(
+                (
+                    "a PNG frame",
+                    int.from_bytes(data[pos + 16 : pos + 20], "big"),
+                    int.from_bytes(data[pos + 20 : pos + 24], "big"),
+                )
+            )
         pos = data.find(b"\x89PNG\r\n\x1a\n", pos + 8)
     pos = data.find(b"\xff\x4f\xff\x51")  # JPEG 2000 codestream: SOC, then SIZ
     while pos >= 0 and len(out) < 2 * _MAX_FRAMES:
         if pos + 16 <= len(data):
-            xs, ys = int.from_bytes(data[pos + 8 : pos + 12], "big"), int.from_bytes(data[pos + 12 : pos + 16], "big")
+            xs, ys = (
+                int.from_bytes(data[pos + 8 : pos + 12], "big"),
+                int.from_bytes(data[pos + 12 : pos + 16], "big"),
+            )
             xo = int.from_bytes(data[pos + 16 : pos + 20], "big") if pos + 20 <= len(data) else 0
             yo = int.from_bytes(data[pos + 20 : pos + 24], "big") if pos + 24 <= len(data) else 0
             out.append(("a JPEG 2000 codestream", max(0, xs - xo), max(0, ys - yo)))
@@ -156,8 +178,13 @@ def _apng_frame_sizes(data: bytes):
         length = int.from_bytes(data[pos : pos + 4], "big")
         kind = data[pos + 4 : pos + 8]
         if kind == b"fcTL" and pos + 20 <= n:
-            out.append(("an APNG frame", int.from_bytes(data[pos + 12 : pos + 16], "big"),
-                        int.from_bytes(data[pos + 16 : pos + 20], "big")))
+            out.append(
+                (
+                    "an APNG frame",
+                    int.from_bytes(data[pos + 12 : pos + 16], "big"),
+                    int.from_bytes(data[pos + 16 : pos + 20], "big"),
+                )
+            )
         if kind == b"IEND":
             break
         pos += 12 + length
@@ -216,7 +243,9 @@ def check_image_bytes(data: bytes, what: str = "image bytes", max_pixels: int | 
     return fmt
 
 
-def decode_image(data: bytes, what: str = "image bytes", max_pixels: int | None = None) -> np.ndarray:
+def decode_image(
+    data: bytes, what: str = "image bytes", max_pixels: int | None = None
+) -> np.ndarray:
     """Decode encoded image bytes to a uint8 BGR/gray/BGRA array (sizes checked first)."""
     import cv2
 
@@ -235,7 +264,9 @@ def decode_image(data: bytes, what: str = "image bytes", max_pixels: int | None 
     if img is None:
         img = _decode_with_pil(data)
     if img is None:
-        raise InvalidInputError(f"{what}: not a readable image (truncated, corrupt, or not an image format)")
+        raise InvalidInputError(
+            f"{what}: not a readable image (truncated, corrupt, or not an image format)"
+        )
     return img
 
 
@@ -289,7 +320,9 @@ def pil_to_array(im) -> np.ndarray:
         mode = im.mode
     elif mode not in ("L", "LA", "RGB", "RGBA"):
         # P, CMYK, YCbCr, LAB, HSV, RGBX, RGBa, ...: to RGB, or RGBA when it carries alpha.
-        im = im.convert("RGBA" if "A" in mode or "a" in mode or "transparency" in im.info else "RGB")
+        im = im.convert(
+            "RGBA" if "A" in mode or "a" in mode or "transparency" in im.info else "RGB"
+        )
         mode = im.mode
     arr = np.asarray(im)
     if mode == "RGB":
@@ -418,7 +451,9 @@ def _from_array(a: np.ndarray) -> np.ndarray:
         raise InvalidInputError(f"image array dtype {a.dtype} is not supported; pass uint8 pixels")
     if a.dtype != np.uint8:
         if a.dtype.kind == "i" and a.min() < 0:
-            raise InvalidInputError(f"image array of {a.dtype} has negative values; pass uint8 pixels")
+            raise InvalidInputError(
+                f"image array of {a.dtype} has negative values; pass uint8 pixels"
+            )
         a = to_uint8(a)
     return np.ascontiguousarray(a)
 
@@ -444,8 +479,10 @@ def decoded_size(image):
             if image.ndim < 2:
                 return None
             h, w = image.shape[:2]
-            in_place = image.dtype == np.uint8 and image.flags.c_contiguous and (
-                image.ndim == 2 or image.shape[2] in (1, 3, 4)
+            in_place = (
+                image.dtype == np.uint8
+                and image.flags.c_contiguous
+                and (image.ndim == 2 or image.shape[2] in (1, 3, 4))
             )
             return (w, h, 0 if in_place else w * h * 4)
         from PIL import Image

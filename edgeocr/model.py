@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,8 @@ class TensorSpec:
 
     def __repr__(self) -> str:
         dims = ", ".join(
-            (n or "?") if d < 0 else str(d) for d, n in zip(self.shape, self.dim_names or [""] * len(self.shape))
+            (n or "?") if d < 0 else str(d)
+            for d, n in zip(self.shape, self.dim_names or [""] * len(self.shape))
         )
         return f"TensorSpec({self.name!r}, {self.dtype}, [{dims}])"
 
@@ -67,7 +69,9 @@ def session_options(
     o = _core.SessionOptions()
     if threads is not None:
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
-            raise InvalidInputError(f"threads must be an integer >= 0 (0 = runtime default), got {threads!r}")
+            raise InvalidInputError(
+                f"threads must be an integer >= 0 (0 = runtime default), got {threads!r}"
+            )
         o.intra_threads = threads
     if not isinstance(inter_threads, int) or inter_threads < 0:
         raise InvalidInputError(f"inter_threads must be an integer >= 0, got {inter_threads!r}")
@@ -90,17 +94,23 @@ def session_options(
     elif isinstance(memory_arena, bool):
         o.memory_arena = memory_arena
     else:
-        raise InvalidInputError(f"memory_arena must be True, False or 'shared', got {memory_arena!r}")
+        raise InvalidInputError(
+            f"memory_arena must be True, False or 'shared', got {memory_arena!r}"
+        )
     o.memory_pattern = bool(memory_pattern)
     if not isinstance(arm64_bf16_fastmath, bool):
-        raise InvalidInputError(f"arm64_bf16_fastmath must be True or False, got {arm64_bf16_fastmath!r}")
+        raise InvalidInputError(
+            f"arm64_bf16_fastmath must be True or False, got {arm64_bf16_fastmath!r}"
+        )
     o.arm64_bf16_fastmath = arm64_bf16_fastmath
     if optimized_model_path:
         o.optimized_model_path = os.fspath(optimized_model_path)
     return o
 
 
-def load_core_model(path=None, *, data=None, options=None, pool=None, ort_library=None, name="<bytes>"):
+def load_core_model(
+    path=None, *, data=None, options=None, pool=None, ort_library=None, name="<bytes>"
+):
     """Create a `_core.Model` from a path (.onnx, .ort, .nb) or bytes."""
     _runtime.configure(ort_library)
     options = options if options is not None else session_options()
@@ -118,8 +128,10 @@ def load_core_model(path=None, *, data=None, options=None, pool=None, ort_librar
     if not os.path.exists(path):
         raise ModelNotFoundError(f"model file not found: {path}")
     if os.path.isdir(path):
-        raise ModelError(f"{path} is a directory; edgeocr.Model takes one model file "
-                         "(use edgeocr.Predictor for a folder of det/cls/rec models)")
+        raise ModelError(
+            f"{path} is a directory; edgeocr.Model takes one model file "
+            "(use edgeocr.Predictor for a folder of det/cls/rec models)"
+        )
     if path.endswith(".nb"):
         # translated by the C++ core (csrc/loader/nb), cached by content hash
         try:
@@ -218,7 +230,9 @@ class Model:
             return [x[n] for n in names]
         if isinstance(x, (list, tuple)):
             if len(x) != len(names):
-                raise InvalidInputError(f"{self.path}: expected {len(names)} inputs {names}, got {len(x)}")
+                raise InvalidInputError(
+                    f"{self.path}: expected {len(names)} inputs {names}, got {len(x)}"
+                )
             return list(x)
         if len(names) != 1:
             raise InvalidInputError(f"{self.path}: model has inputs {names}; pass a dict")
@@ -228,7 +242,9 @@ class Model:
         try:
             arr = np.asarray(value)
         except Exception as e:  # noqa: BLE001 - any conversion failure is the caller's input
-            raise InvalidInputError(f"input '{spec.name}': cannot convert {type(value).__name__} to an array") from e
+            raise InvalidInputError(
+                f"input '{spec.name}': cannot convert {type(value).__name__} to an array"
+            ) from e
         want = _NUMPY.get(spec.dtype)
         if want is None:
             raise InvalidInputError(f"input '{spec.name}' has unsupported type {spec.dtype}")

@@ -62,7 +62,11 @@ MODEL_SETS = {
         "models/ch_PP-OCRv4_rec_infer.onnx",
         "PP-OCRv4 mobile det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 15 MB",
         # measured: det 174-178, rec 478-489, cls 209
-        memory_profile=(("det_bytes_per_pixel", 185), ("rec_bytes_per_pixel", 500), ("cls_bytes_per_pixel", 220)),
+        memory_profile=(
+            ("det_bytes_per_pixel", 185),
+            ("rec_bytes_per_pixel", 500),
+            ("cls_bytes_per_pixel", 220),
+        ),
     ),
     "ppocr-v6-small": ModelSet(
         "ppocr-v6-small",
@@ -73,7 +77,11 @@ MODEL_SETS = {
         "models/PP-OCRv6_rec_small.onnx",
         "PP-OCRv6 small det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 33 MB",
         # measured: det 220-223, rec 645-649, cls 209
-        memory_profile=(("det_bytes_per_pixel", 230), ("rec_bytes_per_pixel", 665), ("cls_bytes_per_pixel", 220)),
+        memory_profile=(
+            ("det_bytes_per_pixel", 230),
+            ("rec_bytes_per_pixel", 665),
+            ("cls_bytes_per_pixel", 220),
+        ),
     ),
     # PP-OCRv4 mobile det (finds lines as well as v6 small det at ~0.4x its time) with PP-OCRv6
     # small rec (reads better than v4 mobile rec, keeps the spaces of Latin text, and is faster).
@@ -88,7 +96,11 @@ MODEL_SETS = {
         rec_package="rapidocr",
         rec_requirement="rapidocr==3.10.0",
         # the stages' figures of the sets the files come from
-        memory_profile=(("det_bytes_per_pixel", 185), ("rec_bytes_per_pixel", 665), ("cls_bytes_per_pixel", 220)),
+        memory_profile=(
+            ("det_bytes_per_pixel", 185),
+            ("rec_bytes_per_pixel", 665),
+            ("cls_bytes_per_pixel", 220),
+        ),
     ),
 }
 
@@ -141,7 +153,9 @@ def list_models() -> list[dict]:
                 "package": ms.requirements,
                 "description": ms.description,
                 "paths": paths or {},
-                "size_mb": round(sum(os.path.getsize(p) for p in paths.values()) / 2**20, 1) if paths else None,
+                "size_mb": round(sum(os.path.getsize(p) for p in paths.values()) / 2**20, 1)
+                if paths
+                else None,
             }
         )
     return out

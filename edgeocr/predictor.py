@@ -7,9 +7,10 @@ import json
 import os
 import warnings
 from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -43,7 +44,9 @@ def _model_source(path):
 
 def _check_budget(mb, whose: str = "") -> float | None:
     if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (int, float)) or not mb > 0):
-        raise InvalidInputError(f"{whose + ' ' if whose else ''}max_memory_mb must be a positive number, got {mb!r}")
+        raise InvalidInputError(
+            f"{whose + ' ' if whose else ''}max_memory_mb must be a positive number, got {mb!r}"
+        )
     return mb
 
 
@@ -52,7 +55,9 @@ def _find_in_dir(folder: str, role: str) -> str | None:
     for ext in ("onnx", "ort", "nb"):
         hits += glob.glob(os.path.join(folder, f"*{role}*.{ext}"))
     if len(hits) > 1:
-        raise ModelError(f"{folder}: several {role} models ({', '.join(sorted(hits))}); pass {role}= explicitly")
+        raise ModelError(
+            f"{folder}: several {role} models ({', '.join(sorted(hits))}); pass {role}= explicitly"
+        )
     return hits[0] if hits else None
 
 
@@ -122,7 +127,9 @@ class Predictor:
             # Throughput mode: the cores are shared out between the images in flight.
             threads = max(1, _cpu_count() // self.workers)
         if preprocess is not None and not callable(preprocess):
-            raise InvalidInputError("preprocess must be a callable taking and returning an image array")
+            raise InvalidInputError(
+                "preprocess must be a callable taking and returning an image array"
+            )
         max_memory_mb = _check_budget(max_memory_mb)
         # Settings: the model set's (found by the loader from the models' sha256) or the
         # bundle's, then config= (every field), then the keyword overrides, checked in C++.
@@ -133,21 +140,30 @@ class Predictor:
         try:
             settings_json = json.dumps(settings) if settings else ""
         except (TypeError, ValueError) as e:
-            raise InvalidInputError(f"Predictor settings must be numbers, strings, booleans or lists: {e}") from e
+            raise InvalidInputError(
+                f"Predictor settings must be numbers, strings, booleans or lists: {e}"
+            ) from e
         sources, self.paths = self._sources(model, models, det, cls, rec, keys, task)
         _runtime.configure(ort_library)
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
         # and the lowest peak RSS; the pattern was faster on some pages but holds its planned
         # block on top of the arena in steady state (843 vs 508 MiB peak on two small pages).
-        opts = session_options(threads, memory_arena=memory_arena, memory_pattern=memory_pattern,
-                               spinning=spinning, arm64_bf16_fastmath=arm64_bf16_fastmath)
+        opts = session_options(
+            threads,
+            memory_arena=memory_arena,
+            memory_pattern=memory_pattern,
+            spinning=spinning,
+            arm64_bf16_fastmath=arm64_bf16_fastmath,
+        )
         if "model" in sources and str(sources["model"]).endswith(".eocr"):
             # The bundle's manifest only (no checksums here, the loader checks them): the budget
             # it was packed for, if any, and a note on int8 speed on this CPU.
             manifest = json.loads(_core.loader.Bundle.open(sources["model"], False).manifest_json)
             if max_memory_mb is None:
-                max_memory_mb = _check_budget(manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's")
+                max_memory_mb = _check_budget(
+                    manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's"
+                )
             from .pack.quantize import int8_speed_warning
 
             note = int8_speed_warning(manifest.get("quantization") or {})
@@ -187,7 +203,9 @@ class Predictor:
         # The files given (a .nb file's name, not its translation's), else the loader's names.
         given = getattr(self, "paths", None) or {}
         self.paths = {
-            r: None if n is None else (n if loaded.from_bundle else given.get(r) or given.get("model") or n)
+            r: None
+            if n is None
+            else (n if loaded.from_bundle else given.get(r) or given.get("model") or n)
             for r, n in loaded.names.items()
         }
 
@@ -204,7 +222,9 @@ class Predictor:
         if any(v is not None for v in explicit.values()):
             if models is not None:
                 base = resolve_model_set(models)
-                explicit = {r: explicit[r] if explicit[r] is not None else base[r] for r in explicit}
+                explicit = {
+                    r: explicit[r] if explicit[r] is not None else base[r] for r in explicit
+                }
             paths = explicit
         elif model is None:
             paths = resolve_model_set(models)
@@ -228,9 +248,11 @@ class Predictor:
             else:
                 # One file: a bundle, or a det or rec model (role from task=, else the loader
                 # infers it from the model's metadata or outputs).
-                src = {"det" if task == "det" else "rec": _model_source(path)} if task else {
-                    "model": _model_source(path)
-                }
+                src = (
+                    {"det" if task == "det" else "rec": _model_source(path)}
+                    if task
+                    else {"model": _model_source(path)}
+                )
                 return {**src, "keys": keys}, {task or "model": path}
         sources = {r: _model_source(p) for r, p in paths.items() if p is not None}
         return {**sources, "keys": keys}, dict(paths)
@@ -290,7 +312,11 @@ class Predictor:
         try:
             for im in images:
                 if self.max_memory_mb:  # decoded under each call's share of the budget, not ahead
-                    window.append(run.submit(self._run_budgeted, im) if run else partial(self._run_budgeted, im))
+                    window.append(
+                        run.submit(self._run_budgeted, im)
+                        if run
+                        else partial(self._run_budgeted, im)
+                    )
                     if len(window) >= 2 * n:
                         yield self._finish(window.popleft())
                     continue
@@ -327,7 +353,11 @@ class Predictor:
         line = self._pipe.recognize(img, call)
         dt = time.perf_counter() - t0
         lines = [line] if line[0] else []
-        return {"lines": lines, "timings": {"det": 0.0, "cls": 0.0, "rec": dt, "total": dt}, "det_size": (0, 0)}
+        return {
+            "lines": lines,
+            "timings": {"det": 0.0, "cls": 0.0, "rec": dt, "total": dt},
+            "det_size": (0, 0),
+        }
 
     @staticmethod
     def _result(raw: dict, img: np.ndarray, source) -> OcrResult:

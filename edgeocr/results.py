@@ -104,8 +104,16 @@ class OcrResult:
             pts = np.round(line.box).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(img, [pts], True, color, thickness)
             x, y = pts[0, 0]
-            cv2.putText(img, str(i + 1), (int(x), max(10, int(y) - 3)), cv2.FONT_HERSHEY_SIMPLEX,
-                        0.5, (0, 0, 255), 1, cv2.LINE_AA)
+            cv2.putText(
+                img,
+                str(i + 1),
+                (int(x), max(10, int(y) - 3)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.5,
+                (0, 0, 255),
+                1,
+                cv2.LINE_AA,
+            )
         return img
 
     def __repr__(self) -> str:

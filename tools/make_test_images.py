@@ -36,8 +36,8 @@ def render(lines, size=30, pad=30, gap=22, width=720):
     for i, text in enumerate(lines):
         x = pad + (i % 2) * 40
         d.text((x, y), text, fill=(20, 20, 20), font=font)
-        l, t, r, b = d.textbbox((x, y), text, font=font)
-        boxes.append([[l, t], [r, t], [r, b], [l, b]])
+        x0, y0, x1, y1 = d.textbbox((x, y), text, font=font)
+        boxes.append([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
         y += size + gap
     return img, boxes
 

@@ -23,6 +23,7 @@ Output JSON:
    "latency_ms": {id: ms}, "rec_predictions": {id: text}, "rec_latency_ms": {id: ms},
    "latency_summary": {...}, "report": {"e2e": ..., "rec": ...}}
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,7 +39,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _load_evaluate():
-    spec = importlib.util.spec_from_file_location("_edgeocr_evaluate", REPO / "edgeocr" / "evaluate.py")
+    spec = importlib.util.spec_from_file_location(
+        "_edgeocr_evaluate", REPO / "edgeocr" / "evaluate.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
@@ -58,17 +61,31 @@ class _V4Mobile:
         import rapidocr_onnxruntime
         from rapidocr_onnxruntime import RapidOCR
 
-        self.version = getattr(rapidocr_onnxruntime, "__version__", None) or _dist_version("rapidocr_onnxruntime")
-        self.settings = {"intra_op_num_threads": threads, "inter_op_num_threads": 1, "use_cls": True}
+        self.version = getattr(rapidocr_onnxruntime, "__version__", None) or _dist_version(
+            "rapidocr_onnxruntime"
+        )
+        self.settings = {
+            "intra_op_num_threads": threads,
+            "inter_op_num_threads": 1,
+            "use_cls": True,
+        }
         # Global thread keys are copied into Det/Cls/Rec by the package.
         self.engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1, use_cls=True)
-        self.settings["models"] = "package defaults: ch_PP-OCRv4_det_infer, ch_PP-OCRv4_rec_infer, ch_ppocr_mobile_v2.0_cls_infer"
+        self.settings["models"] = (
+            "package defaults: ch_PP-OCRv4_det_infer, ch_PP-OCRv4_rec_infer, ch_ppocr_mobile_v2.0_cls_infer"
+        )
 
     def e2e(self, path: str):
         result, _ = self.engine(path, use_det=True, use_cls=True, use_rec=True)
         out = []
         for box, text, score in result or []:
-            out.append({"text": str(text), "box": [[float(x), float(y)] for x, y in box], "score": float(score)})
+            out.append(
+                {
+                    "text": str(text),
+                    "box": [[float(x), float(y)] for x, y in box],
+                    "score": float(score),
+                }
+            )
         return out
 
     def rec(self, path: str) -> str:
@@ -92,7 +109,7 @@ class _V6Small:
             "Rec.model_path": md / "PP-OCRv6_rec_small.onnx",
             "Cls.model_path": md / "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
         }
-        for k, p in paths.items():
+        for _k, p in paths.items():
             if not p.is_file():
                 raise SystemExit(f"bundled model missing: {p} (refusing to download)")
         params = {
@@ -116,11 +133,13 @@ class _V6Small:
             return []
         out = []
         for i, box in enumerate(boxes):
-            out.append({
-                "text": str(txts[i]),
-                "box": [[float(x), float(y)] for x, y in box],
-                "score": float(scores[i]) if scores is not None else 1.0,
-            })
+            out.append(
+                {
+                    "text": str(txts[i]),
+                    "box": [[float(x), float(y)] for x, y in box],
+                    "score": float(scores[i]) if scores is not None else 1.0,
+                }
+            )
         return out
 
     def rec(self, path: str) -> str:
@@ -158,11 +177,17 @@ def _lat_summary(ms):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--models", required=True, choices=sorted(MODEL_SETS))
-    ap.add_argument("--dataset", type=Path, default=None, help="dev set dir (default: <shared>/datasets/dev)")
+    ap.add_argument(
+        "--dataset", type=Path, default=None, help="dev set dir (default: <shared>/datasets/dev)"
+    )
     ap.add_argument("--limit", type=int, default=None, help="only the first N images / crops")
-    ap.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)")
+    ap.add_argument(
+        "--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)"
+    )
     ap.add_argument("--no-rec", action="store_true", help="skip the recognition-only pass")
     ap.add_argument("-o", "--output", type=Path, required=True)
     args = ap.parse_args(argv)
@@ -176,8 +201,11 @@ def main(argv=None) -> int:
         rec_samples = rec_samples[: args.limit]
 
     runner = MODEL_SETS[args.models](args.threads)
-    print(f"[{args.models}] {runner.package} {runner.version}; {len(samples)} images, "
-          f"{len(rec_samples)} crops", flush=True)
+    print(
+        f"[{args.models}] {runner.package} {runner.version}; {len(samples)} images, "
+        f"{len(rec_samples)} crops",
+        flush=True,
+    )
 
     # Warm-up (untimed).
     if samples:
@@ -189,8 +217,11 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         preds[s["id"]] = runner.e2e(s["path"])
         lat[s["id"]] = (time.perf_counter() - t0) * 1000.0
-        print(f"  {i + 1:4d}/{len(samples)} {s['id']:<32} {lat[s['id']]:8.1f} ms  "
-              f"{len(preds[s['id']])} lines", flush=True)
+        print(
+            f"  {i + 1:4d}/{len(samples)} {s['id']:<32} {lat[s['id']]:8.1f} ms  "
+            f"{len(preds[s['id']])} lines",
+            flush=True,
+        )
     e2e_wall = time.perf_counter() - t_all
 
     rec_preds, rec_lat = {}, {}
@@ -215,7 +246,10 @@ def main(argv=None) -> int:
         "n_images": len(samples),
         "n_crops": len(rec_samples),
         "e2e_wall_s": e2e_wall,
-        "latency_summary": {"e2e": _lat_summary(list(lat.values())), "rec": _lat_summary(list(rec_lat.values()))},
+        "latency_summary": {
+            "e2e": _lat_summary(list(lat.values())),
+            "rec": _lat_summary(list(rec_lat.values())),
+        },
         "latency_ms": lat,
         "rec_latency_ms": rec_lat,
         "predictions": preds,

@@ -93,7 +93,9 @@ def run(
         from edgeocr.image_io import load_image
 
         files = sorted(
-            os.path.join(pages, f) for f in os.listdir(pages) if f.lower().endswith((".png", ".jpg", ".jpeg"))
+            os.path.join(pages, f)
+            for f in os.listdir(pages)
+            if f.lower().endswith((".png", ".jpg", ".jpeg"))
         )[:n_pages]
         if not files:
             raise SystemExit(f"soak: no .png/.jpg pages in {pages}")
@@ -110,7 +112,9 @@ def run(
     if pages:
         p = edgeocr.Predictor(models=models, threads=1)
     else:
-        p = edgeocr.Predictor(models=models, threads=1, det_limit_type="max", det_limit_side_len=960)
+        p = edgeocr.Predictor(
+            models=models, threads=1, det_limit_type="max", det_limit_side_len=960
+        )
     expected = {}
     for k, img in enumerate(images):  # the sequential answer, for the threaded run
         expected[k] = [ln.text for ln in p.predict(img).lines]
@@ -213,7 +217,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rss-tolerance", type=float, default=0.05)
     ap.add_argument("--json", help="also write the summary and curve to this file")
     ap.add_argument("--pages", help="a folder of page images to use instead of the synthetic sizes")
-    ap.add_argument("--n-pages", type=int, default=12, help="how many pages of --pages (sorted by name)")
+    ap.add_argument(
+        "--n-pages", type=int, default=12, help="how many pages of --pages (sorted by name)"
+    )
     args = ap.parse_args(argv)
     if args.calls <= args.warmup or args.every < 1 or args.threads < 1:
         ap.error("need --calls > --warmup, --every >= 1, --threads >= 1")

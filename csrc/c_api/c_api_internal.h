@@ -35,7 +35,8 @@ std::vector<std::pair<std::string, SettingValue>> setting_overrides(const edgeoc
 // its struct_size): at most min(dst->struct_size, sizeof(T)) bytes, keeping
 // dst's struct_size. InvalidArgument if dst's struct_size is below sizeof(T)
 // of API version 2 (`min_size`).
-void check_out_size(std::size_t struct_size, std::size_t min_size, const char* what, const char* fn);
+void check_out_size(std::size_t struct_size, std::size_t min_size, const char* what,
+                    const char* fn);
 template <class T>
 void write_out(T* dst, const T& src) {
   const std::size_t n = dst->struct_size < sizeof(T) ? dst->struct_size : sizeof(T);

@@ -20,15 +20,24 @@ thread_local std::string t_last_error;
 
 edgeocr_status_t to_c(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return EDGEOCR_STATUS_INTERNAL;  // an Error must not carry Ok
-    case StatusCode::kInvalidArgument: return EDGEOCR_STATUS_INVALID_ARGUMENT;
-    case StatusCode::kNotFound: return EDGEOCR_STATUS_NOT_FOUND;
-    case StatusCode::kUnsupported: return EDGEOCR_STATUS_UNSUPPORTED;
-    case StatusCode::kBackendError: return EDGEOCR_STATUS_BACKEND_ERROR;
-    case StatusCode::kOutOfMemory: return EDGEOCR_STATUS_OUT_OF_MEMORY;
-    case StatusCode::kInternal: return EDGEOCR_STATUS_INTERNAL;
-    case StatusCode::kInvalidModel: return EDGEOCR_STATUS_INVALID_MODEL;
-    case StatusCode::kRuntimeUnavailable: return EDGEOCR_STATUS_RUNTIME_UNAVAILABLE;
+    case StatusCode::kOk:
+      return EDGEOCR_STATUS_INTERNAL;  // an Error must not carry Ok
+    case StatusCode::kInvalidArgument:
+      return EDGEOCR_STATUS_INVALID_ARGUMENT;
+    case StatusCode::kNotFound:
+      return EDGEOCR_STATUS_NOT_FOUND;
+    case StatusCode::kUnsupported:
+      return EDGEOCR_STATUS_UNSUPPORTED;
+    case StatusCode::kBackendError:
+      return EDGEOCR_STATUS_BACKEND_ERROR;
+    case StatusCode::kOutOfMemory:
+      return EDGEOCR_STATUS_OUT_OF_MEMORY;
+    case StatusCode::kInternal:
+      return EDGEOCR_STATUS_INTERNAL;
+    case StatusCode::kInvalidModel:
+      return EDGEOCR_STATUS_INVALID_MODEL;
+    case StatusCode::kRuntimeUnavailable:
+      return EDGEOCR_STATUS_RUNTIME_UNAVAILABLE;
   }
   return EDGEOCR_STATUS_INTERNAL;
 }
@@ -47,7 +56,9 @@ edgeocr_status_t set_error(edgeocr_status_t status, const char* prefix,
   return status;
 }
 
-void clear_error() noexcept { t_last_error.clear(); }
+void clear_error() noexcept {
+  t_last_error.clear();
+}
 
 edgeocr_status_t status_from_current_exception() noexcept {
   try {
@@ -75,29 +86,38 @@ const char* edgeocr_last_error(void) {
 
 const char* edgeocr_status_name(edgeocr_status_t status) {
   switch (status) {
-    case EDGEOCR_STATUS_OK: return "OK";
-    case EDGEOCR_STATUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case EDGEOCR_STATUS_NOT_FOUND: return "NOT_FOUND";
-    case EDGEOCR_STATUS_UNSUPPORTED: return "UNSUPPORTED";
-    case EDGEOCR_STATUS_BACKEND_ERROR: return "BACKEND_ERROR";
-    case EDGEOCR_STATUS_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
-    case EDGEOCR_STATUS_INTERNAL: return "INTERNAL";
-    case EDGEOCR_STATUS_INVALID_MODEL: return "INVALID_MODEL";
-    case EDGEOCR_STATUS_RUNTIME_UNAVAILABLE: return "RUNTIME_UNAVAILABLE";
+    case EDGEOCR_STATUS_OK:
+      return "OK";
+    case EDGEOCR_STATUS_INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case EDGEOCR_STATUS_NOT_FOUND:
+      return "NOT_FOUND";
+    case EDGEOCR_STATUS_UNSUPPORTED:
+      return "UNSUPPORTED";
+    case EDGEOCR_STATUS_BACKEND_ERROR:
+      return "BACKEND_ERROR";
+    case EDGEOCR_STATUS_OUT_OF_MEMORY:
+      return "OUT_OF_MEMORY";
+    case EDGEOCR_STATUS_INTERNAL:
+      return "INTERNAL";
+    case EDGEOCR_STATUS_INVALID_MODEL:
+      return "INVALID_MODEL";
+    case EDGEOCR_STATUS_RUNTIME_UNAVAILABLE:
+      return "RUNTIME_UNAVAILABLE";
   }
   return "UNKNOWN";
 }
 
-const char* edgeocr_version(void) { return EDGEOCR_VERSION; }
-
-edgeocr_status_t edgeocr_set_ort_library_path(const char* path) {
-  EDGEOCR_C_TRY({
-    if (path == nullptr || *path == '\0')
-      edgeocr::fail(edgeocr::StatusCode::kInvalidArgument,
-                    "edgeocr_set_ort_library_path: path is NULL or empty");
-    edgeocr::set_ort_library_path(path);
-  })
+const char* edgeocr_version(void) {
+  return EDGEOCR_VERSION;
 }
+
+edgeocr_status_t edgeocr_set_ort_library_path(const char* path){EDGEOCR_C_TRY({
+  if (path == nullptr || *path == '\0')
+    edgeocr::fail(edgeocr::StatusCode::kInvalidArgument,
+                  "edgeocr_set_ort_library_path: path is NULL or empty");
+  edgeocr::set_ort_library_path(path);
+})}
 
 edgeocr_status_t edgeocr_runtime_info(const char** library_path, const char** version) {
   if (library_path) *library_path = nullptr;

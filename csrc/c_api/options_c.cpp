@@ -16,9 +16,12 @@ namespace edgeocr {
 namespace capi {
 namespace {
 
-[[noreturn]] void invalid(const std::string& message) { fail(StatusCode::kInvalidArgument, message); }
+[[noreturn]] void invalid(const std::string& message) {
+  fail(StatusCode::kInvalidArgument, message);
+}
 
-constexpr std::size_t kSettingsEnd = offsetof(edgeocr_options_t, settings) + sizeof(edgeocr_settings_t*);
+constexpr std::size_t kSettingsEnd =
+    offsetof(edgeocr_options_t, settings) + sizeof(edgeocr_settings_t*);
 // A struct_size above this is not a struct someone compiled: an uninitialised field.
 constexpr std::size_t kMaxStructSize = std::size_t{1} << 16;
 
@@ -55,8 +58,10 @@ SettingValue field_value(const edgeocr_options_t& o, const StructField& f) {
   auto& m = const_cast<edgeocr_options_t&>(o);
   switch (f.kind) {
     case FieldKind::kInt:
-    case FieldKind::kBoolInt: return SettingValue::of_int(int_at(m, f.offset));
-    case FieldKind::kFloat: return SettingValue::of_float(float_at(m, f.offset));
+    case FieldKind::kBoolInt:
+      return SettingValue::of_int(int_at(m, f.offset));
+    case FieldKind::kFloat:
+      return SettingValue::of_float(float_at(m, f.offset));
     case FieldKind::kLimitType: {
       const int v = int_at(m, f.offset);
       if (v == EDGEOCR_DET_LIMIT_MIN) return SettingValue::of_string("min");
@@ -69,9 +74,15 @@ SettingValue field_value(const edgeocr_options_t& o, const StructField& f) {
 
 void set_field(edgeocr_options_t& o, const StructField& f, const SettingValue& canonical) {
   switch (f.kind) {
-    case FieldKind::kInt: int_at(o, f.offset) = static_cast<int>(canonical.i); break;
-    case FieldKind::kBoolInt: int_at(o, f.offset) = canonical.b ? 1 : 0; break;
-    case FieldKind::kFloat: float_at(o, f.offset) = static_cast<float>(canonical.f); break;
+    case FieldKind::kInt:
+      int_at(o, f.offset) = static_cast<int>(canonical.i);
+      break;
+    case FieldKind::kBoolInt:
+      int_at(o, f.offset) = canonical.b ? 1 : 0;
+      break;
+    case FieldKind::kFloat:
+      float_at(o, f.offset) = static_cast<float>(canonical.f);
+      break;
     case FieldKind::kLimitType:
       int_at(o, f.offset) = canonical.s == "min" ? EDGEOCR_DET_LIMIT_MIN : EDGEOCR_DET_LIMIT_MAX;
       break;
@@ -150,7 +161,8 @@ std::vector<std::pair<std::string, SettingValue>> setting_overrides(const edgeoc
   return out;
 }
 
-void check_out_size(std::size_t struct_size, std::size_t min_size, const char* what, const char* fn) {
+void check_out_size(std::size_t struct_size, std::size_t min_size, const char* what,
+                    const char* fn) {
   if (struct_size < min_size)
     invalid(std::string(fn) + ": " + what + "->struct_size is " + std::to_string(struct_size) +
             "; set it to sizeof the struct (at least " + std::to_string(min_size) + ")");
@@ -180,41 +192,41 @@ const std::vector<SettingTexts>& setting_texts() {
 
 extern "C" {
 
-int edgeocr_api_version(void) { return EDGEOCR_C_API_VERSION; }
-
-edgeocr_status_t edgeocr_check_api_version(int compiled_version) {
-  EDGEOCR_C_TRY({
-    const std::string lib = "this libedgeocr (" + std::string(edgeocr_version()) +
-                            ") implements C API version " + std::to_string(EDGEOCR_C_API_VERSION);
-    if (compiled_version > EDGEOCR_C_API_VERSION)
-      edgeocr::fail(edgeocr::StatusCode::kUnsupported,
-                    "the program was compiled against edgeocr C API version " +
-                        std::to_string(compiled_version) + " but " + lib +
-                        "; use a libedgeocr at least as new as the header");
-    if (compiled_version < 2)
-      edgeocr::fail(edgeocr::StatusCode::kUnsupported,
-                    "the program was compiled against edgeocr C API version " +
-                        std::to_string(compiled_version) + " (structs without struct_size) but " +
-                        lib + "; rebuild the program with this library's edgeocr_c.h");
-  })
+int edgeocr_api_version(void) {
+  return EDGEOCR_C_API_VERSION;
 }
 
-edgeocr_status_t edgeocr_options_init(edgeocr_options_t* options, size_t struct_size) {
-  EDGEOCR_C_TRY({
-    const char* fn = "edgeocr_options_init";
-    if (!options) edgeocr::capi::invalid(std::string(fn) + ": options is NULL");
-    edgeocr::capi::check_options_size(struct_size, fn);
-    const edgeocr_options_t& d = edgeocr::capi::defaults();
-    const std::size_t n = struct_size < sizeof d ? struct_size : sizeof d;
-    std::memcpy(static_cast<void*>(options), &d, n);
-    // A newer caller's fields: zero, their defaults by the growth rule.
-    if (struct_size > sizeof d)
-      std::memset(reinterpret_cast<char*>(options) + sizeof d, 0, struct_size - sizeof d);
-    options->struct_size = struct_size;
-  })
-}
+edgeocr_status_t edgeocr_check_api_version(int compiled_version){EDGEOCR_C_TRY({
+  const std::string lib = "this libedgeocr (" + std::string(edgeocr_version()) +
+                          ") implements C API version " + std::to_string(EDGEOCR_C_API_VERSION);
+  if (compiled_version > EDGEOCR_C_API_VERSION)
+    edgeocr::fail(edgeocr::StatusCode::kUnsupported,
+                  "the program was compiled against edgeocr C API version " +
+                      std::to_string(compiled_version) + " but " + lib +
+                      "; use a libedgeocr at least as new as the header");
+  if (compiled_version < 2)
+    edgeocr::fail(edgeocr::StatusCode::kUnsupported,
+                  "the program was compiled against edgeocr C API version " +
+                      std::to_string(compiled_version) + " (structs without struct_size) but " +
+                      lib + "; rebuild the program with this library's edgeocr_c.h");
+})}
 
-edgeocr_status_t edgeocr_options_set(edgeocr_options_t* options, const char* key, const char* value) {
+edgeocr_status_t
+    edgeocr_options_init(edgeocr_options_t* options, size_t struct_size){EDGEOCR_C_TRY({
+      const char* fn = "edgeocr_options_init";
+      if (!options) edgeocr::capi::invalid(std::string(fn) + ": options is NULL");
+      edgeocr::capi::check_options_size(struct_size, fn);
+      const edgeocr_options_t& d = edgeocr::capi::defaults();
+      const std::size_t n = struct_size < sizeof d ? struct_size : sizeof d;
+      std::memcpy(static_cast<void*>(options), &d, n);
+      // A newer caller's fields: zero, their defaults by the growth rule.
+      if (struct_size > sizeof d)
+        std::memset(reinterpret_cast<char*>(options) + sizeof d, 0, struct_size - sizeof d);
+      options->struct_size = struct_size;
+    })}
+
+edgeocr_status_t
+    edgeocr_options_set(edgeocr_options_t* options, const char* key, const char* value) {
   EDGEOCR_C_TRY({
     const char* fn = "edgeocr_options_set";
     using edgeocr::capi::invalid;
@@ -248,7 +260,9 @@ void edgeocr_options_release(edgeocr_options_t* options) {
   options->settings = nullptr;
 }
 
-size_t edgeocr_setting_count(void) { return edgeocr::settings_table().size(); }
+size_t edgeocr_setting_count(void) {
+  return edgeocr::settings_table().size();
+}
 
 edgeocr_status_t edgeocr_setting_info(size_t index, edgeocr_setting_info_t* info) {
   EDGEOCR_C_TRY({

@@ -32,7 +32,9 @@ namespace edgeocr {
 namespace capi {
 namespace {
 
-[[noreturn]] void invalid(const std::string& message) { fail(StatusCode::kInvalidArgument, message); }
+[[noreturn]] void invalid(const std::string& message) {
+  fail(StatusCode::kInvalidArgument, message);
+}
 
 // ---- options ---------------------------------------------------------------
 
@@ -42,8 +44,9 @@ void check_options(const edgeocr_options_t& o) {
     if (*o.bundle_path == '\0') invalid(std::string(fn) + ": bundle_path is empty");
     if (o.det_model_path || o.det_model_data || o.cls_model_path || o.cls_model_data ||
         o.rec_model_path || o.rec_model_data || o.keys_path || o.keys_data)
-      invalid(std::string(fn) + ": a bundle (bundle_path) holds its models and dictionary; "
-                                "give no det/cls/rec models or keys with it");
+      invalid(std::string(fn) +
+              ": a bundle (bundle_path) holds its models and dictionary; "
+              "give no det/cls/rec models or keys with it");
   }
   struct Source {
     const char* role;
@@ -72,8 +75,9 @@ void check_options(const edgeocr_options_t& o) {
   const bool has_det = o.det_model_path || o.det_model_data;
   const bool has_rec = o.rec_model_path || o.rec_model_data;
   if (!has_det && !has_rec && !o.bundle_path)
-    invalid(std::string(fn) + ": no model given; set bundle_path, or det_model_path and/or "
-                              "rec_model_path (or the *_model_data buffers)");
+    invalid(std::string(fn) +
+            ": no model given; set bundle_path, or det_model_path and/or "
+            "rec_model_path (or the *_model_data buffers)");
   if (!has_rec && (o.keys_path || o.keys_data))
     invalid(std::string(fn) + ": keys given but there is no rec model");
   if (o.ort_library_path && *o.ort_library_path == '\0')
@@ -113,8 +117,9 @@ ImageView view_of(const edgeocr_image_t* img, const char* fn) {
     invalid(f + ": image size " + std::to_string(img->width) + "x" + std::to_string(img->height) +
             " is outside 1.." + std::to_string(EDGEOCR_MAX_IMAGE_SIDE) + " per side");
   if (img->format < EDGEOCR_PIXEL_BGR || img->format > EDGEOCR_PIXEL_GRAY_ALPHA)
-    invalid(f + ": image.format " + std::to_string(img->format) +
-            " is not an edgeocr_pixel_format_t (BGR=0, RGB=1, GRAY=2, BGRA=3, RGBA=4, GRAY_ALPHA=5)");
+    invalid(
+        f + ": image.format " + std::to_string(img->format) +
+        " is not an edgeocr_pixel_format_t (BGR=0, RGB=1, GRAY=2, BGRA=3, RGBA=4, GRAY_ALPHA=5)");
   ImageView v;
   v.format = static_cast<PixelFormat>(img->format);
   const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(img->width) * v.channels();
@@ -194,7 +199,8 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     lo.session.shared_arena = true;
     lo.session.memory_pattern = false;
     lo.session.intra_threads = o.threads;
-    lo.session.shrink_arena = o.max_memory_mb != 0;  // a budget: the arena's free memory given back after every run
+    lo.session.shrink_arena =
+        o.max_memory_mb != 0;  // a budget: the arena's free memory given back after every run
     // Settings the caller set (struct fields changed from their defaults, key/value entries)
     // override the model set's or the bundle's own; the rest stay as the loader decides.
     lo.overrides = capi::setting_overrides(o);
@@ -203,12 +209,15 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     p->has_det = loaded.has_det;
     p->has_rec = loaded.has_rec;
     p->pipeline = std::move(loaded.pipeline);
-    if (o.max_memory_mb) p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20));
+    if (o.max_memory_mb)
+      p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20));
     *predictor = p.release();
   })
 }
 
-void edgeocr_predictor_destroy(edgeocr_predictor_t predictor) { delete predictor; }
+void edgeocr_predictor_destroy(edgeocr_predictor_t predictor) {
+  delete predictor;
+}
 
 edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t predictor,
                                            const edgeocr_image_t* image, edgeocr_result_t* result) {
@@ -250,7 +259,8 @@ edgeocr_status_t edgeocr_predictor_get_setting(edgeocr_predictor_t predictor, co
   EDGEOCR_C_TRY({
     edgeocr::capi::check_predictor(predictor, fn);
     if (!key) edgeocr::capi::invalid(std::string(fn) + ": key is NULL");
-    if (!buffer && buffer_size) edgeocr::capi::invalid(std::string(fn) + ": buffer is NULL but buffer_size is not 0");
+    if (!buffer && buffer_size)
+      edgeocr::capi::invalid(std::string(fn) + ": buffer is NULL but buffer_size is not 0");
     const std::string text = edgeocr::setting_to_string(predictor->pipeline->config(), key);
     if (needed) *needed = text.size() + 1;
     if (buffer_size < text.size() + 1)
@@ -340,6 +350,8 @@ edgeocr_status_t edgeocr_result_timings(edgeocr_result_t result, edgeocr_timings
   })
 }
 
-void edgeocr_result_destroy(edgeocr_result_t result) { delete result; }
+void edgeocr_result_destroy(edgeocr_result_t result) {
+  delete result;
+}
 
 }  // extern "C"

@@ -51,8 +51,8 @@ inline int checked_int(std::int64_t v, const char* what, std::int64_t lo = 0,
                        std::int64_t hi = std::numeric_limits<int>::max(),
                        StatusCode code = StatusCode::kInvalidModel) {
   if (v < lo || v > hi)
-    fail(code, std::string(what) + " is " + std::to_string(v) + ", outside [" + std::to_string(lo) + ", " +
-                   std::to_string(hi) + "]");
+    fail(code, std::string(what) + " is " + std::to_string(v) + ", outside [" + std::to_string(lo) +
+                   ", " + std::to_string(hi) + "]");
   return static_cast<int>(v);
 }
 

@@ -1,21 +1,31 @@
-#include "edgeocr/image.h"
 #include "edgeocr/status.h"
 
 #include <string>
+
+#include "edgeocr/image.h"
 
 namespace edgeocr {
 
 const char* status_code_name(StatusCode code) noexcept {
   switch (code) {
-    case StatusCode::kOk: return "Ok";
-    case StatusCode::kInvalidArgument: return "InvalidArgument";
-    case StatusCode::kNotFound: return "NotFound";
-    case StatusCode::kUnsupported: return "Unsupported";
-    case StatusCode::kBackendError: return "BackendError";
-    case StatusCode::kOutOfMemory: return "OutOfMemory";
-    case StatusCode::kInternal: return "Internal";
-    case StatusCode::kInvalidModel: return "InvalidModel";
-    case StatusCode::kRuntimeUnavailable: return "RuntimeUnavailable";
+    case StatusCode::kOk:
+      return "Ok";
+    case StatusCode::kInvalidArgument:
+      return "InvalidArgument";
+    case StatusCode::kNotFound:
+      return "NotFound";
+    case StatusCode::kUnsupported:
+      return "Unsupported";
+    case StatusCode::kBackendError:
+      return "BackendError";
+    case StatusCode::kOutOfMemory:
+      return "OutOfMemory";
+    case StatusCode::kInternal:
+      return "Internal";
+    case StatusCode::kInvalidModel:
+      return "InvalidModel";
+    case StatusCode::kRuntimeUnavailable:
+      return "RuntimeUnavailable";
   }
   return "Unknown";
 }
@@ -28,12 +38,13 @@ void validate(const ImageView& img, const char* what) {
                                            std::to_string(img.height) + " is empty");
   const long long min_stride = static_cast<long long>(img.width) * img.channels();
   if (img.stride < min_stride)
-    fail(StatusCode::kInvalidArgument, w + ": row stride " + std::to_string(img.stride) +
-                                           " bytes is smaller than width*channels = " +
-                                           std::to_string(min_stride));
+    fail(StatusCode::kInvalidArgument,
+         w + ": row stride " + std::to_string(img.stride) +
+             " bytes is smaller than width*channels = " + std::to_string(min_stride));
   if (img.matte > 255 || img.black < 0 || img.white > 255 || img.black >= img.white)
     fail(StatusCode::kInvalidArgument, w + ": matte " + std::to_string(img.matte) + ", levels " +
-                                           std::to_string(img.black) + ".." + std::to_string(img.white) +
+                                           std::to_string(img.black) + ".." +
+                                           std::to_string(img.white) +
                                            "; expected matte <= 255 and 0 <= black < white <= 255");
 }
 

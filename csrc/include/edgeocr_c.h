@@ -82,14 +82,14 @@ extern "C" {
 
 typedef enum edgeocr_status_t {
   EDGEOCR_STATUS_OK = 0,
-  EDGEOCR_STATUS_INVALID_ARGUMENT = 1,    /* a bad argument: NULL, size, stride, option value */
-  EDGEOCR_STATUS_NOT_FOUND = 2,           /* a file that is not there */
-  EDGEOCR_STATUS_UNSUPPORTED = 3,         /* understood but not supported (yet) */
-  EDGEOCR_STATUS_BACKEND_ERROR = 4,       /* the inference runtime failed */
-  EDGEOCR_STATUS_OUT_OF_MEMORY = 5,       /* max_memory_mb would be exceeded, or no memory */
-  EDGEOCR_STATUS_INTERNAL = 6,            /* a bug in edgeocr; please report it */
-  EDGEOCR_STATUS_INVALID_MODEL = 7,       /* a model or dictionary that cannot be used */
-  EDGEOCR_STATUS_RUNTIME_UNAVAILABLE = 8  /* ONNX Runtime missing, unloadable or too old */
+  EDGEOCR_STATUS_INVALID_ARGUMENT = 1,   /* a bad argument: NULL, size, stride, option value */
+  EDGEOCR_STATUS_NOT_FOUND = 2,          /* a file that is not there */
+  EDGEOCR_STATUS_UNSUPPORTED = 3,        /* understood but not supported (yet) */
+  EDGEOCR_STATUS_BACKEND_ERROR = 4,      /* the inference runtime failed */
+  EDGEOCR_STATUS_OUT_OF_MEMORY = 5,      /* max_memory_mb would be exceeded, or no memory */
+  EDGEOCR_STATUS_INTERNAL = 6,           /* a bug in edgeocr; please report it */
+  EDGEOCR_STATUS_INVALID_MODEL = 7,      /* a model or dictionary that cannot be used */
+  EDGEOCR_STATUS_RUNTIME_UNAVAILABLE = 8 /* ONNX Runtime missing, unloadable or too old */
 } edgeocr_status_t;
 
 /* Interleaved 8-bit pixel layouts. Transparent pixels are composited onto a
@@ -168,16 +168,16 @@ typedef struct edgeocr_options_t {
    * model set's own settings; use edgeocr_options_set to force a value.
    * Ranges: docs/pipeline-config.md (a bad value: INVALID_ARGUMENT at
    * edgeocr_predictor_create, naming the setting and its range). */
-  int use_cls;                 /* 1 (default): use the cls model if given; 0: skip it */
-  int det_limit_type;          /* edgeocr_det_limit_t; default EDGEOCR_DET_LIMIT_MIN */
-  int det_limit_side_len;      /* default 736 */
-  int det_max_side_len;        /* cap on the det input's long side; default 2000 */
-  float det_thresh;            /* binarisation threshold of the prob map; default 0.3 */
-  float det_box_thresh;        /* minimum box score; default 0.5 */
-  float det_unclip_ratio;      /* box expansion; default 1.6 */
-  float cls_thresh;            /* minimum confidence to turn a line 180 degrees; default 0.9 */
-  float drop_score;            /* lines recognised with a lower score are dropped; default 0.5 */
-  int rec_batch;               /* lines per recognition batch; default 6 */
+  int use_cls;            /* 1 (default): use the cls model if given; 0: skip it */
+  int det_limit_type;     /* edgeocr_det_limit_t; default EDGEOCR_DET_LIMIT_MIN */
+  int det_limit_side_len; /* default 736 */
+  int det_max_side_len;   /* cap on the det input's long side; default 2000 */
+  float det_thresh;       /* binarisation threshold of the prob map; default 0.3 */
+  float det_box_thresh;   /* minimum box score; default 0.5 */
+  float det_unclip_ratio; /* box expansion; default 1.6 */
+  float cls_thresh;       /* minimum confidence to turn a line 180 degrees; default 0.9 */
+  float drop_score;       /* lines recognised with a lower score are dropped; default 0.5 */
+  int rec_batch;          /* lines per recognition batch; default 6 */
 
   /* ---- API version 2 ---- */
   /* Set by edgeocr_options_set; NULL (default) or library-owned: free it with
@@ -194,11 +194,11 @@ typedef struct edgeocr_options_t {
  * after the call that receives the image returns. */
 typedef struct edgeocr_image_t {
   const void* data;
-  size_t data_size;      /* bytes readable at data: >= stride * (height - 1) + width * channels */
-  int width;             /* 1 .. EDGEOCR_MAX_IMAGE_SIDE */
-  int height;            /* 1 .. EDGEOCR_MAX_IMAGE_SIDE */
-  ptrdiff_t stride;      /* bytes from one row to the next, >= width * channels */
-  int format;            /* edgeocr_pixel_format_t */
+  size_t data_size; /* bytes readable at data: >= stride * (height - 1) + width * channels */
+  int width;        /* 1 .. EDGEOCR_MAX_IMAGE_SIDE */
+  int height;       /* 1 .. EDGEOCR_MAX_IMAGE_SIDE */
+  ptrdiff_t stride; /* bytes from one row to the next, >= width * channels */
+  int format;       /* edgeocr_pixel_format_t */
 } edgeocr_image_t;
 
 /* One recognised line. The strings point into the result and stay valid
@@ -366,8 +366,7 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_memory_stats(edgeocr_predict
 /* ---- result ----------------------------------------------------------- */
 
 /* Number of lines in *count. Thread-safe for concurrent readers. */
-EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_line_count(edgeocr_result_t result,
-                                                            size_t* count);
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_line_count(edgeocr_result_t result, size_t* count);
 
 /* Line `index` (0 .. count-1) into *line; line->text points into the
  * result. INVALID_ARGUMENT if index is out of range. Thread-safe for

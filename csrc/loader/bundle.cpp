@@ -5,8 +5,8 @@
 #include <functional>
 #include <set>
 
-#include "loader/settings.h"
 #include "common/sha256.h"
+#include "loader/settings.h"
 #include "loader/zip_reader.h"
 
 namespace edgeocr {
@@ -39,7 +39,7 @@ struct Node {
   Type type = Type::kAny;
   bool nullable = false;
   std::size_t min_len = 0, max_len = 256;  // strings (bytes), arrays (items)
-  std::vector<std::string> one_of;           // strings
+  std::vector<std::string> one_of;         // strings
   BundleErrorKind one_of_kind = BundleErrorKind::kManifest;
   bool hex64 = false;
   std::int64_t lo = 0, hi = 0;  // integers
@@ -115,9 +115,12 @@ struct Validator {
   [[noreturn]] void bad(const std::string& path, const std::string& want, const json& v,
                         BundleErrorKind kind = BundleErrorKind::kManifest) const {
     std::string shown;
-    if (v.is_object()) shown = "an object";
-    else if (v.is_array()) shown = "a list of " + std::to_string(v.size());
-    else shown = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (v.is_object())
+      shown = "an object";
+    else if (v.is_array())
+      shown = "a list of " + std::to_string(v.size());
+    else
+      shown = v.dump(-1, ' ', false, json::error_handler_t::replace);
     if (shown.size() > 80) shown = shown.substr(0, 77) + "...";
     bundle_fail(kind, name + ": manifest field '" + path + "' must be " + want + ", got " + shown);
   }
@@ -125,18 +128,21 @@ struct Validator {
   void run(const Node& n, const json& v, const std::string& path) const {
     if (n.nullable && v.is_null()) return;
     switch (n.type) {
-      case Type::kAny: break;
+      case Type::kAny:
+        break;
       case Type::kBool:
         if (!v.is_boolean()) bad(path, "true or false", v);
         break;
       case Type::kInt: {
-        const std::string want = "an integer in [" + std::to_string(n.lo) + ", " + std::to_string(n.hi) + "]";
+        const std::string want =
+            "an integer in [" + std::to_string(n.lo) + ", " + std::to_string(n.hi) + "]";
         if (!v.is_number_integer()) bad(path, want, v);
         // nlohmann/json keeps non-negative integers as unsigned: compare in that domain.
-        const bool out = v.is_number_unsigned()
-                             ? (n.hi < 0 || v.get<std::uint64_t>() > static_cast<std::uint64_t>(n.hi) ||
-                                (n.lo > 0 && v.get<std::uint64_t>() < static_cast<std::uint64_t>(n.lo)))
-                             : (v.get<std::int64_t>() < n.lo || v.get<std::int64_t>() > n.hi);
+        const bool out =
+            v.is_number_unsigned()
+                ? (n.hi < 0 || v.get<std::uint64_t>() > static_cast<std::uint64_t>(n.hi) ||
+                   (n.lo > 0 && v.get<std::uint64_t>() < static_cast<std::uint64_t>(n.lo)))
+                : (v.get<std::int64_t>() < n.lo || v.get<std::int64_t>() > n.hi);
         if (out) bad(path, want, v);
         break;
       }
@@ -150,19 +156,24 @@ struct Validator {
           if (std::find(n.one_of.begin(), n.one_of.end(), s) == n.one_of.end()) {
             std::string want = "one of";
             for (const auto& o : n.one_of) want += " \"" + o + "\"";
-            if (n.one_of_kind == BundleErrorKind::kVersion) want += " (this edgeocr's; made by a newer one?)";
+            if (n.one_of_kind == BundleErrorKind::kVersion)
+              want += " (this edgeocr's; made by a newer one?)";
             bad(path, want, v, n.one_of_kind);
           }
         } else if (n.hex64) {
           if (s.size() != 64 || s.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
             bad(path, "64 hexadecimal digits (a sha256)", v);
         } else if (s.size() < n.min_len || s.size() > n.max_len) {
-          bad(path, "a string of " + std::to_string(n.min_len) + " to " + std::to_string(n.max_len) + " bytes", v);
+          bad(path,
+              "a string of " + std::to_string(n.min_len) + " to " + std::to_string(n.max_len) +
+                  " bytes",
+              v);
         }
         break;
       }
       case Type::kArray: {
-        const std::string want = "a list of " + std::to_string(n.min_len) + " to " + std::to_string(n.max_len) + " items";
+        const std::string want = "a list of " + std::to_string(n.min_len) + " to " +
+                                 std::to_string(n.max_len) + " items";
         if (!v.is_array() || v.size() < n.min_len || v.size() > n.max_len) bad(path, want, v);
         std::size_t i = 0;
         for (const json& item : v) run(*n.items, item, path + "[" + std::to_string(i++) + "]");
@@ -175,7 +186,8 @@ struct Validator {
           auto it = v.find(f.key);
           if (it == v.end()) {
             if (f.required)
-              bundle_fail(BundleErrorKind::kManifest, name + ": manifest field '" + p + "' is missing");
+              bundle_fail(BundleErrorKind::kManifest,
+                          name + ": manifest field '" + p + "' is missing");
             continue;
           }
           run(*f.node, *it, p);
@@ -188,25 +200,30 @@ struct Validator {
 };
 
 NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
-  auto version = with_check(integer(INT64_MIN, INT64_MAX), [name](const json& v, const std::string&) {
-    const std::int64_t ver = v.is_number_unsigned()
-                                 ? static_cast<std::int64_t>(std::min<std::uint64_t>(v.get<std::uint64_t>(), INT64_MAX))
-                                 : v.get<std::int64_t>();
-    if (ver != kBundleFormatVersion)
-      bundle_fail(BundleErrorKind::kVersion,
-                  name + ": bundle format version " + std::to_string(ver) + " (" +
-                      (ver > kBundleFormatVersion ? "newer" : "older, unsupported") +
-                      "); this edgeocr reads format version " + std::to_string(kBundleFormatVersion) + " only");
-  });
+  auto version =
+      with_check(integer(INT64_MIN, INT64_MAX), [name](const json& v, const std::string&) {
+        const std::int64_t ver = v.is_number_unsigned()
+                                     ? static_cast<std::int64_t>(std::min<std::uint64_t>(
+                                           v.get<std::uint64_t>(), INT64_MAX))
+                                     : v.get<std::int64_t>();
+        if (ver != kBundleFormatVersion)
+          bundle_fail(BundleErrorKind::kVersion,
+                      name + ": bundle format version " + std::to_string(ver) + " (" +
+                          (ver > kBundleFormatVersion ? "newer" : "older, unsupported") +
+                          "); this edgeocr reads format version " +
+                          std::to_string(kBundleFormatVersion) + " only");
+      });
   auto requires_ = with_check(array(str(64), 32), [name](const json& v, const std::string&) {
     std::string missing;
     for (const json& f : v)
-      if (!known_features().count(f.get<std::string>())) missing += (missing.empty() ? "'" : ", '") + f.get<std::string>() + "'";
+      if (!known_features().count(f.get<std::string>()))
+        missing += (missing.empty() ? "'" : ", '") + f.get<std::string>() + "'";
     if (!missing.empty()) {
       std::string known;
       for (const auto& k : known_features()) known += (known.empty() ? "" : ", ") + k;
-      bundle_fail(BundleErrorKind::kVersion, name + ": the bundle requires features this edgeocr does not have: " +
-                                                 missing + " (supported: " + known + "); upgrade edgeocr");
+      bundle_fail(BundleErrorKind::kVersion,
+                  name + ": the bundle requires features this edgeocr does not have: " + missing +
+                      " (supported: " + known + "); upgrade edgeocr");
     }
   });
   auto producer = object({{"name", false, str(256, true)},
@@ -218,11 +235,12 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
   budget->nullable = true;
   budget->check = [name](const json& v, const std::string& path) {
     if (v.is_number() && !(v.get<double>() > 0 && v.get<double>() <= 1e9))
-      bundle_fail(BundleErrorKind::kManifest, name + ": manifest field '" + path + "' must be a positive number of MiB");
+      bundle_fail(BundleErrorKind::kManifest,
+                  name + ": manifest field '" + path + "' must be a positive number of MiB");
   };
-  auto runtime = object({{"graph_optimization", false,
-                          one_of({"none", "disabled", "basic", "extended", "all"})},
-                         {"max_memory_mb", false, budget}});
+  auto runtime = object(
+      {{"graph_optimization", false, one_of({"none", "disabled", "basic", "extended", "all"})},
+       {"max_memory_mb", false, budget}});
   auto source = object({{"file", false, str(4096, true)},
                         {"sha256", false, hex64(true)},
                         {"size", false, integer(0, INT64_MAX, true)},
@@ -241,24 +259,28 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
     for (const json& m : v) {
       const std::string role = m["role"].get<std::string>();
       if (!roles.insert(role).second)
-        bundle_fail(BundleErrorKind::kManifest, name + ": manifest lists two models with role '" + role + "'");
+        bundle_fail(BundleErrorKind::kManifest,
+                    name + ": manifest lists two models with role '" + role + "'");
       if (!files.insert(m["file"].get<std::string>()).second)
-        bundle_fail(BundleErrorKind::kManifest, name + ": manifest lists member '" + m["file"].get<std::string>() + "' twice");
+        bundle_fail(BundleErrorKind::kManifest,
+                    name + ": manifest lists member '" + m["file"].get<std::string>() + "' twice");
     }
     if (!roles.count("det") && !roles.count("rec"))
-      bundle_fail(BundleErrorKind::kManifest, name + ": the bundle has neither a det nor a rec model");
+      bundle_fail(BundleErrorKind::kManifest,
+                  name + ": the bundle has neither a det nor a rec model");
   });
   auto pipeline = object({}, [name](const json& v, const std::string& path) {
     PipelineConfig c;
     try {
       apply_settings(c, v, "manifest " + path, StatusCode::kInvalidModel, StatusCode::kUnsupported);
     } catch (const Error& e) {
-      bundle_fail(e.code() == StatusCode::kUnsupported ? BundleErrorKind::kVersion : BundleErrorKind::kManifest,
+      bundle_fail(e.code() == StatusCode::kUnsupported ? BundleErrorKind::kVersion
+                                                       : BundleErrorKind::kManifest,
                   name + ": " + e.what());
     }
   });
-  auto dictionary = object({{"charset", true, array(str(256), (1u << 20) + 2)},
-                            {"blank_index", false, integer(0, 0)}});
+  auto dictionary = object(
+      {{"charset", true, array(str(256), (1u << 20) + 2)}, {"blank_index", false, integer(0, 0)}});
   auto free_object = object({});
   return object({{"format", true, one_of({kFormatName})},
                  {"format_version", true, version},
@@ -275,10 +297,12 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
 
 }  // namespace
 
-json parse_manifest(const char* text, std::size_t size, std::uint64_t file_size, const std::string& name) {
+json parse_manifest(const char* text, std::size_t size, std::uint64_t file_size,
+                    const std::string& name) {
   if (size > kMaxManifestBytes)
     bundle_fail(BundleErrorKind::kFormat, name + ": manifest.json is " + std::to_string(size) +
-                                              " bytes; at most " + std::to_string(kMaxManifestBytes) + " are read");
+                                              " bytes; at most " +
+                                              std::to_string(kMaxManifestBytes) + " are read");
   json m;
   try {
     // The parse itself is iterative; the depth limit bounds what a deeply nested document costs
@@ -290,14 +314,15 @@ json parse_manifest(const char* text, std::size_t size, std::uint64_t file_size,
       return true;
     });
   } catch (const json::exception& e) {
-    bundle_fail(BundleErrorKind::kManifest, name + ": manifest.json is not valid UTF-8 JSON: " + e.what());
+    bundle_fail(BundleErrorKind::kManifest,
+                name + ": manifest.json is not valid UTF-8 JSON: " + e.what());
   }
   if (!m.is_object())
     bundle_fail(BundleErrorKind::kManifest, name + ": manifest.json must hold a JSON object");
   auto it = m.find("format");
   if (it == m.end() || !it->is_string() || it->get<std::string>() != kFormatName)
-    bundle_fail(BundleErrorKind::kManifest, name + ": manifest 'format' is not \"" + kFormatName +
-                                                "\"; not an edgeocr bundle");
+    bundle_fail(BundleErrorKind::kManifest,
+                name + ": manifest 'format' is not \"" + kFormatName + "\"; not an edgeocr bundle");
   Validator v{name};
   v.run(*manifest_schema(name, file_size), m, "");
   return m;
@@ -309,7 +334,8 @@ std::shared_ptr<const Bundle> Bundle::open(const std::string& path, bool verify_
   try {
     b->map_ = std::make_unique<MappedFile>(path);
   } catch (const Error& e) {
-    if (e.code() == StatusCode::kNotFound) fail(StatusCode::kNotFound, std::string("bundle not found: ") + e.what());
+    if (e.code() == StatusCode::kNotFound)
+      fail(StatusCode::kNotFound, std::string("bundle not found: ") + e.what());
     bundle_fail(BundleErrorKind::kFormat, e.what());
   }
   b->data_ = b->map_->data();
@@ -318,9 +344,10 @@ std::shared_ptr<const Bundle> Bundle::open(const std::string& path, bool verify_
   return b;
 }
 
-std::shared_ptr<const Bundle> Bundle::view(const void* data, std::size_t size, const std::string& name,
-                                           bool verify_checksums) {
-  if (!data || size == 0) bundle_fail(BundleErrorKind::kFormat, name + ": empty (expected a .eocr zip archive)");
+std::shared_ptr<const Bundle> Bundle::view(const void* data, std::size_t size,
+                                           const std::string& name, bool verify_checksums) {
+  if (!data || size == 0)
+    bundle_fail(BundleErrorKind::kFormat, name + ": empty (expected a .eocr zip archive)");
   std::shared_ptr<Bundle> b(new Bundle());
   b->name_ = name;
   b->data_ = static_cast<const std::uint8_t*>(data);
@@ -344,12 +371,14 @@ void Bundle::init(bool verify_checksums) {
   };
   auto stored = [&](const ZipMember& m) {
     if (m.method != 0)
-      bundle_fail(BundleErrorKind::kFormat, name_ + ": member '" + m.name + "' is compressed (method " +
-                                                std::to_string(m.method) +
-                                                "); bundle members must be stored uncompressed");
+      bundle_fail(BundleErrorKind::kFormat,
+                  name_ + ": member '" + m.name + "' is compressed (method " +
+                      std::to_string(m.method) + "); bundle members must be stored uncompressed");
   };
   const ZipMember* mf = find(kManifestName);
-  if (!mf) bundle_fail(BundleErrorKind::kFormat, name_ + ": the manifest (manifest.json) is missing from the archive");
+  if (!mf)
+    bundle_fail(BundleErrorKind::kFormat,
+                name_ + ": the manifest (manifest.json) is missing from the archive");
   stored(*mf);
   manifest_ = parse_manifest(reinterpret_cast<const char*>(data_ + mf->data_offset),
                              static_cast<std::size_t>(mf->size), size_, name_);
@@ -360,8 +389,9 @@ void Bundle::init(bool verify_checksums) {
     m.file = e["file"].get<std::string>();
     m.format = e["format"].get<std::string>();
     m.sha256 = e["sha256"].get<std::string>();
-    std::transform(m.sha256.begin(), m.sha256.end(), m.sha256.begin(),
-                   [](char c) { return static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c); });
+    std::transform(m.sha256.begin(), m.sha256.end(), m.sha256.begin(), [](char c) {
+      return static_cast<char>(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+    });
     auto src = e.find("source");
     if (src != e.end() && src->is_object()) {
       auto s = src->find("sha256");
@@ -369,35 +399,40 @@ void Bundle::init(bool verify_checksums) {
     }
     const ZipMember* z = find(m.file);
     if (!z)
-      bundle_fail(BundleErrorKind::kFormat,
-                  name_ + ": member '" + m.file + "' (listed in the manifest) is missing from the archive");
+      bundle_fail(
+          BundleErrorKind::kFormat,
+          name_ + ": member '" + m.file + "' (listed in the manifest) is missing from the archive");
     stored(*z);
     const auto want = e["size"].get<std::uint64_t>();
     if (z->size != want)
-      bundle_fail(BundleErrorKind::kChecksum, name_ + ": member '" + m.file + "' is " + std::to_string(z->size) +
-                                                  " bytes, the manifest says " + std::to_string(want));
+      bundle_fail(BundleErrorKind::kChecksum,
+                  name_ + ": member '" + m.file + "' is " + std::to_string(z->size) +
+                      " bytes, the manifest says " + std::to_string(want));
     m.data = data_ + z->data_offset;
     m.size = static_cast<std::size_t>(z->size);
     if (verify_checksums) {
       const std::string digest = sha256_hex(m.data, m.size);
       if (digest != m.sha256)
-        bundle_fail(BundleErrorKind::kChecksum,
-                    name_ + ": member '" + m.file + "' (" + m.role + " model) fails its checksum: sha256 " +
-                        digest + ", the manifest says " + m.sha256 + "; the file is corrupt or was modified");
+        bundle_fail(BundleErrorKind::kChecksum, name_ + ": member '" + m.file + "' (" + m.role +
+                                                    " model) fails its checksum: sha256 " + digest +
+                                                    ", the manifest says " + m.sha256 +
+                                                    "; the file is corrupt or was modified");
     }
     models_.push_back(std::move(m));
   }
   const json& cs = manifest_["dictionary"]["charset"];
   if (model("rec")) {
     if (cs.size() < 2)
-      bundle_fail(BundleErrorKind::kManifest, name_ + ": the bundle has a rec model but its dictionary is empty");
+      bundle_fail(BundleErrorKind::kManifest,
+                  name_ + ": the bundle has a rec model but its dictionary is empty");
     charset_.reserve(cs.size());
     for (const json& c : cs) charset_.push_back(c.get<std::string>());
     if (!charset_[0].empty())
-      bundle_fail(BundleErrorKind::kManifest, name_ + ": manifest field 'dictionary.charset[0]' must be \"\" (the CTC blank)");
+      bundle_fail(BundleErrorKind::kManifest,
+                  name_ + ": manifest field 'dictionary.charset[0]' must be \"\" (the CTC blank)");
   }
-  apply_settings(config_, manifest_["pipeline"], name_ + ": manifest pipeline", StatusCode::kInvalidModel,
-                 StatusCode::kUnsupported);
+  apply_settings(config_, manifest_["pipeline"], name_ + ": manifest pipeline",
+                 StatusCode::kInvalidModel, StatusCode::kUnsupported);
   auto rt = manifest_.find("runtime");
   if (rt != manifest_.end()) {
     auto g = rt->find("graph_optimization");

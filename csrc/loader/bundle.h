@@ -7,10 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "edgeocr/pipeline.h"
 #include "loader/bundle_error.h"
@@ -40,8 +39,8 @@ class Bundle {
   // and the value found against the value expected.
   static std::shared_ptr<const Bundle> open(const std::string& path, bool verify_checksums = true);
   // Over caller memory, which must outlive the Bundle (no copy is made).
-  static std::shared_ptr<const Bundle> view(const void* data, std::size_t size, const std::string& name,
-                                            bool verify_checksums = true);
+  static std::shared_ptr<const Bundle> view(const void* data, std::size_t size,
+                                            const std::string& name, bool verify_checksums = true);
 
   const std::string& name() const { return name_; }
   const nlohmann::json& manifest() const { return manifest_; }

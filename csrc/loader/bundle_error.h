@@ -25,7 +25,10 @@ inline std::string printable(const std::string& s) {
       ++i;
       continue;
     }
-    std::size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    std::size_t len = c >= 0xC2 && c <= 0xDF   ? 2
+                      : c >= 0xE0 && c <= 0xEF ? 3
+                      : c >= 0xF0 && c <= 0xF4 ? 4
+                                               : 0;
     bool ok = len > 0 && i + len <= n;
     for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
     if (ok && len == 3) ok = !(c == 0xE0 && p[i + 1] < 0xA0) && !(c == 0xED && p[i + 1] > 0x9F);
@@ -46,7 +49,8 @@ enum class BundleErrorKind : int { kFormat = 0, kManifest = 1, kVersion = 2, kCh
 class BundleError : public Error {
  public:
   BundleError(BundleErrorKind kind, const std::string& message)
-      : Error(kind == BundleErrorKind::kVersion ? StatusCode::kUnsupported : StatusCode::kInvalidModel,
+      : Error(kind == BundleErrorKind::kVersion ? StatusCode::kUnsupported
+                                                : StatusCode::kInvalidModel,
               printable(message)),
         kind_(kind) {}
   BundleErrorKind kind() const noexcept { return kind_; }

@@ -18,11 +18,21 @@ std::size_t utf8_error(const std::string& s) {
     const unsigned char c = p[i];
     std::size_t len;
     unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) { ++i; continue; }
-    else if (c >= 0xC2 && c <= 0xDF) len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-    else return i;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF)
+      len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else
+      return i;
     if (i + len > n) return i;
     if (p[i + 1] < lo || p[i + 1] > hi) return i;
     for (std::size_t k = 2; k < len; ++k)
@@ -34,7 +44,8 @@ std::size_t utf8_error(const std::string& s) {
 
 std::int64_t class_count(const Model& rec) {
   if (rec.outputs().empty() || rec.outputs()[0].shape.size() != 3)
-    fail(StatusCode::kInvalidModel, rec.name() + ": a rec model's first output must be N x T x classes");
+    fail(StatusCode::kInvalidModel,
+         rec.name() + ": a rec model's first output must be N x T x classes");
   return rec.outputs()[0].shape[2];
 }
 
@@ -42,10 +53,14 @@ std::int64_t class_count(const Model& rec) {
 
 const char* role_name(ModelRole role) {
   switch (role) {
-    case ModelRole::kDet: return "det";
-    case ModelRole::kCls: return "cls";
-    case ModelRole::kRec: return "rec";
-    default: return "unknown";
+    case ModelRole::kDet:
+      return "det";
+    case ModelRole::kCls:
+      return "cls";
+    case ModelRole::kRec:
+      return "rec";
+    default:
+      return "unknown";
   }
 }
 
@@ -57,8 +72,10 @@ ModelRole role_of(const Model& model) {
     if (it->second == "rec") return ModelRole::kRec;
   }
   const std::size_t rank = model.outputs().empty() ? 0 : model.outputs()[0].shape.size();
-  return rank == 4 ? ModelRole::kDet : rank == 2 ? ModelRole::kCls : rank == 3 ? ModelRole::kRec
-                                                                              : ModelRole::kUnknown;
+  return rank == 4   ? ModelRole::kDet
+         : rank == 2 ? ModelRole::kCls
+         : rank == 3 ? ModelRole::kRec
+                     : ModelRole::kUnknown;
 }
 
 std::vector<std::string> parse_keys(const std::string& text, const std::string& source) {
@@ -78,7 +95,8 @@ std::vector<std::string> parse_keys(const std::string& text, const std::string& 
     if (c == '\n' || c == '\r') {
       if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
       if (out.size() >= kMaxCharacters)
-        fail(StatusCode::kInvalidModel, source + ": more than " + std::to_string(kMaxCharacters) + " characters");
+        fail(StatusCode::kInvalidModel,
+             source + ": more than " + std::to_string(kMaxCharacters) + " characters");
       out.push_back(cur);
       cur.clear();
       pending = false;
@@ -117,9 +135,12 @@ std::vector<std::string> split_lines_like_python(const std::string& s) {
   while (i < s.size()) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     std::size_t sep = 0;
-    if (c == '\r') sep = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
-    else if (c == '\n' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e) sep = 1;
-    else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85) sep = 2;
+    if (c == '\r')
+      sep = (i + 1 < s.size() && s[i + 1] == '\n') ? 2 : 1;
+    else if (c == '\n' || c == 0x0b || c == 0x0c || c == 0x1c || c == 0x1d || c == 0x1e)
+      sep = 1;
+    else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x85)
+      sep = 2;
     else if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
              (static_cast<unsigned char>(s[i + 2]) == 0xa8 ||
               static_cast<unsigned char>(s[i + 2]) == 0xa9))
@@ -149,9 +170,11 @@ std::vector<std::string> charset_for(const Model& rec, const std::vector<std::st
     auto it = rec.metadata().find("character");
     if (it == rec.metadata().end() || it->second.empty())
       fail(StatusCode::kInvalidModel,
-           rec.name() + ": this rec model carries no dictionary in its metadata; pass keys= (Python) or keys_path / keys_data (C): "
-                        "a keys file such as ppocr_keys_v1.txt (one character per line) or a list "
-                        "of characters");
+           rec.name() +
+               ": this rec model carries no dictionary in its metadata; pass keys= (Python) or "
+               "keys_path / keys_data (C): "
+               "a keys file such as ppocr_keys_v1.txt (one character per line) or a list "
+               "of characters");
     if (it->second.size() > kMaxKeysBytes)
       fail(StatusCode::kInvalidModel, rec.name() + ": the dictionary in its metadata is too large");
     if (utf8_error(it->second) != std::string::npos)
@@ -159,7 +182,8 @@ std::vector<std::string> charset_for(const Model& rec, const std::vector<std::st
     chars = split_lines_like_python(it->second);
     source = "its metadata";
   }
-  if (chars.empty()) fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " is empty");
+  if (chars.empty())
+    fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " is empty");
   if (chars.size() > kMaxCharacters)
     fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " has more than " +
                                         std::to_string(kMaxCharacters) + " characters");
@@ -181,10 +205,12 @@ std::vector<std::string> charset_for(const Model& rec, const std::vector<std::st
   return charset;
 }
 
-void check_charset(const Model& rec, const std::vector<std::string>& charset, const std::string& source) {
+void check_charset(const Model& rec, const std::vector<std::string>& charset,
+                   const std::string& source) {
   const std::int64_t n_classes = class_count(rec);
   if (charset.size() < 2)
-    fail(StatusCode::kInvalidModel, source + ": the rec model needs a dictionary, the charset has " +
+    fail(StatusCode::kInvalidModel, source +
+                                        ": the rec model needs a dictionary, the charset has " +
                                         std::to_string(charset.size()) + " classes");
   if (n_classes != -1 && n_classes != static_cast<std::int64_t>(charset.size()))
     fail(StatusCode::kInvalidModel, source + ": the rec model has " + std::to_string(n_classes) +

@@ -45,7 +45,8 @@ std::vector<std::string> charset_for(const Model& rec, const std::vector<std::st
 
 // A bundle's charset (the exact class list, blank first) against the rec
 // model's class count. InvalidModel when they disagree.
-void check_charset(const Model& rec, const std::vector<std::string>& charset, const std::string& source);
+void check_charset(const Model& rec, const std::vector<std::string>& charset,
+                   const std::string& source);
 
 }  // namespace loader
 }  // namespace edgeocr

@@ -8,14 +8,14 @@
 #include <mutex>
 #include <tuple>
 
+#include "common/sha256.h"
 #include "edgeocr/status.h"
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
 #include "loader/mapped_file.h"
-#include "loader/nb/nb.h"
 #include "loader/model_sets.h"
+#include "loader/nb/nb.h"
 #include "loader/settings.h"
-#include "common/sha256.h"
 
 namespace edgeocr {
 namespace {
@@ -32,7 +32,9 @@ bool is_zip(const void* data, std::size_t size) {
   return size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0;
 }
 
-[[noreturn]] void invalid(const std::string& message) { fail(StatusCode::kInvalidArgument, message); }
+[[noreturn]] void invalid(const std::string& message) {
+  fail(StatusCode::kInvalidArgument, message);
+}
 
 void check_source(const ModelSource& s, const char* what) {
   if (!s.path.empty() && s.data) invalid(std::string(what) + ": give a path or bytes, not both");
@@ -48,7 +50,8 @@ std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const 
                                   const std::shared_ptr<MemoryPool>& pool) {
   if (!s.path.empty()) {
     if (ends_with(s.path, ".eocr"))
-      invalid(s.path + ": a .eocr bundle holds the whole pipeline; give it as the model, not as the " +
+      invalid(s.path +
+              ": a .eocr bundle holds the whole pipeline; give it as the model, not as the " +
               role + " model");
     if (ends_with(s.path, ".nb")) {
       // Paddle Lite: translated to ONNX in C++ (csrc/loader/nb), cached by content hash; the
@@ -84,25 +87,28 @@ void check_role(const Model& m, ModelRole want) {
 }
 
 // sha256 of a source when its size is that of a known model set's `member` (else "").
-std::string digest_if_known(const ModelSource& s, loader::ModelFile loader::ModelSetInfo::*member) {
+std::string digest_if_known(const ModelSource& s,
+                            loader::ModelFile loader::ModelSetInfo::* member) {
   if (!s.given()) return "";
   std::uint64_t size = s.size;
   if (!s.path.empty()) {
-    struct stat st {};
+    struct stat st{};
     if (::stat(s.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
     size = static_cast<std::uint64_t>(st.st_size);
   }
   bool known = false;
-  for (const loader::ModelSetInfo* m = loader::model_sets(); m->name; ++m) known |= (m->*member).size == size;
+  for (const loader::ModelSetInfo* m = loader::model_sets(); m->name; ++m)
+    known |= (m->*member).size == size;
   if (!known) return "";
   if (s.path.empty()) return edgeocr::sha256_hex(s.data, s.size);
   // A file's digest is kept per (device, inode, size, mtime) for the process: Predictors made
   // again from the same files do not hash them again (~15 MB for PP-OCRv4 mobile).
-  struct stat st {};
+  struct stat st{};
   if (::stat(s.path.c_str(), &st) != 0) return "";
-  const auto key = std::make_tuple(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                                   static_cast<std::uint64_t>(st.st_size),
-                                   static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+  const auto key = std::make_tuple(
+      static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+      static_cast<std::uint64_t>(st.st_size),
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
   static std::mutex mu;
   static std::map<decltype(key), std::string> cache;
   {
@@ -135,8 +141,8 @@ PipelineConfig apply_json(PipelineConfig c, const std::string& text, const std::
 
 }  // namespace
 
-std::string model_set_settings(const ModelSource& det, const ModelSource& cls, const ModelSource& rec,
-                               std::string* set_name) {
+std::string model_set_settings(const ModelSource& det, const ModelSource& cls,
+                               const ModelSource& rec, std::string* set_name) {
   if (set_name) set_name->clear();
   if (!det.given() || !rec.given()) return "{}";
   const std::string d = digest_if_known(det, &loader::ModelSetInfo::det);
@@ -160,7 +166,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   check_source(o.cls, "cls");
   check_source(o.rec, "rec");
   const int n_keys = int(!o.keys_path.empty()) + int(o.has_keys_text) + int(o.has_keys_list);
-  if (n_keys > 1) invalid("give the dictionary once: a keys file, keys text or a list of characters");
+  if (n_keys > 1)
+    invalid("give the dictionary once: a keys file, keys text or a list of characters");
   const bool loose = o.det.given() || o.cls.given() || o.rec.given();
   if (o.bundle.given() && (o.model.given() || loose))
     invalid("a .eocr bundle holds its models and dictionary; give it alone");
@@ -169,7 +176,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   // One model of any kind: a bundle by its name or its zip signature.
   ModelSource bundle_src = o.bundle;
   ModelSource single = o.model;
-  if (single.given() && (ends_with(single.path, ".eocr") || (single.data && is_zip(single.data, single.size)))) {
+  if (single.given() &&
+      (ends_with(single.path, ".eocr") || (single.data && is_zip(single.data, single.size)))) {
     bundle_src = single;
     single = ModelSource{};
   }
@@ -199,7 +207,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     for (int i = 0; i < 3; ++i) {
       const loader::BundleModel* m = b->model(loader::role_name(roles[i]));
       if (!m) continue;
-      const std::string slash = base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+      const std::string slash =
+          base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
       out.names[i] = slash + ":" + m->role;
       // The member's bytes go to the runtime in place (from the mapped file).
       models[i] = Model::from_bytes(m->data, m->size, so, out.pool, out.names[i]);
@@ -219,10 +228,12 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       const ModelRole r = loader::role_of(*m);
       const std::string n = source_name(single, "given");
       if (r == ModelRole::kCls)
-        fail(StatusCode::kInvalidModel, n + " is a direction classifier; it needs det and rec models to be useful");
+        fail(StatusCode::kInvalidModel,
+             n + " is a direction classifier; it needs det and rec models to be useful");
       if (r == ModelRole::kUnknown)
-        fail(StatusCode::kInvalidModel, n + ": cannot tell whether this is a det, cls or rec model (no "
-                                            "edgeocr.role metadata, first output rank not 4/2/3)");
+        fail(StatusCode::kInvalidModel,
+             n + ": cannot tell whether this is a det, cls or rec model (no "
+                 "edgeocr.role metadata, first output rank not 4/2/3)");
       const int i = r == ModelRole::kDet ? 0 : 2;
       models[i] = std::move(m);
       out.names[i] = n;

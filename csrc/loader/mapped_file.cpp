@@ -20,7 +20,7 @@ MappedFile::MappedFile(const std::string& path) {
     fail(err == ENOENT ? StatusCode::kNotFound : StatusCode::kInvalidModel,
          path + ": cannot open: " + std::strerror(err));
   }
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0) {
     const int err = errno;
     ::close(fd);
@@ -43,8 +43,8 @@ MappedFile::MappedFile(const std::string& path) {
   const int err = errno;
   ::close(fd);  // the mapping keeps the file referenced
   if (p == MAP_FAILED)
-    fail(StatusCode::kInvalidModel, path + ": cannot map " + std::to_string(size_) +
-                                        " bytes: " + std::strerror(err));
+    fail(StatusCode::kInvalidModel,
+         path + ": cannot map " + std::to_string(size_) + " bytes: " + std::strerror(err));
   data_ = static_cast<const std::uint8_t*>(p);
 }
 

@@ -5,13 +5,15 @@ namespace loader {
 
 const ModelSetInfo* model_sets() {
   static const ModelSetInfo sets[] = {
-      // rapidocr-onnxruntime==1.4.4: ch_PP-OCRv4_det_infer.onnx, ch_ppocr_mobile_v2.0_cls_infer.onnx,
+      // rapidocr-onnxruntime==1.4.4: ch_PP-OCRv4_det_infer.onnx,
+      // ch_ppocr_mobile_v2.0_cls_infer.onnx,
       // ch_PP-OCRv4_rec_infer.onnx.
       {"ppocr-v4-mobile",
        {4745517, "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9"},
        {585532, "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c"},
        {10857958, "48fc40f24f6d2a207a2b1091d3437eb3cc3eb6b676dc3ef9c37384005483683b"},
-       // drop_score 0.65: e2e strict precision 0.9182 -> 0.9209 on the dev set, line accuracy unchanged.
+       // drop_score 0.65: e2e strict precision 0.9182 -> 0.9209 on the dev set, line accuracy
+       // unchanged.
        R"({"drop_score": 0.65})"},
       // rapidocr==3.10.0: PP-OCRv6_det_small.onnx, ch_ppocr_mobile_v2.0_cls_mobile.onnx,
       // PP-OCRv6_rec_small.onnx. edgeocr's defaults.

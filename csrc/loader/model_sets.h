@@ -11,7 +11,7 @@ namespace edgeocr {
 namespace loader {
 
 struct ModelFile {
-  std::uint64_t size;   // bytes, compared first so that only candidates are hashed
+  std::uint64_t size;  // bytes, compared first so that only candidates are hashed
   const char* sha256;  // lowercase hex
 };
 

@@ -3,9 +3,8 @@
 // stored, so an absurd value never reaches an allocation.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "edgeocr/pipeline.h"
 #include "edgeocr/status.h"
@@ -19,8 +18,8 @@ namespace loader {
 // with a message naming `where`.key, the value and the allowed range.
 // `unknown_code` is used for unknown keys (a manifest uses Unsupported: made
 // by a newer edgeocr).
-void apply_settings(PipelineConfig& config, const nlohmann::json& settings, const std::string& where,
-                    StatusCode code, StatusCode unknown_code);
+void apply_settings(PipelineConfig& config, const nlohmann::json& settings,
+                    const std::string& where, StatusCode code, StatusCode unknown_code);
 
 // Every setting of `config` as a JSON object (the manifest's "pipeline").
 nlohmann::json settings_to_json(const PipelineConfig& config);

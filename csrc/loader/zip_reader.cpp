@@ -16,7 +16,9 @@ constexpr std::size_t kEocdSize = 22;
 constexpr std::size_t kCentralSize = 46;
 constexpr std::size_t kLocalSize = 30;
 
-std::uint16_t u16(const std::uint8_t* p) { return std::uint16_t(p[0] | (p[1] << 8)); }
+std::uint16_t u16(const std::uint8_t* p) {
+  return std::uint16_t(p[0] | (p[1] << 8));
+}
 std::uint32_t u32(const std::uint8_t* p) {
   return std::uint32_t(p[0]) | (std::uint32_t(p[1]) << 8) | (std::uint32_t(p[2]) << 16) |
          (std::uint32_t(p[3]) << 24);
@@ -70,9 +72,11 @@ std::vector<ZipMember> read_zip_directory(const std::uint8_t* data, std::size_t 
   std::uint64_t pos = cd_offset;
   const std::uint64_t cd_end = std::uint64_t(cd_offset) + cd_size;
   for (std::size_t k = 0; k < n_total; ++k) {
-    if (pos + kCentralSize > cd_end) bad(name, "central directory entry " + std::to_string(k) + " is truncated");
+    if (pos + kCentralSize > cd_end)
+      bad(name, "central directory entry " + std::to_string(k) + " is truncated");
     const std::uint8_t* c = data + pos;
-    if (u32(c) != kCentralSig) bad(name, "central directory entry " + std::to_string(k) + " has a bad signature");
+    if (u32(c) != kCentralSig)
+      bad(name, "central directory entry " + std::to_string(k) + " has a bad signature");
     ZipMember m;
     m.flags = u16(c + 8);
     m.method = u16(c + 10);
@@ -80,7 +84,8 @@ std::vector<ZipMember> read_zip_directory(const std::uint8_t* data, std::size_t 
     const std::uint16_t nlen = u16(c + 28), xlen = u16(c + 30), clen = u16(c + 32);
     m.header_offset = u32(c + 42);
     const std::uint64_t next = pos + kCentralSize + nlen + xlen + clen;
-    if (next > cd_end) bad(name, "central directory entry " + std::to_string(k) + " runs past the directory");
+    if (next > cd_end)
+      bad(name, "central directory entry " + std::to_string(k) + " runs past the directory");
     m.name.assign(reinterpret_cast<const char*>(c + kCentralSize), nlen);
     pos = next;
     if (csize == 0xFFFFFFFFu || usize == 0xFFFFFFFFu || m.header_offset == 0xFFFFFFFFu)
@@ -98,7 +103,8 @@ std::vector<ZipMember> read_zip_directory(const std::uint8_t* data, std::size_t 
                     std::to_string(cd_offset) + " bytes)");
     const std::uint8_t* l = data + m.header_offset;
     if (u32(l) != kLocalSig)
-      bad(name, "member '" + m.name + "': no local header at offset " + std::to_string(m.header_offset));
+      bad(name,
+          "member '" + m.name + "': no local header at offset " + std::to_string(m.header_offset));
     const std::uint16_t lflags = u16(l + 6), lmethod = u16(l + 8);
     const std::uint16_t lnlen = u16(l + 26), lxlen = u16(l + 28);
     if (lmethod != m.method || (lflags & 0x1) != (m.flags & 0x1))
@@ -108,8 +114,9 @@ std::vector<ZipMember> read_zip_directory(const std::uint8_t* data, std::size_t 
       bad(name, "member '" + m.name + "' (" + std::to_string(m.size) + " bytes at offset " +
                     std::to_string(m.data_offset) + ") runs past the member area (" +
                     std::to_string(cd_offset) + " bytes): truncated or hostile archive");
-    if (lnlen != nlen || std::char_traits<char>::compare(reinterpret_cast<const char*>(l + kLocalSize),
-                                                         m.name.data(), nlen) != 0)
+    if (lnlen != nlen ||
+        std::char_traits<char>::compare(reinterpret_cast<const char*>(l + kLocalSize),
+                                        m.name.data(), nlen) != 0)
       bad(name, "member '" + m.name + "': local header names another file");
     if (!(lflags & 0x8) && (u32(l + 18) != csize || u32(l + 22) != usize))
       bad(name, "member '" + m.name + "': local header sizes disagree with the central directory");
@@ -119,8 +126,9 @@ std::vector<ZipMember> read_zip_directory(const std::uint8_t* data, std::size_t 
   std::vector<const ZipMember*> order;
   order.reserve(members.size());
   for (const auto& m : members) order.push_back(&m);
-  std::sort(order.begin(), order.end(),
-            [](const ZipMember* a, const ZipMember* b) { return a->header_offset < b->header_offset; });
+  std::sort(order.begin(), order.end(), [](const ZipMember* a, const ZipMember* b) {
+    return a->header_offset < b->header_offset;
+  });
   for (std::size_t i = 1; i < order.size(); ++i) {
     const ZipMember& prev = *order[i - 1];
     if (order[i]->header_offset < prev.data_offset + prev.size)

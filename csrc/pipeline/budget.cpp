@@ -51,9 +51,9 @@ void MemoryBudget::Reservation::release() {
 
 MemoryBudget::Reservation MemoryBudget::reserve(std::size_t bytes) {
   if (bytes > total_)
-    fail(StatusCode::kOutOfMemory, "memory budget of " + std::to_string(total_ >> 20) +
-                                       " MiB: this call needs " + std::to_string((bytes + (1 << 20) - 1) >> 20) +
-                                       " MiB even with its smallest plan");
+    fail(StatusCode::kOutOfMemory,
+         "memory budget of " + std::to_string(total_ >> 20) + " MiB: this call needs " +
+             std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB even with its smallest plan");
   std::unique_lock<std::mutex> lock(mu_);
   // Tickets keep the order of arrival, so a big call is not overtaken forever by small ones.
   const std::uint64_t ticket = next_ticket_++;
@@ -106,10 +106,14 @@ constexpr int kMinTile = 192;     // smallest tile side (a 64-pixel core inside 
 constexpr int kMinDetSide = 320;  // the det frame is not shrunk below this long side
 constexpr double kFloat = 4.0;
 
-int down32(double v) { return std::max(32, static_cast<int>(v / 32) * 32); }
+int down32(double v) {
+  return std::max(32, static_cast<int>(v / 32) * 32);
+}
 
 // Bytes of one run on `px` input pixels: the input tensor and the model's activations and outputs.
-double cls_run_bytes(const MemoryProfile& p, double px) { return px * (3 * kFloat + p.cls_bytes_per_pixel); }
+double cls_run_bytes(const MemoryProfile& p, double px) {
+  return px * (3 * kFloat + p.cls_bytes_per_pixel);
+}
 
 // Tile positions along one axis: tiles of `tile` (multiple of 32) starting at multiples of 32,
 // overlapping by >= 2 * margin; the cores split the overlaps in the middle.
@@ -126,7 +130,9 @@ void axis_tiles(int frame, int tile, int margin, std::vector<int>* pos, std::vec
   const int step = std::max(32, tile - 2 * margin);
   const int span = (frame - tile) / 32;  // positions of the last tile, in 32-pixel units
   const int n = 1 + (frame - tile + step - 1) / step;
-  for (int i = 0; i < n; ++i) pos->push_back(static_cast<int>((static_cast<long long>(span) * i + (n - 1) / 2) / (n - 1)) * 32);
+  for (int i = 0; i < n; ++i)
+    pos->push_back(static_cast<int>((static_cast<long long>(span) * i + (n - 1) / 2) / (n - 1)) *
+                   32);
   core->push_back(0);
   for (std::size_t i = 1; i < pos->size(); ++i) {
     const int prev_end = (*pos)[i - 1] + tile;
@@ -167,14 +173,16 @@ CallPlan plan_call(const PipelineConfig& c, const MemoryProfile& p, bool has_det
   CallPlan plan;
   plan.image_bytes = image_bytes;
   const double budget = static_cast<double>(budget_bytes);
-  const double fixed = static_cast<double>(image_bytes) + static_cast<double>(p.call_overhead_bytes);
+  const double fixed =
+      static_cast<double>(image_bytes) + static_cast<double>(p.call_overhead_bytes);
   const double avail = budget - fixed;
   auto refuse = [&](const std::string& what, double need) {
     fail(StatusCode::kOutOfMemory,
          "memory budget of " + std::to_string(budget_bytes >> 20) + " MiB is too small for a " +
              std::to_string(width) + "x" + std::to_string(height) + " image: " + what + " needs " +
              std::to_string(static_cast<long long>(std::ceil((fixed + need) / (1 << 20)))) +
-             " MiB even with its smallest plan (decoded pixels " + std::to_string(image_bytes >> 20) +
+             " MiB even with its smallest plan (decoded pixels " +
+             std::to_string(image_bytes >> 20) +
              " MiB); raise max_memory_mb or pass a smaller image");
   };
 
@@ -187,8 +195,9 @@ CallPlan plan_call(const PipelineConfig& c, const MemoryProfile& p, bool has_det
     if (one_line > avail) refuse("recognising one line", one_line);
     // What a call holds for rec (when it fits): a full batch at 640 columns, or one line at the
     // widest bucket. Batches that need more are split, then squeezed (rec_batch_within).
-    rec_need = std::min(avail, rec_px_bytes * H *
-                                   std::max(640.0 * c.rec_batch, static_cast<double>(c.rec_width_buckets.back())));
+    rec_need = std::min(
+        avail, rec_px_bytes * H *
+                   std::max(640.0 * c.rec_batch, static_cast<double>(c.rec_width_buckets.back())));
   }
   double cls_need = 0;
   if (has_cls && c.use_cls) {
@@ -222,9 +231,11 @@ CallPlan plan_call(const PipelineConfig& c, const MemoryProfile& p, bool has_det
         int best_tw = 0, best_th = 0;
         double best_total = 0;
         for (int nx = 1; nx <= w / 32; ++nx) {
-          const int tw = std::min(w, ((w + nx - 1) / nx + (nx > 1 ? 2 * kTileMargin : 0) + 31) / 32 * 32);
+          const int tw =
+              std::min(w, ((w + nx - 1) / nx + (nx > 1 ? 2 * kTileMargin : 0) + 31) / 32 * 32);
           for (int ny = 1; ny <= h / 32; ++ny) {
-            const int th = std::min(h, ((h + ny - 1) / ny + (ny > 1 ? 2 * kTileMargin : 0) + 31) / 32 * 32);
+            const int th =
+                std::min(h, ((h + ny - 1) / ny + (ny > 1 ? 2 * kTileMargin : 0) + 31) / 32 * 32);
             if (static_cast<double>(tw) * th > tile_px) continue;
             if (tw < std::min(w, kMinTile) || th < std::min(h, kMinTile)) break;
             const auto tiles = det_tiles(w, h, tw, th, kTileMargin);
@@ -281,10 +292,10 @@ void Pipeline::set_memory_budget(std::shared_ptr<MemoryBudget> budget, MemoryPro
 CallPlan Pipeline::plan(int width, int height, std::size_t image_bytes) const {
   if (!budget_) fail(StatusCode::kInvalidArgument, "this pipeline has no memory budget");
   if (width <= 0 || height <= 0)
-    fail(StatusCode::kInvalidArgument, "image size must be positive, got " + std::to_string(width) + "x" +
-                                           std::to_string(height));
-  return plan_call(config_, profile_, det_ != nullptr, cls_ != nullptr, rec_ != nullptr, width, height,
-                   image_bytes, budget_->total());
+    fail(StatusCode::kInvalidArgument, "image size must be positive, got " + std::to_string(width) +
+                                           "x" + std::to_string(height));
+  return plan_call(config_, profile_, det_ != nullptr, cls_ != nullptr, rec_ != nullptr, width,
+                   height, image_bytes, budget_->total());
 }
 
 Pipeline::BudgetedCall Pipeline::admit(int width, int height, std::size_t image_bytes) const {
@@ -310,9 +321,10 @@ void run_det_tiles(const Model& det, MemoryPool& pool, const ImageView& image, c
     buf.reset();
     const DetMap m = checked_det_output(det, out, 1);
     if (m.height != t.h || m.width != t.w)
-      fail(StatusCode::kInvalidModel, det.name() + ": a det run in tiles needs a map of the input's size (" +
-                                          std::to_string(t.h) + "x" + std::to_string(t.w) + "), got " +
-                                          shape_str(out[0].shape));
+      fail(StatusCode::kInvalidModel, det.name() +
+                                          ": a det run in tiles needs a map of the input's size (" +
+                                          std::to_string(t.h) + "x" + std::to_string(t.w) +
+                                          "), got " + shape_str(out[0].shape));
     const float* src = m.data;
     for (int y = t.cy0; y < t.cy1; ++y)
       std::memcpy(map + static_cast<std::size_t>(y) * fw + t.cx0,

@@ -88,10 +88,10 @@ struct DetTile {
 
 // How one call runs within its share of the budget.
 struct CallPlan {
-  int det_w = 0, det_h = 0;     // the det frame (the model input size when not tiled)
-  bool det_scaled = false;      // smaller than the config's det size (budget too small to tile)
-  std::vector<DetTile> tiles;   // empty: one det run on the whole frame
-  int cls_batch = 0;            // at most the config's
+  int det_w = 0, det_h = 0;        // the det frame (the model input size when not tiled)
+  bool det_scaled = false;         // smaller than the config's det size (budget too small to tile)
+  std::vector<DetTile> tiles;      // empty: one det run on the whole frame
+  int cls_batch = 0;               // at most the config's
   std::size_t rec_max_pixels = 0;  // n * height * width of one rec batch at most
   int rec_max_width = 0;           // widest rec input; wider lines are squeezed
   std::size_t image_bytes = 0;     // decoded pixels counted in this call

@@ -25,6 +25,7 @@ int checked_cls_output(const Model& m, const std::vector<Tensor>& out, std::int6
 
 // rec probabilities: output 0 of shape [n, T > 0, C] with C = the
 // dictionary's class count (blank + characters [+ space]); returns T.
-int checked_rec_output(const Model& m, const std::vector<Tensor>& out, std::int64_t n, std::size_t classes);
+int checked_rec_output(const Model& m, const std::vector<Tensor>& out, std::int64_t n,
+                       std::size_t classes);
 
 }  // namespace edgeocr

@@ -6,14 +6,13 @@
 #include <limits>
 #include <numeric>
 
-#include "edgeocr/settings.h"
-
 #include "common/checked.h"
+#include "edgeocr/settings.h"
 #include "edgeocr/status.h"
 #include "pipeline/model_checks.h"
-#include "runtime/malloc_tuning.h"
 #include "postprocess/ctc.h"
 #include "postprocess/order.h"
+#include "runtime/malloc_tuning.h"
 
 namespace edgeocr {
 namespace {
@@ -31,7 +30,9 @@ Quad turned(const Quad& q, int quarter_turns) {
   return r;
 }
 
-float edge(const Point2f& a, const Point2f& b) { return std::hypot(a.x - b.x, a.y - b.y); }
+float edge(const Point2f& a, const Point2f& b) {
+  return std::hypot(a.x - b.x, a.y - b.y);
+}
 
 // ceil(h * ratio) clamped to [1, cap] in floating point (the product of a
 // model's input height and a long line's ratio may not fit in an int).
@@ -82,7 +83,7 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
   // A size the model fixes, saturated so that the range check sees a huge dim as huge.
   auto fix = [&](int& field, std::int64_t dim, const Model& m) {
     const int v = dim > std::numeric_limits<int>::max() ? std::numeric_limits<int>::max()
-                                                         : static_cast<int>(dim);
+                                                        : static_cast<int>(dim);
     if (v == field) return;
     field = v;
     if (model_fixed_names.find(m.name()) == std::string::npos)
@@ -93,13 +94,14 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
     if (!m) return;
     if (m->inputs().size() != 1 || m->inputs()[0].shape.size() != 4 ||
         m->inputs()[0].dtype != DType::kFloat32)
-      fail(StatusCode::kInvalidModel, m->name() + ": a " + role +
-                                          " model must take one float32 NCHW input, got " +
-                                          std::to_string(m->inputs().size()) + " input(s) of shape " +
-                                          (m->inputs().empty() ? "?" : shape_str(m->inputs()[0].shape)));
+      fail(StatusCode::kInvalidModel,
+           m->name() + ": a " + role + " model must take one float32 NCHW input, got " +
+               std::to_string(m->inputs().size()) + " input(s) of shape " +
+               (m->inputs().empty() ? "?" : shape_str(m->inputs()[0].shape)));
     if (m->outputs().empty() || m->outputs()[0].shape.size() != out_rank ||
         m->outputs()[0].dtype != DType::kFloat32)
-      fail(StatusCode::kInvalidModel, m->name() + ": a " + role + " model must give a float32 output of rank " +
+      fail(StatusCode::kInvalidModel, m->name() + ": a " + role +
+                                          " model must give a float32 output of rank " +
                                           std::to_string(out_rank));
   };
   check_io(det_, "det", 4);
@@ -109,8 +111,9 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
     const auto& out = rec_->outputs()[0].shape;
     if (out[2] > 0 && static_cast<std::size_t>(out[2]) != charset_.size())
       fail(StatusCode::kInvalidModel,
-           rec_->name() + ": the rec model has " + std::to_string(out[2]) + " classes but the dictionary gives " +
-               std::to_string(charset_.size()) + " (blank + characters [+ space]); wrong keys file?");
+           rec_->name() + ": the rec model has " + std::to_string(out[2]) +
+               " classes but the dictionary gives " + std::to_string(charset_.size()) +
+               " (blank + characters [+ space]); wrong keys file?");
     // A model with a fixed input width (e.g. converted at 1x3x48x320) gets one bucket.
     const auto& in = rec_->inputs()[0].shape;
     if (in[2] > 0) fix(config_.rec_height, in[2], *rec_);
@@ -129,7 +132,9 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
   }
   if (det_) {
     const auto& in = det_->inputs()[0].shape;
-    if (in[0] > 1) fail(StatusCode::kInvalidModel, det_->name() + ": det models with a fixed batch > 1 are not supported");
+    if (in[0] > 1)
+      fail(StatusCode::kInvalidModel,
+           det_->name() + ": det models with a fixed batch > 1 are not supported");
   }
   std::sort(config_.rec_width_buckets.begin(), config_.rec_width_buckets.end());
   // The settings with the sizes the models fix: a model's huge fixed input is
@@ -139,8 +144,8 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
     validate_config(config_, pool_->stats().cap_bytes, rec_classes);
   } catch (const Error& e) {
     if (!model_fixed) throw;
-    fail(StatusCode::kInvalidModel,
-         std::string("with the input sizes the models fix (") + model_fixed_names + "): " + e.what());
+    fail(StatusCode::kInvalidModel, std::string("with the input sizes the models fix (") +
+                                        model_fixed_names + "): " + e.what());
   }
 }
 
@@ -150,7 +155,8 @@ int Pipeline::rec_bucket(int width) const {
   return config_.rec_width_buckets.back();
 }
 
-std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result, const CallPlan* plan) const {
+std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result,
+                                     const CallPlan* plan) const {
   int w = 0, h = 0;
   det_target_size(image.width, image.height, config_.det_resize, &w, &h);
   if (plan) {
@@ -164,8 +170,8 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result, 
   DetMap map{nullptr, 0, 0};
   if (plan && !plan->tiles.empty()) {
     stitched = pool_->acquire(checked_product({sizeof(float), w, h}, "det map"));
-    run_det_tiles(*det_, *pool_, image, *plan, config_.det_norm, static_cast<float*>(stitched.data()),
-                  &result->timings.det_model);
+    run_det_tiles(*det_, *pool_, image, *plan, config_.det_norm,
+                  static_cast<float*>(stitched.data()), &result->timings.det_model);
     map = DetMap{static_cast<const float*>(stitched.data()), w, h};
   } else {
     TensorView in;
@@ -190,8 +196,8 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result, 
     }
   }
   if (!ws) ws = std::make_unique<DbWorkspace>();
-  std::vector<DetBox> boxes =
-      db_postprocess(map.data, map.width, map.height, image.width, image.height, config_.db, ws.get());
+  std::vector<DetBox> boxes = db_postprocess(map.data, map.width, map.height, image.width,
+                                             image.height, config_.db, ws.get());
   {
     std::lock_guard<std::mutex> lock(ws_mu_);
     if (workspaces_.size() < 16) workspaces_.push_back(std::move(ws));
@@ -199,14 +205,16 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result, 
   return boxes;
 }
 
-void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
-                        OcrTimings* t, const CallPlan* plan) const {
+void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops,
+                        std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const {
   const int H = config_.cls_height, W = config_.cls_width;
-  const int B = plan && plan->cls_batch > 0 ? std::min(plan->cls_batch, config_.cls_batch) : config_.cls_batch;
+  const int B = plan && plan->cls_batch > 0 ? std::min(plan->cls_batch, config_.cls_batch)
+                                            : config_.cls_batch;
   const std::size_t plane = checked_product({3, H, W}, "cls input");
   for (std::size_t start = 0; start < crops.size(); start += B) {
     const int n = static_cast<int>(std::min<std::size_t>(B, crops.size() - start));
-    PoolBlock buf = pool_->acquire(checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "cls input"));
+    PoolBlock buf = pool_->acquire(
+        checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "cls input"));
     float* dst = static_cast<float*>(buf.data());
     for (int i = 0; i < n; ++i) {
       const Crop& c = crops[start + i];
@@ -233,7 +241,8 @@ void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops, std::v
 }
 
 void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                               std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const {
+                               std::vector<OcrLine>& lines, OcrTimings* t,
+                               const CallPlan* plan) const {
   // Sort by aspect ratio so each batch holds crops of similar width (little padding).
   std::vector<int> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
@@ -247,7 +256,8 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
       // Widest crop of the batch decides the bucket (PaddleOCR: max ratio, at least 320/48).
       group_end = start + std::min<std::size_t>(B, order.size() - start);
       float max_ratio = 0.f;
-      for (std::size_t i = start; i < group_end; ++i) max_ratio = std::max(max_ratio, crops[order[i]].ratio);
+      for (std::size_t i = start; i < group_end; ++i)
+        max_ratio = std::max(max_ratio, crops[order[i]].ratio);
       group_w = rec_bucket(scaled_width(H, max_ratio, std::numeric_limits<int>::max()));
     }
     int n = static_cast<int>(group_end - start);
@@ -256,7 +266,8 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
     // what the recogniser reads, so the parts read as the whole batch would).
     if (plan) rec_batch_within(*plan, H, &n, &W);
     const std::size_t plane = checked_product({3, H, W}, "rec input");
-    PoolBlock buf = pool_->acquire(checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "rec input"));
+    PoolBlock buf = pool_->acquire(
+        checked_product({sizeof(float), static_cast<std::int64_t>(plane), n}, "rec input"));
     float* dst = static_cast<float*>(buf.data());
     for (int i = 0; i < n; ++i) {
       const Crop& c = crops[order[start + i]];
@@ -286,7 +297,8 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
 // it proposes is kept only if the recogniser reads the turned crop with more
 // confidence than the crop as detected.
 void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& crops,
-                            std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const {
+                            std::vector<OcrLine>& lines, OcrTimings* t,
+                            const CallPlan* plan) const {
   std::vector<Crop> unflipped;
   for (const Crop& c : crops)
     if (lines[c.index].flipped) unflipped.push_back(Crop{turned(c.quad, 2), c.index, c.ratio});
@@ -340,7 +352,8 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
   if (config_.det_stretch_below > 0 || config_.rec_stretch_below > 0)
     luminance_range(page, kLevelShare, kLevelShare, &lo, &hi);
   const ImageView image = stretched(page, lo, hi, config_.rec_stretch_below);  // cls and rec
-  std::vector<DetBox> boxes = detect(stretched(page, lo, hi, config_.det_stretch_below), &result, plan);
+  std::vector<DetBox> boxes =
+      detect(stretched(page, lo, hi, config_.det_stretch_below), &result, plan);
   result.timings.det = since(t0);
 
   std::vector<OcrLine> lines(boxes.size());
@@ -397,7 +410,8 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
       continue;
     }
     Quad q = turned(l.box, 2);
-    for (auto& pt : q.p) pt = {static_cast<float>(image.width) - pt.x, static_cast<float>(image.height) - pt.y};
+    for (auto& pt : q.p)
+      pt = {static_cast<float>(image.width) - pt.x, static_cast<float>(image.height) - pt.y};
     quads.push_back(q);
   }
   for (int idx : reading_order(quads)) result.lines.push_back(std::move(kept[idx]));

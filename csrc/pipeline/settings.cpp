@@ -60,9 +60,15 @@ struct Range {
   double lo, hi;
   bool lo_open, hi_open;
 };
-constexpr Range closed(double lo, double hi) { return {lo, hi, false, false}; }
-constexpr Range open(double lo, double hi) { return {lo, hi, true, true}; }
-constexpr Range open_closed(double lo, double hi) { return {lo, hi, true, false}; }
+constexpr Range closed(double lo, double hi) {
+  return {lo, hi, false, false};
+}
+constexpr Range open(double lo, double hi) {
+  return {lo, hi, true, true};
+}
+constexpr Range open_closed(double lo, double hi) {
+  return {lo, hi, true, false};
+}
 
 void apply_range(SettingInfo& s, Range r) {
   s.min = r.lo;
@@ -95,8 +101,8 @@ SettingInfo float3_setting(const char* name, F field, Range r, const char* doc) 
   s.min_len = s.max_len = 3;
   s.get = [field](const PipelineConfig& c) {
     const float* v = field(const_cast<PipelineConfig&>(c));
-    return SettingValue::of_list({SettingValue::of_float(v[0]), SettingValue::of_float(v[1]),
-                                  SettingValue::of_float(v[2])});
+    return SettingValue::of_list(
+        {SettingValue::of_float(v[0]), SettingValue::of_float(v[1]), SettingValue::of_float(v[2])});
   };
   s.set = [field](PipelineConfig& c, const SettingValue& v) {
     float* dst = field(c);
@@ -168,8 +174,9 @@ std::vector<SettingInfo> build_table() {
                           kMaxDetSide,
                           "cap on the det input's long side after scaling (sides are then "
                           "rounded to multiples of 32)"));
-  t.push_back(float3_setting("det_mean", EDGEOCR_FIELD(det_norm.mean), closed(-10, 10),
-                             "det input normalisation: (pixel/255 - mean) / std, per channel (B, G, R)"));
+  t.push_back(
+      float3_setting("det_mean", EDGEOCR_FIELD(det_norm.mean), closed(-10, 10),
+                     "det input normalisation: (pixel/255 - mean) / std, per channel (B, G, R)"));
   t.push_back(float3_setting("det_std", EDGEOCR_FIELD(det_norm.std), open_closed(0, 10),
                              "det input normalisation divisor per channel"));
   // DB post-processing.
@@ -191,8 +198,9 @@ std::vector<SettingInfo> build_table() {
   t.push_back(float_setting("det_min_size", EDGEOCR_FIELD(db.min_size), closed(0, 1000),
                             "boxes whose short side (map pixels) is below are dropped"));
   // Direction classification.
-  t.push_back(bool_setting("use_cls", EDGEOCR_FIELD(use_cls),
-                           "run the direction classifier (0 / 180 degrees) when there is a cls model"));
+  t.push_back(
+      bool_setting("use_cls", EDGEOCR_FIELD(use_cls),
+                   "run the direction classifier (0 / 180 degrees) when there is a cls model"));
   t.push_back(int_setting("cls_height", EDGEOCR_FIELD(cls_height), 8, kMaxLineHeight,
                           "cls input height (a model with a fixed input size sets its own)"));
   t.push_back(int_setting("cls_width", EDGEOCR_FIELD(cls_width), 8, kMaxRecWidth,
@@ -201,8 +209,9 @@ std::vector<SettingInfo> build_table() {
                           "crops per cls batch (batches are padded to this size)"));
   t.push_back(float_setting("cls_thresh", EDGEOCR_FIELD(cls_thresh), closed(0, 1),
                             "minimum classifier confidence to turn a line 180 degrees"));
-  t.push_back(bool_setting("cls_verify", EDGEOCR_FIELD(cls_verify),
-                           "keep a flip only if the recogniser is more confident on the turned crop"));
+  t.push_back(
+      bool_setting("cls_verify", EDGEOCR_FIELD(cls_verify),
+                   "keep a flip only if the recogniser is more confident on the turned crop"));
   t.push_back(float3_setting("cls_mean", EDGEOCR_FIELD(cls_norm.mean), closed(-10, 10),
                              "cls input normalisation mean per channel"));
   t.push_back(float3_setting("cls_std", EDGEOCR_FIELD(cls_norm.std), open_closed(0, 10),
@@ -223,9 +232,10 @@ std::vector<SettingInfo> build_table() {
                             "crops with height / width at or above are turned 90 degrees"));
   t.push_back(float_setting("drop_score", EDGEOCR_FIELD(drop_score), closed(0, 1),
                             "lines recognised with a lower score are dropped"));
-  t.push_back(int_setting("det_stretch_below", EDGEOCR_FIELD(det_stretch_below), 0, 256,
-                          "det reads the page's levels stretched to 0..255 when its luminance range "
-                          "(0.5th to 99.5th percentile) spans fewer grey levels than this (0: never)"));
+  t.push_back(
+      int_setting("det_stretch_below", EDGEOCR_FIELD(det_stretch_below), 0, 256,
+                  "det reads the page's levels stretched to 0..255 when its luminance range "
+                  "(0.5th to 99.5th percentile) spans fewer grey levels than this (0: never)"));
   t.push_back(int_setting("rec_stretch_below", EDGEOCR_FIELD(rec_stretch_below), 0, 256,
                           "the same for cls and rec"));
   return t;
@@ -233,15 +243,22 @@ std::vector<SettingInfo> build_table() {
 
 #undef EDGEOCR_FIELD
 
-[[noreturn]] void invalid(const std::string& m) { fail(StatusCode::kInvalidArgument, m); }
+[[noreturn]] void invalid(const std::string& m) {
+  fail(StatusCode::kInvalidArgument, m);
+}
 
 const char* kind_name(SettingValue::Kind k) {
   switch (k) {
-    case SettingValue::Kind::kBool: return "a bool";
-    case SettingValue::Kind::kInt: return "an integer";
-    case SettingValue::Kind::kFloat: return "a float";
-    case SettingValue::Kind::kString: return "a string";
-    case SettingValue::Kind::kList: return "a list";
+    case SettingValue::Kind::kBool:
+      return "a bool";
+    case SettingValue::Kind::kInt:
+      return "an integer";
+    case SettingValue::Kind::kFloat:
+      return "a float";
+    case SettingValue::Kind::kString:
+      return "a string";
+    case SettingValue::Kind::kList:
+      return "a list";
   }
   return "?";
 }
@@ -266,7 +283,8 @@ double c_locale_double(const std::string& s) {
 
 std::string num(double v) {
   // Integers without a fraction, others in the shortest form that reads back.
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return c_locale_text(v, 0, true);
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    return c_locale_text(v, 0, true);
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
   std::string t;
   for (int p = 6; p <= 17; ++p) {
@@ -317,9 +335,12 @@ SettingValue check_number(const SettingInfo& s, const SettingValue& v, bool want
     return SettingValue::of_int(v.i);
   }
   double f;
-  if (v.kind == SettingValue::Kind::kInt) f = static_cast<double>(v.i);
-  else if (v.kind == SettingValue::Kind::kFloat) f = v.f;
-  else bad_value(s, whole);
+  if (v.kind == SettingValue::Kind::kInt)
+    f = static_cast<double>(v.i);
+  else if (v.kind == SettingValue::Kind::kFloat)
+    f = v.f;
+  else
+    bad_value(s, whole);
   // Checked as the float the field will hold, so that a value that rounds
   // past the bound (or to infinity) is refused too.
   const double as_float = static_cast<double>(static_cast<float>(f));
@@ -370,12 +391,18 @@ SettingValue parse_number(const std::string& text, bool* ok) {
 
 const char* setting_type_name(SettingType type) noexcept {
   switch (type) {
-    case SettingType::kBool: return "bool";
-    case SettingType::kInt: return "int";
-    case SettingType::kFloat: return "float";
-    case SettingType::kEnum: return "enum";
-    case SettingType::kFloat3: return "float3";
-    case SettingType::kIntList: return "int_list";
+    case SettingType::kBool:
+      return "bool";
+    case SettingType::kInt:
+      return "int";
+    case SettingType::kFloat:
+      return "float";
+    case SettingType::kEnum:
+      return "enum";
+    case SettingType::kFloat3:
+      return "float3";
+    case SettingType::kIntList:
+      return "int_list";
   }
   return "?";
 }
@@ -413,9 +440,12 @@ SettingValue SettingValue::of_list(std::vector<SettingValue> v) {
 
 std::string to_display(const SettingValue& v) {
   switch (v.kind) {
-    case SettingValue::Kind::kBool: return v.b ? "true" : "false";
-    case SettingValue::Kind::kInt: return std::to_string(v.i);
-    case SettingValue::Kind::kFloat: return num(v.f);
+    case SettingValue::Kind::kBool:
+      return v.b ? "true" : "false";
+    case SettingValue::Kind::kInt:
+      return std::to_string(v.i);
+    case SettingValue::Kind::kFloat:
+      return num(v.f);
     case SettingValue::Kind::kString: {
       std::string s = v.s.size() > 60 ? v.s.substr(0, 60) + "..." : v.s;
       return "'" + s + "'";
@@ -433,16 +463,20 @@ std::string to_display(const SettingValue& v) {
 
 std::string SettingInfo::allowed() const {
   switch (type) {
-    case SettingType::kBool: return "true or false";
-    case SettingType::kInt: return "an integer in " + range_text(*this);
-    case SettingType::kFloat: return "a number in " + range_text(*this);
+    case SettingType::kBool:
+      return "true or false";
+    case SettingType::kInt:
+      return "an integer in " + range_text(*this);
+    case SettingType::kFloat:
+      return "a number in " + range_text(*this);
     case SettingType::kEnum: {
       std::string out;
       for (std::size_t i = 0; i < choices.size(); ++i)
         out += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("'" + choices[i] + "'");
       return out;
     }
-    case SettingType::kFloat3: return "3 numbers, each in " + range_text(*this);
+    case SettingType::kFloat3:
+      return "3 numbers, each in " + range_text(*this);
     case SettingType::kIntList:
       return std::to_string(min_len) + " to " + std::to_string(max_len) + " integers, each in " +
              range_text(*this);
@@ -494,7 +528,8 @@ SettingValue check_setting(const SettingInfo& s, const SettingValue& v) {
         bad_value(s, v);
       std::vector<SettingValue> out;
       out.reserve(v.list.size());
-      for (const auto& x : v.list) out.push_back(check_number(s, x, s.type == SettingType::kIntList, v));
+      for (const auto& x : v.list)
+        out.push_back(check_number(s, x, s.type == SettingType::kIntList, v));
       return SettingValue::of_list(std::move(out));
     }
   }
@@ -539,8 +574,8 @@ SettingValue parse_setting(const SettingInfo& s, const std::string& text) {
       std::size_t start = 0;
       while (!trim(body).empty()) {
         const std::size_t comma = body.find(',', start);
-        const std::string item = body.substr(start, comma == std::string::npos ? std::string::npos
-                                                                                : comma - start);
+        const std::string item =
+            body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         bool ok = false;
         SettingValue v = parse_number(item, &ok);
         if (!ok) bad_value(s, SettingValue::of_string(text));
@@ -567,10 +602,14 @@ SettingValue get_setting(const PipelineConfig& config, const std::string& name) 
 
 std::string format_setting(const SettingInfo& s, const SettingValue& v) {
   switch (s.type) {
-    case SettingType::kBool: return v.b ? "true" : "false";
-    case SettingType::kInt: return std::to_string(v.i);
-    case SettingType::kFloat: return float_text(static_cast<float>(v.f));
-    case SettingType::kEnum: return v.s;
+    case SettingType::kBool:
+      return v.b ? "true" : "false";
+    case SettingType::kInt:
+      return std::to_string(v.i);
+    case SettingType::kFloat:
+      return float_text(static_cast<float>(v.f));
+    case SettingType::kEnum:
+      return v.s;
     case SettingType::kFloat3:
     case SettingType::kIntList: {
       std::string out;
@@ -594,7 +633,9 @@ std::string setting_to_string(const PipelineConfig& config, const std::string& n
 
 namespace {
 
-std::uint64_t round_up32(std::uint64_t v) { return (v + 31) / 32 * 32; }
+std::uint64_t round_up32(std::uint64_t v) {
+  return (v + 31) / 32 * 32;
+}
 
 // What ONNX Runtime itself holds per det input pixel while the det model runs
 // (activations, on top of edgeocr's 16 bytes of input and map): peak RSS grew
@@ -620,8 +661,8 @@ SettingsMemory settings_memory(const PipelineConfig& c, std::int64_t rec_classes
                                                       : r.max_side_len)));
   m.det = side * side * ((3 + 1) * sizeof(float) + kDetRuntimeBytesPerPixel);
   m.det_side = static_cast<int>(side);
-  m.cls = static_cast<std::uint64_t>(c.cls_batch) * (3 * static_cast<std::uint64_t>(c.cls_height) * c.cls_width + 2) *
-          sizeof(float);
+  m.cls = static_cast<std::uint64_t>(c.cls_batch) *
+          (3 * static_cast<std::uint64_t>(c.cls_height) * c.cls_width + 2) * sizeof(float);
   int widest = 0, narrowest = 0;
   if (!c.rec_width_buckets.empty()) {
     widest = *std::max_element(c.rec_width_buckets.begin(), c.rec_width_buckets.end());
@@ -631,21 +672,24 @@ SettingsMemory settings_memory(const PipelineConfig& c, std::int64_t rec_classes
     const std::uint64_t w = static_cast<std::uint64_t>(std::max(width, 0));
     const std::uint64_t classes = rec_classes > 0 ? static_cast<std::uint64_t>(rec_classes) : 0;
     return static_cast<std::uint64_t>(c.rec_batch) *
-           (3 * static_cast<std::uint64_t>(c.rec_height) * w + (w + 7) / 8 * classes) * sizeof(float);
+           (3 * static_cast<std::uint64_t>(c.rec_height) * w + (w + 7) / 8 * classes) *
+           sizeof(float);
   };
   m.rec = rec_at(widest);
   m.rec_min = rec_at(narrowest);
   return m;
 }
 
-void validate_config(const PipelineConfig& config, std::uint64_t cap_bytes, std::int64_t rec_classes) {
+void validate_config(const PipelineConfig& config, std::uint64_t cap_bytes,
+                     std::int64_t rec_classes) {
   for (const SettingInfo& s : settings_table()) check_setting(s, s.get(config));
   const SettingsMemory m = settings_memory(config, rec_classes);
   const std::uint64_t worst_cap = std::max(cap_bytes, kDefaultSettingsMemoryCap);
   const char* worst_why = cap_bytes > kDefaultSettingsMemoryCap
                               ? "max_memory_mb"
                               : "the settings' memory limit (raise it with max_memory_mb)";
-  auto refuse = [&](const std::string& what, std::uint64_t need, std::uint64_t cap, const char* why) {
+  auto refuse = [&](const std::string& what, std::uint64_t need, std::uint64_t cap,
+                    const char* why) {
     invalid(what + " need " + mib(need) + " of tensors per call, more than " + mib(cap) + " (" +
             why + ")");
   };

@@ -55,14 +55,20 @@ int argmax(const float* row, int C, float* best_p) {
 
 }  // namespace
 
-CtcResult ctc_greedy_decode(const float* probs, int T, int C, const std::vector<std::string>& charset) {
-  if (T < 0) fail(StatusCode::kInvalidArgument, "ctc_greedy_decode: T must be >= 0, got " + std::to_string(T));
-  if (C < 1) fail(StatusCode::kInvalidArgument, "ctc_greedy_decode: C must be >= 1, got " + std::to_string(C));
+CtcResult ctc_greedy_decode(const float* probs, int T, int C,
+                            const std::vector<std::string>& charset) {
+  if (T < 0)
+    fail(StatusCode::kInvalidArgument,
+         "ctc_greedy_decode: T must be >= 0, got " + std::to_string(T));
+  if (C < 1)
+    fail(StatusCode::kInvalidArgument,
+         "ctc_greedy_decode: C must be >= 1, got " + std::to_string(C));
   if (static_cast<size_t>(C) != charset.size())
-    fail(StatusCode::kInvalidArgument, "ctc_greedy_decode: C=" + std::to_string(C) +
-                                           " classes but the charset has " + std::to_string(charset.size()) +
-                                           " entries (blank included)");
-  if (probs == nullptr && T > 0) fail(StatusCode::kInvalidArgument, "ctc_greedy_decode: probs is null");
+    fail(StatusCode::kInvalidArgument,
+         "ctc_greedy_decode: C=" + std::to_string(C) + " classes but the charset has " +
+             std::to_string(charset.size()) + " entries (blank included)");
+  if (probs == nullptr && T > 0)
+    fail(StatusCode::kInvalidArgument, "ctc_greedy_decode: probs is null");
 
   CtcResult res;
   double conf_sum = 0.0;

@@ -7,7 +7,7 @@
 namespace edgeocr {
 
 struct CtcResult {
-  std::string text;  // UTF-8
+  std::string text;   // UTF-8
   float score = 0.f;  // mean of the max probability of each emitted character; 0 when empty
 };
 
@@ -17,6 +17,7 @@ struct CtcResult {
 // merge repeats, drop blanks; as PaddleOCR's CTCLabelDecode. T == 0 gives an
 // empty result. Throws Error(kInvalidArgument) if C != charset.size(), T < 0,
 // C < 1, or probs is null with T > 0.
-CtcResult ctc_greedy_decode(const float* probs, int T, int C, const std::vector<std::string>& charset);
+CtcResult ctc_greedy_decode(const float* probs, int T, int C,
+                            const std::vector<std::string>& charset);
 
 }  // namespace edgeocr

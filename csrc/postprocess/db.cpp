@@ -49,8 +49,10 @@ inline int find_root(std::vector<int>& parent, int i) {
 inline void unite(std::vector<int>& parent, int a, int b) {
   a = find_root(parent, a);
   b = find_root(parent, b);
-  if (a < b) parent[b] = a;
-  else if (b < a) parent[a] = b;
+  if (a < b)
+    parent[b] = a;
+  else if (b < a)
+    parent[a] = b;
 }
 
 // Labels the 8-connected components of the (optionally dilated) bitmap
@@ -170,7 +172,8 @@ float box_score_fast(const float* prob, int w, int h, const Vec2d c[4]) {
   }
   double sum = 0.0;
   long count = 0;
-  const int y_begin = std::max(ymin, static_cast<int>(vy0)), y_end = std::min(ymax, static_cast<int>(vy1));
+  const int y_begin = std::max(ymin, static_cast<int>(vy0)),
+            y_end = std::min(ymax, static_cast<int>(vy1));
   for (int y = y_begin; y <= y_end; ++y) {
     const double ya = std::max(y - 0.5, vy0), yb = std::min(y + 0.5, vy1);
     double xl = std::numeric_limits<double>::infinity(), xr = -xl;
@@ -220,7 +223,9 @@ void region_extremes(const DbRun* r, const DbRun* end, std::vector<Vec2d>* pts) 
 }
 
 void check_args(const float* prob, int map_w, int map_h, int src_w, int src_h, const DbParams& p) {
-  auto bad = [](const std::string& what) { fail(StatusCode::kInvalidArgument, "db_postprocess: " + what); };
+  auto bad = [](const std::string& what) {
+    fail(StatusCode::kInvalidArgument, "db_postprocess: " + what);
+  };
   if (prob == nullptr) bad("prob is null");
   if (map_w <= 0 || map_h <= 0)
     bad("map size must be positive, got " + std::to_string(map_w) + "x" + std::to_string(map_h));
@@ -232,9 +237,11 @@ void check_args(const float* prob, int map_w, int map_h, int src_w, int src_h, c
   if (!std::isfinite(p.box_thresh)) bad("box_thresh must be finite");
   if (!std::isfinite(p.unclip_ratio) || p.unclip_ratio < 0)
     bad("unclip_ratio must be finite and >= 0, got " + std::to_string(p.unclip_ratio));
-  if (p.max_candidates < 0) bad("max_candidates must be >= 0, got " + std::to_string(p.max_candidates));
+  if (p.max_candidates < 0)
+    bad("max_candidates must be >= 0, got " + std::to_string(p.max_candidates));
   if (!std::isfinite(p.min_size)) bad("min_size must be finite");
-  if (p.score_mode != DbScoreMode::kFast && p.score_mode != DbScoreMode::kSlow) bad("unknown score_mode");
+  if (p.score_mode != DbScoreMode::kFast && p.score_mode != DbScoreMode::kSlow)
+    bad("unknown score_mode");
 }
 
 }  // namespace
@@ -287,8 +294,10 @@ std::vector<DetBox> db_postprocess(const float* prob, int map_w, int map_h, int 
     DetBox box{order_box_points(corners), score};  // ordered in map coordinates, as PaddleOCR
     for (Point2f& p : box.quad.p) {
       // x / map_w * src_w, rounded half-to-even like np.round.
-      p.x = static_cast<float>(std::clamp(std::nearbyint(static_cast<double>(p.x) / map_w * src_w), 0.0, max_x));
-      p.y = static_cast<float>(std::clamp(std::nearbyint(static_cast<double>(p.y) / map_h * src_h), 0.0, max_y));
+      p.x = static_cast<float>(
+          std::clamp(std::nearbyint(static_cast<double>(p.x) / map_w * src_w), 0.0, max_x));
+      p.y = static_cast<float>(
+          std::clamp(std::nearbyint(static_cast<double>(p.y) / map_h * src_h), 0.0, max_y));
     }
     out.push_back(box);
   }

@@ -19,7 +19,8 @@ struct DbParams {
   int max_candidates = 1000;  // keep at most this many regions: the largest by pixel count
   bool use_dilation = false;  // 2x2 dilation of the bitmap (as PaddleOCR's [[1,1],[1,1]] kernel)
   DbScoreMode score_mode = DbScoreMode::kFast;
-  float min_size = 3.f;  // drop boxes whose short side (map pixels) is below (before unclip), and below min_size+2 after
+  float min_size = 3.f;  // drop boxes whose short side (map pixels) is below (before unclip), and
+                         // below min_size+2 after
 };
 
 struct DetBox {

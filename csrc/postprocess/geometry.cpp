@@ -12,7 +12,9 @@ inline double cross(const Vec2d& o, const Vec2d& a, const Vec2d& b) {
   return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
 }
 
-inline double dot(const Vec2d& p, double ux, double uy) { return p.x * ux + p.y * uy; }
+inline double dot(const Vec2d& p, double ux, double uy) {
+  return p.x * ux + p.y * uy;
+}
 
 }  // namespace
 
@@ -48,7 +50,8 @@ void convex_hull_yx_sorted(const Vec2d* pts, int n, std::vector<Vec2d>* hull) {
   if (h.size() == 2 && h[0].x == h[1].x && h[0].y == h[1].y) h.resize(1);
   if (h.size() >= 3) {
     double area2 = 0.0;
-    for (size_t i = 0, j = h.size() - 1; i < h.size(); j = i++) area2 += h[j].x * h[i].y - h[i].x * h[j].y;
+    for (size_t i = 0, j = h.size() - 1; i < h.size(); j = i++)
+      area2 += h[j].x * h[i].y - h[i].x * h[j].y;
     if (area2 < 0) std::reverse(h.begin(), h.end());
   }
 }
@@ -117,7 +120,8 @@ Quad order_box_points(const Vec2d corners[4]) {
   const Vec2d& br = p[3].y > p[2].y ? p[3] : p[2];
   Quad q;
   const Vec2d* order[4] = {&tl, &tr, &br, &bl};
-  for (int i = 0; i < 4; ++i) q.p[i] = {static_cast<float>(order[i]->x), static_cast<float>(order[i]->y)};
+  for (int i = 0; i < 4; ++i)
+    q.p[i] = {static_cast<float>(order[i]->x), static_cast<float>(order[i]->y)};
   return q;
 }
 

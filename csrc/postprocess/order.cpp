@@ -9,9 +9,9 @@ namespace edgeocr {
 namespace {
 
 struct BoxGeom {
-  double cx, cy;   // centre
-  double w, h;     // text width and height
-  double slope;    // dy/dx of the centre line, clamped to [-1, 1]
+  double cx, cy;  // centre
+  double w, h;    // text width and height
+  double slope;   // dy/dx of the centre line, clamped to [-1, 1]
 };
 
 double dist(const Point2f& a, const Point2f& b) {
@@ -68,7 +68,8 @@ std::vector<int> reading_order(const std::vector<Quad>& quads) {
   // Boxes sorted by centre y; a pair further apart in y than `reach` cannot match.
   std::vector<int> by_y(static_cast<size_t>(n));
   std::iota(by_y.begin(), by_y.end(), 0);
-  std::sort(by_y.begin(), by_y.end(), [&](int a, int b) { return g[a].cy != g[b].cy ? g[a].cy < g[b].cy : a < b; });
+  std::sort(by_y.begin(), by_y.end(),
+            [&](int a, int b) { return g[a].cy != g[b].cy ? g[a].cy < g[b].cy : a < b; });
   const double reach = 0.5 * h_max + s_max * (x_hi - x_lo) + 1e-9;
 
   std::vector<int> parent(static_cast<size_t>(n));
@@ -95,7 +96,8 @@ std::vector<int> reading_order(const std::vector<Quad>& quads) {
     if (size[line[a]] != 1) continue;
     double best = 0.5;
     for (int dir = -1; dir <= 1; dir += 2) {
-      for (int jj = ii + dir; jj >= 0 && jj < n && std::fabs(g[by_y[jj]].cy - g[a].cy) <= reach; jj += dir) {
+      for (int jj = ii + dir; jj >= 0 && jj < n && std::fabs(g[by_y[jj]].cy - g[a].cy) <= reach;
+           jj += dir) {
         const int b = by_y[jj];
         if (size[line[b]] == 1) continue;
         const double rel = centre_gap(g[a], g[b]) / g[b].h;

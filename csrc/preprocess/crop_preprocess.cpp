@@ -188,11 +188,13 @@ inline v4f load4(const std::uint8_t* p) {
 // Any homography (an affine one skips the division): per pixel, source taps, then the
 // four-tap blend with the normalisation folded in.
 // Composites a pixel's four lanes (B, G, R, A) onto the matte.
-inline v4f composite4(v4f t, float matte) { return matte + (t - matte) * (t[3] * (1.f / 255.f)); }
+inline v4f composite4(v4f t, float matte) {
+  return matte + (t - matte) * (t[3] * (1.f / 255.f));
+}
 
 template <int CN, bool kAffine, bool kMatte>
-void crop_general(const ImageView& src, const double m[9], const double* cxs, int crop_h,
-                  int out_w, int out_h, int dst_w, const detail::ChannelPlan& plan, float* dst) {
+void crop_general(const ImageView& src, const double m[9], const double* cxs, int crop_h, int out_w,
+                  int out_h, int dst_w, const detail::ChannelPlan& plan, float* dst) {
   const float matte = static_cast<float>(src.matte);
   // One tap's colour channel c, composited when kMatte.
   auto value = [matte](const std::uint8_t* px, int c) {
@@ -248,7 +250,8 @@ void crop_general(const ImageView& src, const double m[9], const double* cxs, in
         }
         for (int u = 0; u < out_w; ++u) {
           const float fx = fxs[u], fy = fys[u];
-          const std::uint8_t* p = src.data + ys[u] * stride + static_cast<std::ptrdiff_t>(xs[u]) * CN;
+          const std::uint8_t* p =
+              src.data + ys[u] * stride + static_cast<std::ptrdiff_t>(xs[u]) * CN;
           if constexpr (CN >= 3) {
             // The four taps' channels as 4-lane vectors (lane 3 is ignored); the fast path's
             // margin keeps the fourth byte read for CN == 3 inside the image.
@@ -308,8 +311,7 @@ void crop_general(const ImageView& src, const double m[9], const double* cxs, in
 
 template <int CN, bool kMatte = false>
 void crop_impl(const ImageView& src, const double m[9], int crop_w, int crop_h, int out_w,
-               int out_h, int dst_w, const detail::ChannelPlan& plan, float pad_value,
-               float* dst) {
+               int out_h, int dst_w, const detail::ChannelPlan& plan, float pad_value, float* dst) {
   double* cxs = grow(t_crop_scratch.cx, static_cast<std::size_t>(out_w));
   const double scale_x = static_cast<double>(crop_w) / out_w;
   for (int u = 0; u < out_w; ++u)
@@ -369,20 +371,27 @@ void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, 
   const detail::ChannelPlan plan = detail::make_plan(src, norm);
   const bool matte = has_alpha(src.format) && src.matte >= 0;
   switch (src.channels()) {
-    case 1: crop_impl<1>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst); break;
-    case 2:
-      if (matte) crop_impl<2, true>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
-      else crop_impl<2>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+    case 1:
+      crop_impl<1>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
       break;
-    case 3: crop_impl<3>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst); break;
+    case 2:
+      if (matte)
+        crop_impl<2, true>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      else
+        crop_impl<2>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      break;
+    case 3:
+      crop_impl<3>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      break;
     case 4:
-      if (matte) crop_impl<4, true>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
-      else crop_impl<4>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      if (matte)
+        crop_impl<4, true>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
+      else
+        crop_impl<4>(src, m, crop_w, crop_h, out_w, out_h, dst_w, plan, pad_value, dst);
       break;
     default:
-      fail(StatusCode::kInvalidArgument,
-           "crop_preprocess: unsupported pixel format " +
-               std::to_string(static_cast<int>(src.format)));
+      fail(StatusCode::kInvalidArgument, "crop_preprocess: unsupported pixel format " +
+                                             std::to_string(static_cast<int>(src.format)));
   }
 }
 

@@ -60,7 +60,8 @@ void hresize_row(const std::uint8_t* src_row, const int* xofs, const float* xw, 
       const float a0 = detail::composite(a[0], aa, matte);
       p0[x] = a0 + (detail::composite(b[0], ba, matte) - a0) * w;
       if (kPlanes == 3) {
-        const float a1 = detail::composite(a[1], aa, matte), a2 = detail::composite(a[2], aa, matte);
+        const float a1 = detail::composite(a[1], aa, matte),
+                    a2 = detail::composite(a[2], aa, matte);
         p1[x] = a1 + (detail::composite(b[1], ba, matte) - a1) * w;
         p2[x] = a2 + (detail::composite(b[2], ba, matte) - a2) * w;
       }
@@ -83,8 +84,8 @@ void vblend_row(const float* __restrict r0, const float* __restrict r1, float fy
 }
 
 template <int CN, bool kMatte = false>
-void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, int y_off, int out_w,
-                     int out_h, const detail::ChannelPlan& plan, float* dst) {
+void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, int y_off,
+                     int out_w, int out_h, const detail::ChannelPlan& plan, float* dst) {
   constexpr int kPlanes = CN >= 3 ? 3 : 1;
   const float matte = static_cast<float>(src.matte);
   DetScratch& s = t_det_scratch;
@@ -181,37 +182,44 @@ void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeP
   det_preprocess_window(src, out_w, out_h, 0, 0, out_w, out_h, norm, dst);
 }
 
-void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x0, int y0, int win_w,
-                           int win_h, const NormalizeParams& norm, float* dst) {
+void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x0, int y0,
+                           int win_w, int win_h, const NormalizeParams& norm, float* dst) {
   validate(src, "det_preprocess: src");
   detail::check_positive(frame_w, "det_preprocess", "out_w");
   detail::check_positive(frame_h, "det_preprocess", "out_h");
   detail::check_positive(win_w, "det_preprocess", "window width");
   detail::check_positive(win_h, "det_preprocess", "window height");
   if (x0 < 0 || y0 < 0 || x0 > frame_w - win_w || y0 > frame_h - win_h)
-    fail(StatusCode::kInvalidArgument, "det_preprocess: window " + std::to_string(win_w) + "x" +
-                                           std::to_string(win_h) + " at (" + std::to_string(x0) + ", " +
-                                           std::to_string(y0) + ") is not inside the " +
-                                           std::to_string(frame_w) + "x" + std::to_string(frame_h) + " frame");
+    fail(StatusCode::kInvalidArgument,
+         "det_preprocess: window " + std::to_string(win_w) + "x" + std::to_string(win_h) + " at (" +
+             std::to_string(x0) + ", " + std::to_string(y0) + ") is not inside the " +
+             std::to_string(frame_w) + "x" + std::to_string(frame_h) + " frame");
   if (dst == nullptr) fail(StatusCode::kInvalidArgument, "det_preprocess: dst is null");
   detail::check_norm(norm, "det_preprocess");
   const detail::ChannelPlan plan = detail::make_plan(src, norm);
   const bool matte = has_alpha(src.format) && src.matte >= 0;
   switch (src.channels()) {
-    case 1: det_resize_impl<1>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
-    case 2:
-      if (matte) det_resize_impl<2, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
-      else det_resize_impl<2>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+    case 1:
+      det_resize_impl<1>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
       break;
-    case 3: det_resize_impl<3>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst); break;
+    case 2:
+      if (matte)
+        det_resize_impl<2, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      else
+        det_resize_impl<2>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      break;
+    case 3:
+      det_resize_impl<3>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      break;
     case 4:
-      if (matte) det_resize_impl<4, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
-      else det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      if (matte)
+        det_resize_impl<4, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      else
+        det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
       break;
     default:
-      fail(StatusCode::kInvalidArgument,
-           "det_preprocess: unsupported pixel format " +
-               std::to_string(static_cast<int>(src.format)));
+      fail(StatusCode::kInvalidArgument, "det_preprocess: unsupported pixel format " +
+                                             std::to_string(static_cast<int>(src.format)));
   }
 }
 

@@ -70,16 +70,19 @@ int choose_matte(const ImageView& src) {
 
 void luminance_range(const ImageView& src, double low_share, double high_share, int* lo, int* hi) {
   validate(src, "luminance_range: src");
-  if (lo == nullptr || hi == nullptr) fail(StatusCode::kInvalidArgument, "luminance_range: lo/hi is null");
+  if (lo == nullptr || hi == nullptr)
+    fail(StatusCode::kInvalidArgument, "luminance_range: lo/hi is null");
   if (!(low_share >= 0.0 && high_share >= 0.0 && low_share + high_share < 1.0))
-    fail(StatusCode::kInvalidArgument, "luminance_range: shares " + std::to_string(low_share) + ", " +
-                                           std::to_string(high_share) + " must be >= 0 with a sum < 1");
+    fail(StatusCode::kInvalidArgument, "luminance_range: shares " + std::to_string(low_share) +
+                                           ", " + std::to_string(high_share) +
+                                           " must be >= 0 with a sum < 1");
   std::array<std::uint32_t, 256> hist{};
   std::uint64_t total = 0;
   const bool matte = has_alpha(src.format) && src.matte >= 0;
   const float m = static_cast<float>(src.matte);
   for_samples(src, [&](int lum, int a) {
-    if (matte) lum = static_cast<int>(std::lround(detail::composite(static_cast<float>(lum), a, m)));
+    if (matte)
+      lum = static_cast<int>(std::lround(detail::composite(static_cast<float>(lum), a, m)));
     ++hist[lum];
     ++total;
   });

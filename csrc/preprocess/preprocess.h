@@ -34,15 +34,16 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
 // sx = (x + 0.5) * src_w / out_w - 0.5, clamped to [0, src_w - 1]), normalise, and write planar
 // CHW float32 into dst (3 * out_h * out_w floats). Gray is replicated to 3 channels. Pixels
 // are read as the view says (ImageView: alpha composited onto src.matte when >= 0, else
-// ignored; levels src.black..src.white stretched to 0..255), each tap before interpolation. Steady-state calls do not allocate (grow-only thread_local scratch).
+// ignored; levels src.black..src.white stretched to 0..255), each tap before interpolation.
+// Steady-state calls do not allocate (grow-only thread_local scratch).
 void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeParams& norm,
                     float* dst);
 
 // The window [x0, x0 + win_w) x [y0, y0 + win_h) of det_preprocess's frame_w x frame_h output,
 // each pixel sampled exactly as det_preprocess samples it (for det runs in tiles). dst holds
 // 3 * win_h * win_w floats.
-void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x0, int y0, int win_w,
-                           int win_h, const NormalizeParams& norm, float* dst);
+void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x0, int y0,
+                           int win_w, int win_h, const NormalizeParams& norm, float* dst);
 
 // Size of the rectified crop of q as PaddleOCR computes it:
 // w = int(max(|tl - tr|, |bl - br|)), h = int(max(|tl - bl|, |tr - br|)), each at least 1.
@@ -64,7 +65,8 @@ void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, 
                      const NormalizeParams& norm, float pad_value, float* dst);
 
 // Page statistics, from a grid of at most ~65536 pixels spread evenly over the image (so a call
-// costs well under a millisecond whatever the image size). Luminance is (77 R + 150 G + 29 B) / 256.
+// costs well under a millisecond whatever the image size). Luminance is (77 R + 150 G + 29 B) /
+// 256.
 
 // The grey level to composite the transparent pixels of an alpha image onto, decided from the
 // opaque pixels (alpha >= 128). When most of the image is transparent, the opaque pixels are the

@@ -56,7 +56,9 @@ inline ChannelPlan make_plan(const ImageView& src, const NormalizeParams& n) {
 }
 
 // Alpha compositing of one stored value onto the matte: m + (v - m) * a / 255.
-inline float composite(float v, float a, float m) { return m + (v - m) * (a * (1.f / 255.f)); }
+inline float composite(float v, float a, float m) {
+  return m + (v - m) * (a * (1.f / 255.f));
+}
 
 inline void check_positive(int v, const char* fn, const char* name) {
   if (v <= 0)

@@ -5,12 +5,12 @@
 #include <optional>
 
 #include "bindings.h"
+#include "common/sha256.h"
 #include "edgeocr/loader.h"
 #include "edgeocr/status.h"
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
 #include "loader/settings.h"
-#include "common/sha256.h"
 
 namespace py = pybind11;
 using namespace edgeocr;
@@ -28,19 +28,23 @@ void set_source(PySource& out, const py::object& obj, const char* what, const st
   py::object os = py::module_::import("os");
   if (py::isinstance<py::str>(obj) || py::hasattr(obj, "__fspath__")) {
     out.src.path = py::str(os.attr("fspath")(obj));
-    if (out.src.path.empty()) throw Error(StatusCode::kInvalidArgument, std::string(what) + ": the path is empty");
+    if (out.src.path.empty())
+      throw Error(StatusCode::kInvalidArgument, std::string(what) + ": the path is empty");
     return;
   }
   if (!PyObject_CheckBuffer(obj.ptr()))
     throw Error(StatusCode::kInvalidArgument,
-                std::string(what) + ": expected a path or bytes, got " + std::string(py::str(py::type::of(obj).attr("__name__"))));
+                std::string(what) + ": expected a path or bytes, got " +
+                    std::string(py::str(py::type::of(obj).attr("__name__"))));
   out.info = py::reinterpret_borrow<py::buffer>(obj).request();
   if (out.info->ndim > 1 && out.info->strides.back() != out.info->itemsize)
-    throw Error(StatusCode::kInvalidArgument, std::string(what) + ": the buffer must be contiguous");
+    throw Error(StatusCode::kInvalidArgument,
+                std::string(what) + ": the buffer must be contiguous");
   out.src.data = out.info->ptr;
   out.src.size = static_cast<std::size_t>(out.info->size * out.info->itemsize);
   out.src.name = name;
-  if (out.src.size == 0) throw Error(StatusCode::kInvalidModel, std::string(what) + ": the bytes are empty");
+  if (out.src.size == 0)
+    throw Error(StatusCode::kInvalidModel, std::string(what) + ": the bytes are empty");
 }
 
 // A member's bytes as a Python buffer that keeps the bundle (and its mapping) alive.
@@ -56,7 +60,8 @@ struct PyBundle {
   std::shared_ptr<const loader::Bundle> bundle;
 };
 
-ModelSource py_source_plain(const py::object& obj, const char* what, std::vector<std::unique_ptr<PySource>>& keep) {
+ModelSource py_source_plain(const py::object& obj, const char* what,
+                            std::vector<std::unique_ptr<PySource>>& keep) {
   keep.push_back(std::make_unique<PySource>());
   set_source(*keep.back(), obj, what, std::string("<") + what + " bytes>");
   return keep.back()->src;
@@ -70,10 +75,11 @@ void bind_loader(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const loader::BundleError& e) {
       static const char* kinds[] = {"format", "manifest", "version", "checksum"};
-      py::object exc = py::module_::import("edgeocr.errors")
-                           .attr("from_status")(static_cast<int>(e.code()),
-                                                py::bytes(e.what()).attr("decode")("utf-8", "replace"),
-                                                kinds[static_cast<int>(e.kind())]);
+      py::object exc =
+          py::module_::import("edgeocr.errors")
+              .attr("from_status")(static_cast<int>(e.code()),
+                                   py::bytes(e.what()).attr("decode")("utf-8", "replace"),
+                                   kinds[static_cast<int>(e.kind())]);
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
     }
   });
@@ -83,7 +89,8 @@ void bind_loader(py::module_& m) {
       .def_readonly("pool", &LoadedPipeline::pool)
       .def_readonly("model_set", &LoadedPipeline::model_set)
       .def_readonly("from_bundle", &LoadedPipeline::from_bundle)
-      .def_property_readonly("charset", [](const LoadedPipeline& l) { return l.pipeline->charset(); })
+      .def_property_readonly("charset",
+                             [](const LoadedPipeline& l) { return l.pipeline->charset(); })
       .def_property_readonly("roles",
                              [](const LoadedPipeline& l) {
                                py::list r;
@@ -95,16 +102,19 @@ void bind_loader(py::module_& m) {
       .def_property_readonly("names", [](const LoadedPipeline& l) {
         py::dict d;
         const char* roles[3] = {"det", "cls", "rec"};
-        for (int i = 0; i < 3; ++i) d[roles[i]] = l.names[i].empty() ? py::object(py::none()) : py::object(py::str(l.names[i]));
+        for (int i = 0; i < 3; ++i)
+          d[roles[i]] =
+              l.names[i].empty() ? py::object(py::none()) : py::object(py::str(l.names[i]));
         return d;
       });
 
   m.def(
       "load_pipeline",
-      [](const py::object& bundle, const py::object& model, const py::object& det, const py::object& cls,
-         const py::object& rec, const py::object& keys, const SessionOptions& options,
-         std::shared_ptr<MemoryPool> pool, std::size_t max_memory_bytes, const std::string& settings_json,
-         bool verify_checksums, bool keep_optimization, const std::string& name) {
+      [](const py::object& bundle, const py::object& model, const py::object& det,
+         const py::object& cls, const py::object& rec, const py::object& keys,
+         const SessionOptions& options, std::shared_ptr<MemoryPool> pool,
+         std::size_t max_memory_bytes, const std::string& settings_json, bool verify_checksums,
+         bool keep_optimization, const std::string& name) {
         LoadOptions o;
         PySource b, mo, d, c, r;
         set_source(b, bundle, "bundle", name);
@@ -121,17 +131,20 @@ void bind_loader(py::module_& m) {
           if (py::isinstance<py::list>(keys) || py::isinstance<py::tuple>(keys)) {
             for (const auto& k : keys) {
               if (!py::isinstance<py::str>(k))
-                throw Error(StatusCode::kInvalidArgument, "keys: a list of characters must hold strings, got " +
-                                                              std::string(py::str(py::type::of(k).attr("__name__"))));
+                throw Error(StatusCode::kInvalidArgument,
+                            "keys: a list of characters must hold strings, got " +
+                                std::string(py::str(py::type::of(k).attr("__name__"))));
               o.keys_list.push_back(k.cast<std::string>());
             }
             o.has_keys_list = true;
           } else if (py::isinstance<py::str>(keys) || py::hasattr(keys, "__fspath__")) {
             o.keys_path = py::str(py::module_::import("os").attr("fspath")(keys));
-            if (o.keys_path.empty()) throw Error(StatusCode::kInvalidArgument, "keys: the path is empty");
+            if (o.keys_path.empty())
+              throw Error(StatusCode::kInvalidArgument, "keys: the path is empty");
           } else {
-            throw Error(StatusCode::kInvalidArgument, "keys must be a keys file path or a list of characters, got " +
-                                                          std::string(py::str(py::type::of(keys).attr("__name__"))));
+            throw Error(StatusCode::kInvalidArgument,
+                        "keys must be a keys file path or a list of characters, got " +
+                            std::string(py::str(py::type::of(keys).attr("__name__"))));
           }
         }
         o.session = options;
@@ -145,103 +158,137 @@ void bind_loader(py::module_& m) {
       },
       py::arg("bundle") = py::none(), py::arg("model") = py::none(), py::arg("det") = py::none(),
       py::arg("cls") = py::none(), py::arg("rec") = py::none(), py::arg("keys") = py::none(),
-      py::arg("options") = SessionOptions(), py::arg("pool") = nullptr, py::arg("max_memory_bytes") = 0,
-      py::arg("settings_json") = "", py::arg("verify_checksums") = true, py::arg("keep_optimization") = false,
+      py::arg("options") = SessionOptions(), py::arg("pool") = nullptr,
+      py::arg("max_memory_bytes") = 0, py::arg("settings_json") = "",
+      py::arg("verify_checksums") = true, py::arg("keep_optimization") = false,
       py::arg("name") = "<bundle bytes>",
-      "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers).");
+      "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or "
+      "buffers).");
 
-  auto lm = m.def_submodule("loader", "model-loading rules (roles, dictionaries, model sets, sha256)");
+  auto lm =
+      m.def_submodule("loader", "model-loading rules (roles, dictionaries, model sets, sha256)");
   lm.def("sha256_hex", [](py::buffer data) {
     py::buffer_info info = data.request();
     const std::size_t n = static_cast<std::size_t>(info.size * info.itemsize);
     py::gil_scoped_release nogil;
     return edgeocr::sha256_hex(info.ptr, n);
   });
-  lm.def("parse_keys", [](const py::bytes& text, const std::string& source) {
-    return loader::parse_keys(std::string(text), source);
-  }, py::arg("text"), py::arg("source") = "keys");
+  lm.def(
+      "parse_keys",
+      [](const py::bytes& text, const std::string& source) {
+        return loader::parse_keys(std::string(text), source);
+      },
+      py::arg("text"), py::arg("source") = "keys");
   lm.def("read_keys_file", &loader::read_keys_file, py::arg("path"));
-  lm.def("split_lines_like_python", [](const py::bytes& s) {
-    return loader::split_lines_like_python(std::string(s));
-  });
-  lm.def("role_of", [](const Model& model) { return std::string(loader::role_name(loader::role_of(model))); });
-  lm.def("charset_for", [](const Model& rec, std::optional<std::vector<std::string>> chars, const std::string& source) {
-    return loader::charset_for(rec, chars ? &*chars : nullptr, source);
-  }, py::arg("rec"), py::arg("chars") = py::none(), py::arg("source") = "the keys given");
-  lm.def("model_set_settings", [](const py::object& det, const py::object& cls, const py::object& rec) {
-    std::vector<std::unique_ptr<PySource>> keep;
-    const ModelSource d = py_source_plain(det, "det", keep), c = py_source_plain(cls, "cls", keep),
-                      r = py_source_plain(rec, "rec", keep);
-    std::string name, settings;
-    {
-      py::gil_scoped_release nogil;
-      settings = model_set_settings(d, c, r, &name);
-    }
-    return py::make_tuple(name, settings);
-  }, py::arg("det") = py::none(), py::arg("cls") = py::none(), py::arg("rec") = py::none(),
-  "(model set name or '', its settings as JSON) for these models (paths or buffers).");
+  lm.def("split_lines_like_python",
+         [](const py::bytes& s) { return loader::split_lines_like_python(std::string(s)); });
+  lm.def("role_of",
+         [](const Model& model) { return std::string(loader::role_name(loader::role_of(model))); });
+  lm.def(
+      "charset_for",
+      [](const Model& rec, std::optional<std::vector<std::string>> chars,
+         const std::string& source) {
+        return loader::charset_for(rec, chars ? &*chars : nullptr, source);
+      },
+      py::arg("rec"), py::arg("chars") = py::none(), py::arg("source") = "the keys given");
+  lm.def(
+      "model_set_settings",
+      [](const py::object& det, const py::object& cls, const py::object& rec) {
+        std::vector<std::unique_ptr<PySource>> keep;
+        const ModelSource d = py_source_plain(det, "det", keep),
+                          c = py_source_plain(cls, "cls", keep),
+                          r = py_source_plain(rec, "rec", keep);
+        std::string name, settings;
+        {
+          py::gil_scoped_release nogil;
+          settings = model_set_settings(d, c, r, &name);
+        }
+        return py::make_tuple(name, settings);
+      },
+      py::arg("det") = py::none(), py::arg("cls") = py::none(), py::arg("rec") = py::none(),
+      "(model set name or '', its settings as JSON) for these models (paths or buffers).");
   lm.def("default_settings_json", [] { return loader::settings_to_json(PipelineConfig{}).dump(); });
-  lm.def("check_settings_json", [](const std::string& text, const std::string& where) {
-    PipelineConfig c;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(StatusCode::kInvalidArgument, where + " are not JSON: " + e.what());
-    }
-    loader::apply_settings(c, j, where, StatusCode::kInvalidArgument, StatusCode::kInvalidArgument);
-    return loader::settings_to_json(c).dump();
-  }, py::arg("settings_json"), py::arg("where") = "settings",
-  "edgeocr's defaults with these settings applied (checked), as JSON.");
+  lm.def(
+      "check_settings_json",
+      [](const std::string& text, const std::string& where) {
+        PipelineConfig c;
+        nlohmann::json j;
+        try {
+          j = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::exception& e) {
+          throw Error(StatusCode::kInvalidArgument, where + " are not JSON: " + e.what());
+        }
+        loader::apply_settings(c, j, where, StatusCode::kInvalidArgument,
+                               StatusCode::kInvalidArgument);
+        return loader::settings_to_json(c).dump();
+      },
+      py::arg("settings_json"), py::arg("where") = "settings",
+      "edgeocr's defaults with these settings applied (checked), as JSON.");
 
   py::class_<MemberView>(lm, "MemberView", py::buffer_protocol())
       .def_buffer([](MemberView& v) {
-        return py::buffer_info(const_cast<std::uint8_t*>(v.data), 1, py::format_descriptor<std::uint8_t>::format(), 1,
+        return py::buffer_info(const_cast<std::uint8_t*>(v.data), 1,
+                               py::format_descriptor<std::uint8_t>::format(), 1,
                                {static_cast<py::ssize_t>(v.size)}, {1}, /*readonly=*/true);
       })
       .def("__len__", [](const MemberView& v) { return v.size; });
 
   py::class_<PyBundle>(lm, "Bundle")
-      .def_static("open", [](const py::object& path, bool verify) {
-        auto b = std::make_unique<PyBundle>();
-        const std::string p = py::str(py::module_::import("os").attr("fspath")(path));
-        {
-          py::gil_scoped_release nogil;
-          b->bundle = loader::Bundle::open(p, verify);
-        }
-        return b;
-      }, py::arg("path"), py::arg("verify_checksums") = true)
-      .def_static("from_buffer", [](const py::object& data, const std::string& name, bool verify) {
-        auto b = std::make_unique<PyBundle>();
-        if (!PyObject_CheckBuffer(data.ptr())) throw Error(StatusCode::kInvalidArgument, "expected bytes");
-        b->keep = data;
-        b->info = py::reinterpret_borrow<py::buffer>(data).request();
-        const void* ptr = b->info->ptr;
-        const std::size_t n = static_cast<std::size_t>(b->info->size * b->info->itemsize);
-        {
-          py::gil_scoped_release nogil;
-          b->bundle = loader::Bundle::view(ptr, n, name, verify);
-        }
-        return b;
-      }, py::arg("data"), py::arg("name") = "<bytes>", py::arg("verify_checksums") = true)
+      .def_static(
+          "open",
+          [](const py::object& path, bool verify) {
+            auto b = std::make_unique<PyBundle>();
+            const std::string p = py::str(py::module_::import("os").attr("fspath")(path));
+            {
+              py::gil_scoped_release nogil;
+              b->bundle = loader::Bundle::open(p, verify);
+            }
+            return b;
+          },
+          py::arg("path"), py::arg("verify_checksums") = true)
+      .def_static(
+          "from_buffer",
+          [](const py::object& data, const std::string& name, bool verify) {
+            auto b = std::make_unique<PyBundle>();
+            if (!PyObject_CheckBuffer(data.ptr()))
+              throw Error(StatusCode::kInvalidArgument, "expected bytes");
+            b->keep = data;
+            b->info = py::reinterpret_borrow<py::buffer>(data).request();
+            const void* ptr = b->info->ptr;
+            const std::size_t n = static_cast<std::size_t>(b->info->size * b->info->itemsize);
+            {
+              py::gil_scoped_release nogil;
+              b->bundle = loader::Bundle::view(ptr, n, name, verify);
+            }
+            return b;
+          },
+          py::arg("data"), py::arg("name") = "<bytes>", py::arg("verify_checksums") = true)
       .def_property_readonly("name", [](const PyBundle& b) { return b.bundle->name(); })
       .def_property_readonly("file_size", [](const PyBundle& b) { return b.bundle->file_size(); })
-      .def_property_readonly("manifest_json", [](const PyBundle& b) {
-        return b.bundle->manifest().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      })
+      .def_property_readonly("manifest_json",
+                             [](const PyBundle& b) {
+                               return b.bundle->manifest().dump(
+                                   -1, ' ', false, nlohmann::json::error_handler_t::replace);
+                             })
       .def_property_readonly("charset", [](const PyBundle& b) { return b.bundle->charset(); })
-      .def_property_readonly("config_json", [](const PyBundle& b) { return loader::settings_to_json(b.bundle->config()).dump(); })
-      .def_property_readonly("roles", [](const PyBundle& b) {
-        std::vector<std::string> r;
-        for (const auto& m : b.bundle->models()) r.push_back(m.role);
-        return r;
-      })
+      .def_property_readonly(
+          "config_json",
+          [](const PyBundle& b) { return loader::settings_to_json(b.bundle->config()).dump(); })
+      .def_property_readonly("roles",
+                             [](const PyBundle& b) {
+                               std::vector<std::string> r;
+                               for (const auto& m : b.bundle->models()) r.push_back(m.role);
+                               return r;
+                             })
       .def("member", [](const PyBundle& b, const std::string& role) {
         const loader::BundleModel* m = b.bundle->model(role);
-        if (!m) throw Error(StatusCode::kInvalidArgument, b.bundle->name() + " has no " + role + " model");
+        if (!m)
+          throw Error(StatusCode::kInvalidArgument,
+                      b.bundle->name() + " has no " + role + " model");
         if (b.info)  // over caller memory: the view must also keep that memory alive
-          return py::object(py::memoryview(b.keep).attr("cast")("B")[py::slice(m->data - static_cast<const std::uint8_t*>(b.info->ptr),
-                                                              m->data - static_cast<const std::uint8_t*>(b.info->ptr) + m->size, 1)]);
+          return py::object(py::memoryview(b.keep).attr("cast")("B")[py::slice(
+              m->data - static_cast<const std::uint8_t*>(b.info->ptr),
+              m->data - static_cast<const std::uint8_t*>(b.info->ptr) + m->size, 1)]);
         return py::object(py::memoryview(py::cast(MemberView{b.bundle, m->data, m->size})));
       });
 }

@@ -20,20 +20,30 @@ DType dtype_of(const py::array& a) {
   if (kind == 'i' && size == 4) return DType::kInt32;
   if (kind == 'i' && size == 8) return DType::kInt64;
   if (kind == 'b') return DType::kBool;
-  throw Error(StatusCode::kInvalidArgument, "unsupported array dtype " + std::string(py::str(a.dtype())));
+  throw Error(StatusCode::kInvalidArgument,
+              "unsupported array dtype " + std::string(py::str(a.dtype())));
 }
 
 py::dtype numpy_dtype(DType t) {
   switch (t) {
-    case DType::kFloat32: return py::dtype::of<float>();
-    case DType::kFloat64: return py::dtype::of<double>();
-    case DType::kUInt8: return py::dtype::of<std::uint8_t>();
-    case DType::kInt8: return py::dtype::of<std::int8_t>();
-    case DType::kInt32: return py::dtype::of<std::int32_t>();
-    case DType::kInt64: return py::dtype::of<std::int64_t>();
-    case DType::kBool: return py::dtype("bool");
-    case DType::kFloat16: return py::dtype("float16");
-    default: throw Error(StatusCode::kUnsupported, std::string("no numpy dtype for ") + dtype_name(t));
+    case DType::kFloat32:
+      return py::dtype::of<float>();
+    case DType::kFloat64:
+      return py::dtype::of<double>();
+    case DType::kUInt8:
+      return py::dtype::of<std::uint8_t>();
+    case DType::kInt8:
+      return py::dtype::of<std::int8_t>();
+    case DType::kInt32:
+      return py::dtype::of<std::int32_t>();
+    case DType::kInt64:
+      return py::dtype::of<std::int64_t>();
+    case DType::kBool:
+      return py::dtype("bool");
+    case DType::kFloat16:
+      return py::dtype("float16");
+    default:
+      throw Error(StatusCode::kUnsupported, std::string("no numpy dtype for ") + dtype_name(t));
   }
 }
 
@@ -65,8 +75,9 @@ void bind_model(py::module_& m) {
           "optimization", [](const SessionOptions& o) { return static_cast<int>(o.optimization); },
           [](SessionOptions& o, int v) {
             if (v != 0 && v != 1 && v != 2 && v != 99)
-              throw Error(StatusCode::kInvalidArgument,
-                          "graph optimisation level must be 0, 1, 2 or 99, got " + std::to_string(v));
+              throw Error(
+                  StatusCode::kInvalidArgument,
+                  "graph optimisation level must be 0, 1, 2 or 99, got " + std::to_string(v));
             o.optimization = static_cast<GraphOptimization>(v);
           })
       .def_readwrite("allow_spinning", &SessionOptions::allow_spinning)
@@ -78,7 +89,8 @@ void bind_model(py::module_& m) {
       .def_readwrite("arm64_bf16_fastmath", &SessionOptions::arm64_bf16_fastmath);
 
   py::class_<MemoryPool, std::shared_ptr<MemoryPool>>(m, "MemoryPool")
-      .def(py::init([](std::size_t cap) { return MemoryPool::create(cap); }), py::arg("cap_bytes") = 0)
+      .def(py::init([](std::size_t cap) { return MemoryPool::create(cap); }),
+           py::arg("cap_bytes") = 0)
       .def("stats",
            [](const MemoryPool& p) {
              PoolStats s = p.stats();
@@ -110,7 +122,8 @@ void bind_model(py::module_& m) {
             py::gil_scoped_release nogil;
             return Model::from_bytes(ptr, size, o, std::move(pool), name);
           },
-          py::arg("data"), py::arg("options"), py::arg("pool") = nullptr, py::arg("name") = "<bytes>")
+          py::arg("data"), py::arg("options"), py::arg("pool") = nullptr,
+          py::arg("name") = "<bytes>")
       .def_property_readonly("inputs", [](const Model& m) { return infos(m.inputs()); })
       .def_property_readonly("outputs", [](const Model& m) { return infos(m.outputs()); })
       .def_property_readonly("metadata", &Model::metadata)

@@ -35,10 +35,14 @@ void bind_nb(py::module_& m) {
       },
       py::arg("data"), py::arg("name") = "<bytes>", py::arg("cache_dir") = "",
       "nb_to_onnx through the on-disk cache (content hash + translator version).");
-  m.def("nb_looks_like", [](py::buffer data) {
-    py::buffer_info info = data.request();
-    return edgeocr::nb::looks_like_nb(info.ptr, static_cast<std::size_t>(info.size * info.itemsize));
-  }, py::arg("data"));
+  m.def(
+      "nb_looks_like",
+      [](py::buffer data) {
+        py::buffer_info info = data.request();
+        return edgeocr::nb::looks_like_nb(info.ptr,
+                                          static_cast<std::size_t>(info.size * info.itemsize));
+      },
+      py::arg("data"));
   m.def("nb_default_cache_dir", &edgeocr::nb::default_cache_dir);
   m.def("nb_supported_ops", [] { return edgeocr::nb::supported_ops_csv(); });
   m.attr("NB_TRANSLATOR_VERSION") = edgeocr::nb::kTranslatorVersion;

@@ -34,14 +34,15 @@ SettingValue setting_value_of(const SettingInfo& s, const py::handle& v, int dep
     }
     return SettingValue::of_int(x);
   }
-  const bool numpy_float = py::hasattr(v, "dtype") && py::hasattr(v, "is_integer") && PyNumber_Check(o);
+  const bool numpy_float =
+      py::hasattr(v, "dtype") && py::hasattr(v, "is_integer") && PyNumber_Check(o);
   if (numpy_float) {
     const double x = PyFloat_AsDouble(o);
     if (x == -1.0 && PyErr_Occurred()) throw py::error_already_set();
     return SettingValue::of_float(x);
   }
-  if (depth == 0 && (PyList_Check(o) || PyTuple_Check(o) || py::hasattr(v, "__array__") ||
-                     PyRange_Check(o))) {
+  if (depth == 0 &&
+      (PyList_Check(o) || PyTuple_Check(o) || py::hasattr(v, "__array__") || PyRange_Check(o))) {
     const py::ssize_t n = py::len(v);
     // More values than the setting can take are not converted: the length check refuses them.
     const py::ssize_t keep = std::min<py::ssize_t>(n, std::max(s.max_len, 3) + 1);
@@ -51,18 +52,22 @@ SettingValue setting_value_of(const SettingInfo& s, const py::handle& v, int dep
       items.push_back(setting_value_of(s, *it, depth + 1));
     return SettingValue::of_list(std::move(items));
   }
-  fail(StatusCode::kInvalidArgument,
-       "pipeline setting " + s.name + " must be " + s.allowed() + ", got " +
-           std::string(py::repr(v)).substr(0, 80) + " (" + Py_TYPE(o)->tp_name + ")");
+  fail(StatusCode::kInvalidArgument, "pipeline setting " + s.name + " must be " + s.allowed() +
+                                         ", got " + std::string(py::repr(v)).substr(0, 80) + " (" +
+                                         Py_TYPE(o)->tp_name + ")");
 }
 
 py::object to_python(const SettingInfo& s, const SettingValue& v) {
   switch (v.kind) {
-    case SettingValue::Kind::kBool: return py::bool_(v.b);
-    case SettingValue::Kind::kInt: return py::int_(v.i);
+    case SettingValue::Kind::kBool:
+      return py::bool_(v.b);
+    case SettingValue::Kind::kInt:
+      return py::int_(v.i);
     // As the float the field holds, printed short (0.3, not 0.30000001192092896).
-    case SettingValue::Kind::kFloat: return py::float_(py::str(float_text(static_cast<float>(v.f))));
-    case SettingValue::Kind::kString: return py::str(v.s);
+    case SettingValue::Kind::kFloat:
+      return py::float_(py::str(float_text(static_cast<float>(v.f))));
+    case SettingValue::Kind::kString:
+      return py::str(v.s);
     case SettingValue::Kind::kList: {
       py::list out;
       for (const auto& x : v.list) out.append(to_python(s, x));
@@ -141,21 +146,27 @@ py::dict result_dict(const OcrResult& r) {
 py::dict plan_dict(const CallPlan& p) {
   py::list tiles;
   for (const auto& t : p.tiles) tiles.append(py::make_tuple(t.x, t.y, t.w, t.h));
-  return py::dict(py::arg("det_size") = py::make_tuple(p.det_w, p.det_h), py::arg("det_scaled") = p.det_scaled,
-                  py::arg("det_tiles") = tiles, py::arg("cls_batch") = p.cls_batch,
-                  py::arg("rec_max_pixels") = p.rec_max_pixels, py::arg("rec_max_width") = p.rec_max_width,
-                  py::arg("image_bytes") = p.image_bytes, py::arg("reserve_bytes") = p.reserve_bytes);
+  return py::dict(
+      py::arg("det_size") = py::make_tuple(p.det_w, p.det_h), py::arg("det_scaled") = p.det_scaled,
+      py::arg("det_tiles") = tiles, py::arg("cls_batch") = p.cls_batch,
+      py::arg("rec_max_pixels") = p.rec_max_pixels, py::arg("rec_max_width") = p.rec_max_width,
+      py::arg("image_bytes") = p.image_bytes, py::arg("reserve_bytes") = p.reserve_bytes);
 }
 
 MemoryProfile profile_from_dict(const py::dict& d) {
   MemoryProfile p;
   for (auto item : d) {
     const std::string k = py::str(item.first);
-    if (k == "det_bytes_per_pixel") p.det_bytes_per_pixel = item.second.cast<double>();
-    else if (k == "cls_bytes_per_pixel") p.cls_bytes_per_pixel = item.second.cast<double>();
-    else if (k == "rec_bytes_per_pixel") p.rec_bytes_per_pixel = item.second.cast<double>();
-    else if (k == "call_overhead_bytes") p.call_overhead_bytes = item.second.cast<std::size_t>();
-    else throw Error(StatusCode::kInvalidArgument, "unknown memory profile key '" + k + "'");
+    if (k == "det_bytes_per_pixel")
+      p.det_bytes_per_pixel = item.second.cast<double>();
+    else if (k == "cls_bytes_per_pixel")
+      p.cls_bytes_per_pixel = item.second.cast<double>();
+    else if (k == "rec_bytes_per_pixel")
+      p.rec_bytes_per_pixel = item.second.cast<double>();
+    else if (k == "call_overhead_bytes")
+      p.call_overhead_bytes = item.second.cast<std::size_t>();
+    else
+      throw Error(StatusCode::kInvalidArgument, "unknown memory profile key '" + k + "'");
   }
   return p;
 }
@@ -164,7 +175,8 @@ MemoryProfile profile_from_dict(const py::dict& d) {
 
 void bind_pipeline(py::module_& m) {
   py::class_<Pipeline::BudgetedCall, std::shared_ptr<Pipeline::BudgetedCall>>(m, "BudgetedCall")
-      .def_property_readonly("plan", [](const Pipeline::BudgetedCall& c) { return plan_dict(c.plan); })
+      .def_property_readonly("plan",
+                             [](const Pipeline::BudgetedCall& c) { return plan_dict(c.plan); })
       .def_property_readonly("reserved_bytes",
                              [](const Pipeline::BudgetedCall& c) { return c.reservation.bytes(); })
       .def("release", [](Pipeline::BudgetedCall& c) { c.reservation.release(); })
@@ -182,26 +194,35 @@ void bind_pipeline(py::module_& m) {
   });
   // One setting checked (InvalidInputError naming it and its range); returns the
   // value as the field holds it.
-  m.def("check_setting", [](const std::string& name, const py::handle& value) {
-    const SettingInfo& s = setting_info(name);
-    return to_python(s, check_setting(s, setting_value_of(s, value)));
-  }, py::arg("name"), py::arg("value"));
-  m.def("parse_setting", [](const std::string& name, const std::string& text) {
-    const SettingInfo& s = setting_info(name);
-    return to_python(s, parse_setting(s, text));
-  }, py::arg("name"), py::arg("text"));
+  m.def(
+      "check_setting",
+      [](const std::string& name, const py::handle& value) {
+        const SettingInfo& s = setting_info(name);
+        return to_python(s, check_setting(s, setting_value_of(s, value)));
+      },
+      py::arg("name"), py::arg("value"));
+  m.def(
+      "parse_setting",
+      [](const std::string& name, const std::string& text) {
+        const SettingInfo& s = setting_info(name);
+        return to_python(s, parse_setting(s, text));
+      },
+      py::arg("name"), py::arg("text"));
   // A whole config (a dict of settings over the defaults) checked as every
   // Pipeline checks it; max_memory_mb as the Predictor's (0: none).
-  m.def("validate_config", [](const py::dict& config, double max_memory_mb) {
-    if (!(max_memory_mb >= 0 && max_memory_mb <= 1e12))
-      fail(StatusCode::kInvalidArgument, "max_memory_mb must be a positive number");
-    const PipelineConfig c = config_from_dict(config);
-    validate_config(c, static_cast<std::uint64_t>(max_memory_mb * 1048576.0));
-  }, py::arg("config"), py::arg("max_memory_mb") = 0.0);
+  m.def(
+      "validate_config",
+      [](const py::dict& config, double max_memory_mb) {
+        if (!(max_memory_mb >= 0 && max_memory_mb <= 1e12))
+          fail(StatusCode::kInvalidArgument, "max_memory_mb must be a positive number");
+        const PipelineConfig c = config_from_dict(config);
+        validate_config(c, static_cast<std::uint64_t>(max_memory_mb * 1048576.0));
+      },
+      py::arg("config"), py::arg("max_memory_mb") = 0.0);
   py::class_<Pipeline, std::shared_ptr<Pipeline>>(m, "Pipeline")
-      .def(py::init([](std::shared_ptr<Model> det, std::shared_ptr<Model> cls, std::shared_ptr<Model> rec,
-                       std::vector<std::string> charset, const py::dict& config,
-                       std::shared_ptr<MemoryPool> pool) {
+      .def(py::init([](std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
+                       std::shared_ptr<Model> rec, std::vector<std::string> charset,
+                       const py::dict& config, std::shared_ptr<MemoryPool> pool) {
              PipelineConfig c = config_from_dict(config);
              return std::make_shared<Pipeline>(std::move(det), std::move(cls), std::move(rec),
                                                std::move(charset), std::move(c), std::move(pool));
@@ -210,11 +231,12 @@ void bind_pipeline(py::module_& m) {
            py::arg("charset"), py::arg("config"), py::arg("pool").none(true))
       .def_property_readonly("config", [](const Pipeline& p) { return config_to_dict(p.config()); })
       .def_property_readonly("pool", &Pipeline::pool)
-      .def("set_memory_budget",
-           [](Pipeline& p, std::size_t total_bytes, const py::dict& profile) {
-             p.set_memory_budget(MemoryBudget::create(total_bytes), profile_from_dict(profile));
-           },
-           py::arg("total_bytes"), py::arg("profile") = py::dict())
+      .def(
+          "set_memory_budget",
+          [](Pipeline& p, std::size_t total_bytes, const py::dict& profile) {
+            p.set_memory_budget(MemoryBudget::create(total_bytes), profile_from_dict(profile));
+          },
+          py::arg("total_bytes"), py::arg("profile") = py::dict())
       .def_property_readonly("memory_budget",
                              [](const Pipeline& p) -> py::object {
                                const auto& b = p.memory_budget();
@@ -224,41 +246,45 @@ void bind_pipeline(py::module_& m) {
                                                py::arg("peak_in_use_bytes") = b->peak_in_use(),
                                                py::arg("waits") = b->waits());
                              })
-      .def("plan",
-           [](const Pipeline& p, int width, int height, std::size_t image_bytes) {
-             return plan_dict(p.plan(width, height, image_bytes));
-           },
-           py::arg("width"), py::arg("height"), py::arg("image_bytes") = 0)
-      .def("admit",
-           [](const Pipeline& p, int width, int height, std::size_t image_bytes) {
-             std::shared_ptr<Pipeline::BudgetedCall> call;
-             {
-               py::gil_scoped_release nogil;  // waits while other calls hold the budget
-               call = std::make_shared<Pipeline::BudgetedCall>(p.admit(width, height, image_bytes));
-             }
-             return call;
-           },
-           py::arg("width"), py::arg("height"), py::arg("image_bytes") = 0)
-      .def("run",
-           [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {
-             ImageView view = python::image_view_of(img);
-             OcrResult r;
-             {
-               py::gil_scoped_release nogil;
-               r = call ? p.run(view, *call) : p.run(view);
-             }
-             return result_dict(r);
-           },
-           py::arg("image"), py::arg("call").none(true) = nullptr)
-      .def("recognize",
-           [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {
-             ImageView view = python::image_view_of(img);
-             OcrLine l;
-             {
-               py::gil_scoped_release nogil;
-               l = call ? p.recognize(view, *call) : p.recognize(view);
-             }
-             return line_tuple(l);
-           },
-           py::arg("image"), py::arg("call").none(true) = nullptr);
+      .def(
+          "plan",
+          [](const Pipeline& p, int width, int height, std::size_t image_bytes) {
+            return plan_dict(p.plan(width, height, image_bytes));
+          },
+          py::arg("width"), py::arg("height"), py::arg("image_bytes") = 0)
+      .def(
+          "admit",
+          [](const Pipeline& p, int width, int height, std::size_t image_bytes) {
+            std::shared_ptr<Pipeline::BudgetedCall> call;
+            {
+              py::gil_scoped_release nogil;  // waits while other calls hold the budget
+              call = std::make_shared<Pipeline::BudgetedCall>(p.admit(width, height, image_bytes));
+            }
+            return call;
+          },
+          py::arg("width"), py::arg("height"), py::arg("image_bytes") = 0)
+      .def(
+          "run",
+          [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {
+            ImageView view = python::image_view_of(img);
+            OcrResult r;
+            {
+              py::gil_scoped_release nogil;
+              r = call ? p.run(view, *call) : p.run(view);
+            }
+            return result_dict(r);
+          },
+          py::arg("image"), py::arg("call").none(true) = nullptr)
+      .def(
+          "recognize",
+          [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {
+            ImageView view = python::image_view_of(img);
+            OcrLine l;
+            {
+              py::gil_scoped_release nogil;
+              l = call ? p.recognize(view, *call) : p.recognize(view);
+            }
+            return line_tuple(l);
+          },
+          py::arg("image"), py::arg("call").none(true) = nullptr);
 }

@@ -135,7 +135,9 @@ void bind_postprocess(py::module_& m) {
       "Returns (text, score), score being the mean max-probability of the emitted characters.";
   m.def(
       "ctc_greedy_decode",
-      [decode](const py::array& probs, const Charset& charset) { return decode(probs, charset.chars); },
+      [decode](const py::array& probs, const Charset& charset) {
+        return decode(probs, charset.chars);
+      },
       py::arg("probs"), py::arg("charset"), doc);
   m.def("ctc_greedy_decode", decode, py::arg("probs"), py::arg("charset"), doc);
 
@@ -143,12 +145,13 @@ void bind_postprocess(py::module_& m) {
       "reading_order",
       [](const py::array& boxes) {
         if (boxes.size() > (1 << 26)) throw py::value_error("boxes: too many");
-        auto a = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(boxes);
+        auto a = py::array_t < float, py::array::c_style | py::array::forcecast > ::ensure(boxes);
         if (!a) {
           if (PyErr_Occurred()) throw py::error_already_set();
           throw std::bad_alloc();
         }
-        if (!(a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 2) && !(a.ndim() == 1 && a.shape(0) == 0))
+        if (!(a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 2) &&
+            !(a.ndim() == 1 && a.shape(0) == 0))
           throw py::value_error("boxes: expected shape (N, 4, 2)");
         const py::ssize_t n = a.ndim() == 3 ? a.shape(0) : 0;
         std::vector<edgeocr::Quad> quads(static_cast<size_t>(n));

@@ -35,8 +35,9 @@ ImageView view_of(const py::array& img, py::array* keep) {
   const py::ssize_t h = img.shape(0), w = img.shape(1);
   const py::ssize_t c = img.ndim() == 3 ? img.shape(2) : 1;
   if (c < 1 || c > 4)
-    throw py::value_error("image: expected 1 (gray), 2 (gray + alpha), 3 (BGR) or 4 (BGRA) channels, got " +
-                          std::to_string(c));
+    throw py::value_error(
+        "image: expected 1 (gray), 2 (gray + alpha), 3 (BGR) or 4 (BGRA) channels, got " +
+        std::to_string(c));
   if (h <= 0 || w <= 0)
     throw py::value_error("image: size " + std::to_string(w) + "x" + std::to_string(h) +
                           " is empty");

@@ -20,15 +20,23 @@ ImageView image_view_of(const py::array& arr, const char* what) {
     throw Error(StatusCode::kInvalidArgument,
                 w + ": expected uint8 pixels, got dtype " + std::string(py::str(arr.dtype())));
   if (arr.ndim() != 2 && arr.ndim() != 3)
-    throw Error(StatusCode::kInvalidArgument,
-                w + ": expected an HxW or HxWxC array, got " + std::to_string(arr.ndim()) + " dimensions");
+    throw Error(StatusCode::kInvalidArgument, w + ": expected an HxW or HxWxC array, got " +
+                                                  std::to_string(arr.ndim()) + " dimensions");
   const int c = arr.ndim() == 3 ? static_cast<int>(arr.shape(2)) : 1;
   ImageView v;
   switch (c) {
-    case 1: v.format = PixelFormat::kGray; break;
-    case 2: v.format = PixelFormat::kGrayAlpha; break;
-    case 3: v.format = PixelFormat::kBGR; break;
-    case 4: v.format = PixelFormat::kBGRA; break;
+    case 1:
+      v.format = PixelFormat::kGray;
+      break;
+    case 2:
+      v.format = PixelFormat::kGrayAlpha;
+      break;
+    case 3:
+      v.format = PixelFormat::kBGR;
+      break;
+    case 4:
+      v.format = PixelFormat::kBGRA;
+      break;
     default:
       throw Error(StatusCode::kInvalidArgument,
                   w + ": expected 1, 2, 3 or 4 channels, got " + std::to_string(c));
@@ -63,16 +71,18 @@ PYBIND11_MODULE(_core, m) {
     } catch (const std::bad_alloc&) {
       // An allocation the core could not make (pybind11 would give a bare
       // MemoryError): edgeocr.ResourceError, which is also a MemoryError.
-      py::object exc = py::module_::import("edgeocr.errors")
-                           .attr("from_status")(static_cast<int>(edgeocr::StatusCode::kOutOfMemory),
-                                                "out of memory: an allocation in the edgeocr core failed");
+      py::object exc =
+          py::module_::import("edgeocr.errors")
+              .attr("from_status")(static_cast<int>(edgeocr::StatusCode::kOutOfMemory),
+                                   "out of memory: an allocation in the edgeocr core failed");
       PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
     }
   });
 
   m.def("set_ort_library_path", &edgeocr::set_ort_library_path, py::arg("path"));
   m.def("malloc_arena_cap", &edgeocr::limit_malloc_arenas,
-        "glibc malloc arena cap applied by edgeocr (-1: malloc left alone); see runtime/malloc_tuning.h");
+        "glibc malloc arena cap applied by edgeocr (-1: malloc left alone); see "
+        "runtime/malloc_tuning.h");
   m.def("runtime_info", [] {
     auto info = edgeocr::runtime_info();
     return py::dict(py::arg("library_path") = info.library_path, py::arg("version") = info.version);
@@ -99,7 +109,8 @@ PYBIND11_MODULE(_core, m) {
 
   bind_model(m);
   bind_nb(m);
-  auto kernels = m.def_submodule("kernels", "pixel and post-processing kernels (for tests and benchmarks)");
+  auto kernels =
+      m.def_submodule("kernels", "pixel and post-processing kernels (for tests and benchmarks)");
 #ifdef EDGEOCR_HAVE_BIND_PREPROCESS
   bind_preprocess(kernels);
 #endif

@@ -23,9 +23,9 @@ void detect(CpuFeatures& f) {
   const bool osxsave = (c >> 27) & 1;
   if (!osxsave) return;
   const unsigned long long xcr0 = xgetbv0();
-  const bool os_avx = (xcr0 & 0x6) == 0x6;            // XMM + YMM state
+  const bool os_avx = (xcr0 & 0x6) == 0x6;                 // XMM + YMM state
   const bool os_avx512 = os_avx && (xcr0 & 0xe0) == 0xe0;  // opmask + ZMM state
-  const bool os_amx = (xcr0 & 0x60000) == 0x60000;    // XTILECFG + XTILEDATA
+  const bool os_amx = (xcr0 & 0x60000) == 0x60000;         // XTILECFG + XTILEDATA
   if (__get_cpuid_max(0, nullptr) < 7) return;
   __cpuid_count(7, 0, a, b, c, d);
   f.avx2 = os_avx && ((b >> 5) & 1);
@@ -46,9 +46,13 @@ void detect(CpuFeatures& f) {
   f.bf16 = (hw2 >> 14) & 1;    // HWCAP2_BF16
 }
 #elif defined(__aarch64__)
-void detect(CpuFeatures& f) { f.arch = "aarch64"; }
+void detect(CpuFeatures& f) {
+  f.arch = "aarch64";
+}
 #else
-void detect(CpuFeatures& f) { f.arch = "other"; }
+void detect(CpuFeatures& f) {
+  f.arch = "other";
+}
 #endif
 
 }  // namespace

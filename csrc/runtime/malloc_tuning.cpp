@@ -25,7 +25,8 @@ int limit_malloc_arenas() {
     if (const char* v = std::getenv("EDGEOCR_MALLOC_ARENA_MAX")) {
       char* end = nullptr;
       const long parsed = std::strtol(v, &end, 10);
-      if (end == v || *end != '\0' || parsed < 0 || parsed > 1024) return;  // unusable: leave malloc alone
+      if (end == v || *end != '\0' || parsed < 0 || parsed > 1024)
+        return;  // unusable: leave malloc alone
       n = static_cast<int>(parsed);
     }
     if (n == 0) return;

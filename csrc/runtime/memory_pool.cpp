@@ -58,12 +58,13 @@ PoolBlock MemoryPool::acquire(std::size_t bytes) {
     if (cap_ != 0 && !fits_under_cap_locked(need)) free_idle_locked(need);
     if (cap_ != 0 && !fits_under_cap_locked(need)) {
       fail(StatusCode::kOutOfMemory,
-           "memory pool cap of " + std::to_string(cap_ >> 20) + " MiB would be exceeded: " +
-               std::to_string(stats_.in_use_bytes >> 20) + " MiB in use, request of " +
-               std::to_string(need >> 10) + " KiB");
+           "memory pool cap of " + std::to_string(cap_ >> 20) +
+               " MiB would be exceeded: " + std::to_string(stats_.in_use_bytes >> 20) +
+               " MiB in use, request of " + std::to_string(need >> 10) + " KiB");
     }
     void* p = std::aligned_alloc(kAlignment, need);
-    if (p == nullptr) fail(StatusCode::kOutOfMemory, "allocation of " + std::to_string(need) + " bytes failed");
+    if (p == nullptr)
+      fail(StatusCode::kOutOfMemory, "allocation of " + std::to_string(need) + " bytes failed");
     blk.data_ = p;
     blk.capacity_ = need;
     stats_.reserved_bytes += need;

@@ -82,7 +82,9 @@ def predictor_from_models(
     try:
         settings = json.dumps({**config.to_core(), **overrides})
     except (TypeError, ValueError) as e:
-        raise InvalidInputError(f"Predictor settings must be numbers, strings, booleans or lists: {e}") from e
+        raise InvalidInputError(
+            f"Predictor settings must be numbers, strings, booleans or lists: {e}"
+        ) from e
     sources = {role: models[role] for role in ("det", "cls", "rec") if models.get(role) is not None}
     # The C++ loader, as for a bundle: roles checked, the charset (blank first) checked against the
     # rec model's classes; keys are the characters after the blank.

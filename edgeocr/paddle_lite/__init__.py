@@ -20,7 +20,6 @@ its kernel key, and what to do.
 
 from __future__ import annotations
 
-
 try:  # part of edgeocr: a ModelError like every other bad model
     from ..errors import ModelError as _ModelError
 except ImportError:  # loaded standalone (tests of the reader without the compiled core)

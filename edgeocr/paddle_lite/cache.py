@@ -46,8 +46,7 @@ def _valid_onnx(data: bytes) -> bool:
     return props.get("edgeocr.source") == "paddle_lite_nb" and len(m.graph.node) > 0
 
 
-def cached_nb_to_onnx(path: str | os.PathLike, cache_dir: str | os.PathLike | None
-                      = None) -> bytes:
+def cached_nb_to_onnx(path: str | os.PathLike, cache_dir: str | os.PathLike | None = None) -> bytes:
     """Translate ``path`` (a ``.nb`` file) to ONNX bytes, through the cache.
 
     Raises :class:`NbFormatError` for an unreadable or untranslatable file;
@@ -89,5 +88,8 @@ def cached_nb_to_onnx(path: str | os.PathLike, cache_dir: str | os.PathLike | No
         warnings.warn(
             f"edgeocr: could not cache the translation of {p} in {root} ({e.strerror or e}); "
             f"translated in memory instead. Set EDGEOCR_CACHE_DIR to a writable folder to "
-            f"make the next load faster.", RuntimeWarning, stacklevel=2)
+            f"make the next load faster.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return out

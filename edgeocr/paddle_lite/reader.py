@@ -31,18 +31,64 @@ from . import NbFormatError
 HEADER_SIZE = 26
 
 # lite/api/paddle_place.h
-TARGETS = {0: "unk", 1: "host", 2: "x86", 3: "cuda", 4: "arm", 5: "opencl", 6: "any",
-           7: "fpga", 8: "npu", 9: "xpu", 10: "bm", 11: "mlu", 12: "rknpu", 13: "apu",
-           14: "huawei_ascend_npu", 15: "imagination_nna", 16: "intel_fpga", 17: "metal",
-           18: "nnadapter"}
-PRECISIONS = {0: "unk", 1: "float", 2: "int8", 3: "int32", 4: "any", 5: "fp16",
-              6: "bool", 7: "int64", 8: "int16", 9: "uint8", 10: "fp64"}
-LAYOUTS = {0: "unk", 1: "nchw", 2: "any", 3: "nhwc", 4: "imagedefault",
-           5: "imagefolder", 6: "imagenw", 7: "metaltexturearray", 8: "metaltexture2darray"}
+TARGETS = {
+    0: "unk",
+    1: "host",
+    2: "x86",
+    3: "cuda",
+    4: "arm",
+    5: "opencl",
+    6: "any",
+    7: "fpga",
+    8: "npu",
+    9: "xpu",
+    10: "bm",
+    11: "mlu",
+    12: "rknpu",
+    13: "apu",
+    14: "huawei_ascend_npu",
+    15: "imagination_nna",
+    16: "intel_fpga",
+    17: "metal",
+    18: "nnadapter",
+}
+PRECISIONS = {
+    0: "unk",
+    1: "float",
+    2: "int8",
+    3: "int32",
+    4: "any",
+    5: "fp16",
+    6: "bool",
+    7: "int64",
+    8: "int16",
+    9: "uint8",
+    10: "fp64",
+}
+LAYOUTS = {
+    0: "unk",
+    1: "nchw",
+    2: "any",
+    3: "nhwc",
+    4: "imagedefault",
+    5: "imagefolder",
+    6: "imagenw",
+    7: "metaltexturearray",
+    8: "metaltexture2darray",
+}
 
 # VarType_.Type data types (framework.fbs) -> numpy
-DTYPES = {0: np.bool_, 1: np.int16, 2: np.int32, 3: np.int64, 4: np.float16,
-          5: np.float32, 6: np.float64, 20: np.uint8, 21: np.int8}
+DTYPES = {
+    0: np.bool_,
+    1: np.int16,
+    2: np.int32,
+    3: np.int64,
+    4: np.float16,
+    5: np.float32,
+    6: np.float64,
+    20: np.uint8,
+    21: np.int8,
+}
 
 KERNEL_ATTR = "__@kernel_type_attr@__"
 
@@ -170,14 +216,17 @@ class _Fb:
 
     def check(self, pos: int, size: int):
         if pos < self.base or size < 0 or pos + size > self.end:
-            self.fail(f"offset {pos} (+{size} bytes) lies outside the buffer "
-                      f"[{self.base}, {self.end}); the file is truncated or corrupted")
+            self.fail(
+                f"offset {pos} (+{size} bytes) lies outside the buffer "
+                f"[{self.base}, {self.end}); the file is truncated or corrupted"
+            )
 
     def spend(self, n: int):
         self.budget[0] -= n
         if self.budget[0] < 0:
-            self.fail("the program asks for far more data than the file holds; "
-                      "the file is corrupted")
+            self.fail(
+                "the program asks for far more data than the file holds; the file is corrupted"
+            )
 
     def u8(self, pos):
         self.check(pos, 1)
@@ -218,7 +267,7 @@ class _Fb:
     def string(self, pos: int) -> str:
         start, n = self.vector(pos, 1)
         try:
-            return bytes(self.data[start:start + n]).decode("utf-8")
+            return bytes(self.data[start : start + n]).decode("utf-8")
         except UnicodeDecodeError:
             self.fail(f"string at offset {pos} is not valid UTF-8")
 
@@ -235,8 +284,9 @@ class _Table:
             return 0
         off = struct.unpack_from("<H", self.fb.data, self.vt + o)[0]
         if off and off >= self.tsize:
-            self.fb.fail(f"field {field_id} of the table at offset {self.pos} lies "
-                         f"outside the table")
+            self.fb.fail(
+                f"field {field_id} of the table at offset {self.pos} lies outside the table"
+            )
         return off
 
     def scalar(self, field_id: int, fmt: str, default=0):
@@ -298,7 +348,7 @@ class _Table:
             return memoryview(b"")
         start, n = self.fb.vector(p, 1)
         self.fb.spend(-n)  # raw data is not decoded, it costs nothing extra
-        return memoryview(self.fb.data)[start:start + n]
+        return memoryview(self.fb.data)[start : start + n]
 
 
 # ---------------------------------------------------------------------------
@@ -306,20 +356,20 @@ class _Table:
 
 # AttrType -> (field id, struct format or kind)
 _ATTR_FIELDS = {
-    0: (2, "i"),        # INT
-    1: (3, "f"),        # FLOAT
-    2: (4, "str"),      # STRING
-    3: (5, "[i"),       # INTS
-    4: (6, "[f"),       # FLOATS
-    5: (7, "[str"),     # STRINGS
-    6: (8, "?"),        # BOOLEAN
-    7: (9, "[?"),       # BOOLEANS
-    8: (10, "i"),       # BLOCK
-    9: (11, "q"),       # LONG
-    10: (12, "[i"),     # BLOCKS
-    11: (13, "[q"),     # LONGS
-    12: (15, "[d"),     # FLOAT64S (v2.13)
-    15: (14, "d"),      # FLOAT64 (v2.13)
+    0: (2, "i"),  # INT
+    1: (3, "f"),  # FLOAT
+    2: (4, "str"),  # STRING
+    3: (5, "[i"),  # INTS
+    4: (6, "[f"),  # FLOATS
+    5: (7, "[str"),  # STRINGS
+    6: (8, "?"),  # BOOLEAN
+    7: (9, "[?"),  # BOOLEANS
+    8: (10, "i"),  # BLOCK
+    9: (11, "q"),  # LONG
+    10: (12, "[i"),  # BLOCKS
+    11: (13, "[q"),  # LONGS
+    12: (15, "[d"),  # FLOAT64S (v2.13)
+    15: (14, "d"),  # FLOAT64 (v2.13)
 }
 
 
@@ -390,8 +440,15 @@ def _parse_program(fb: _Fb):
         attrs = {}
         for a in o.tables(3):
             attrs[a.string(0)] = _attr_value(a, fb.what)
-        ops.append(NbOp(type=o.string(0), inputs=_slots(o.tables(1)),
-                        outputs=_slots(o.tables(2)), attrs=attrs, index=i))
+        ops.append(
+            NbOp(
+                type=o.string(0),
+                inputs=_slots(o.tables(1)),
+                outputs=_slots(o.tables(2)),
+                attrs=attrs,
+                index=i,
+            )
+        )
     return ops, vars_, fw_version
 
 
@@ -422,8 +479,10 @@ def _parse_param(fb: _Fb, root: _Table | None = None) -> tuple[str, np.ndarray, 
         count *= d
     itemsize = np.dtype(dt).itemsize
     if count * itemsize != len(data):
-        fb.fail(f"parameter '{name}' has dims {dims} ({count} x {itemsize} bytes) but "
-                f"{len(data)} bytes of data")
+        fb.fail(
+            f"parameter '{name}' has dims {dims} ({count} x {itemsize} bytes) but "
+            f"{len(data)} bytes of data"
+        )
     arr = np.frombuffer(data, dtype=np.dtype(dt).newbyteorder("<"), count=count)
     return name, arr.reshape(dims), dtype_id
 
@@ -433,14 +492,18 @@ def _parse_params_v2(data: bytes, pos: int, what: str, budget) -> tuple[dict, di
 
     def need(p, n, msg):
         if p + n > end:
-            raise NbFormatError(f"{what}: truncated parameter section ({msg} at offset {p} "
-                                f"needs {n} bytes, file has {end})")
+            raise NbFormatError(
+                f"{what}: truncated parameter section ({msg} at offset {p} "
+                f"needs {n} bytes, file has {end})"
+            )
 
     need(pos, 2, "format version")
     pver = struct.unpack_from("<H", data, pos)[0]
     if pver != 0:
-        raise NbFormatError(f"{what}: unknown parameter-section version {pver} (expected 0); "
-                            f"the file is corrupted or written by an unknown Paddle Lite")
+        raise NbFormatError(
+            f"{what}: unknown parameter-section version {pver} (expected 0); "
+            f"the file is corrupted or written by an unknown Paddle Lite"
+        )
     pos += 2
     need(pos, 2, "meta size")
     msize = struct.unpack_from("<H", data, pos)[0]
@@ -460,8 +523,10 @@ def _parse_params_v2(data: bytes, pos: int, what: str, budget) -> tuple[dict, di
         need(pos, 8, f"parameter record {i}")
         total, off = struct.unpack_from("<II", data, pos)
         if off < 4 or off > total:
-            raise NbFormatError(f"{what}: parameter record {i} has bad offset {off} "
-                                f"(total size {total}); the file is corrupted")
+            raise NbFormatError(
+                f"{what}: parameter record {i} has bad offset {off} "
+                f"(total size {total}); the file is corrupted"
+            )
         need(pos + 4, total, f"parameter record {i}")
         fb_start = pos + 4 + off
         fb_end = pos + 4 + total
@@ -508,8 +573,7 @@ def _producer(data: bytes) -> str:
     return raw.decode("ascii", "replace")
 
 
-def read_nb(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = None
-            ) -> NbProgram:
+def read_nb(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = None) -> NbProgram:
     """Parse a Paddle Lite ``.nb`` file (a path or its bytes).
 
     Raises :class:`NbFormatError` for anything that is not a readable
@@ -519,8 +583,10 @@ def read_nb(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = No
     if source:
         what = source
     if len(data) < HEADER_SIZE:
-        raise NbFormatError(f"{what}: {len(data)} bytes is too short for a Paddle Lite .nb "
-                            f"file (the header alone is {HEADER_SIZE} bytes)")
+        raise NbFormatError(
+            f"{what}: {len(data)} bytes is too short for a Paddle Lite .nb "
+            f"file (the header alone is {HEADER_SIZE} bytes)"
+        )
     meta_version = struct.unpack_from("<H", data, 0)[0]
     producer = _producer(data)
     if meta_version == 0:
@@ -529,15 +595,19 @@ def read_nb(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = No
             f"written by Paddle Lite opt {producer or '< v2.7'} (before v2.7). edgeocr reads "
             f"only the FlatBuffers formats; re-export the model with paddle_lite_opt >= 2.7 "
             f"(e.g. `pip install paddlelite==2.10` and run paddle_lite_opt on the Paddle "
-            f"inference model).")
+            f"inference model)."
+        )
     if meta_version not in (1, 2):
         raise NbFormatError(
             f"{what}: unknown .nb meta_version {meta_version} (edgeocr reads 1 and 2, written "
-            f"by Paddle Lite 2.7 to 2.13); the file is corrupted or not a Paddle Lite model")
+            f"by Paddle Lite 2.7 to 2.13); the file is corrupted or not a Paddle Lite model"
+        )
     topo_size = struct.unpack_from("<Q", data, 18)[0]
     if topo_size > len(data) - HEADER_SIZE or topo_size < 8:
-        raise NbFormatError(f"{what}: program size {topo_size} in the header does not fit the "
-                            f"{len(data)}-byte file; the file is truncated or corrupted")
+        raise NbFormatError(
+            f"{what}: program size {topo_size} in the header does not fit the "
+            f"{len(data)}-byte file; the file is truncated or corrupted"
+        )
     # Units of decoded data (table, vector elements, string bytes) a file may
     # ask for: generous for real files, bounded for hostile ones.
     budget = [4 * len(data) + 4096]
@@ -551,9 +621,23 @@ def read_nb(path_or_bytes: str | os.PathLike | bytes, *, source: str | None = No
             params, dtypes = _parse_params_v1(data, topo_end, what, budget)
     except NbFormatError:
         raise
-    except (struct.error, ValueError, IndexError, OverflowError, MemoryError,
-            RecursionError) as e:  # defensive: nothing but NbFormatError leaves the reader
+    except (
+        struct.error,
+        ValueError,
+        IndexError,
+        OverflowError,
+        MemoryError,
+        RecursionError,
+    ) as e:  # defensive: nothing but NbFormatError leaves the reader
         raise NbFormatError(f"{what}: corrupted .nb file ({type(e).__name__}: {e})") from e
-    return NbProgram(source=what, meta_version=meta_version, producer=producer,
-                     framework_version=fw_version, ops=ops, vars=vars_, params=params,
-                     param_dtypes=dtypes, sha256=hashlib.sha256(data).hexdigest())
+    return NbProgram(
+        source=what,
+        meta_version=meta_version,
+        producer=producer,
+        framework_version=fw_version,
+        ops=ops,
+        vars=vars_,
+        params=params,
+        param_dtypes=dtypes,
+        sha256=hashlib.sha256(data).hexdigest(),
+    )

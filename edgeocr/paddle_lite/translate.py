@@ -40,13 +40,19 @@ def _onnx():
     from onnx import TensorProto, helper, numpy_helper
 
     if not _ONNX_DT:
-        _ONNX_DT.update({
-            np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
-            np.dtype(np.float16): TensorProto.FLOAT16, np.dtype(np.int8): TensorProto.INT8,
-            np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.int16): TensorProto.INT16,
-            np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
-            np.dtype(np.bool_): TensorProto.BOOL,
-        })
+        _ONNX_DT.update(
+            {
+                np.dtype(np.float32): TensorProto.FLOAT,
+                np.dtype(np.float64): TensorProto.DOUBLE,
+                np.dtype(np.float16): TensorProto.FLOAT16,
+                np.dtype(np.int8): TensorProto.INT8,
+                np.dtype(np.uint8): TensorProto.UINT8,
+                np.dtype(np.int16): TensorProto.INT16,
+                np.dtype(np.int32): TensorProto.INT32,
+                np.dtype(np.int64): TensorProto.INT64,
+                np.dtype(np.bool_): TensorProto.BOOL,
+            }
+        )
     return onnx, TensorProto, helper, numpy_helper
 
 
@@ -117,7 +123,8 @@ class _Ctx:
                 raise _Unsupported(
                     f"reads the quantised weight '{var}' ({arr.dtype}) but carries no "
                     f"'{var}_quant_scale' attribute; Paddle Lite dequantises weights only "
-                    f"for conv2d, depthwise_conv2d, fc and mul")
+                    f"for conv2d, depthwise_conv2d, fc and mul"
+                )
             name = self.fresh(var)
             self.consts[name] = arr
             self.shapes[name] = tuple(arr.shape)
@@ -133,8 +140,10 @@ class _Ctx:
             if var in self.prog.params:
                 self._param_name(var)
             else:
-                raise _Unsupported(f"reads variable '{var}', which no earlier op writes and "
-                                   f"which is not a parameter of the file")
+                raise _Unsupported(
+                    f"reads variable '{var}', which no earlier op writes and "
+                    f"which is not a parameter of the file"
+                )
         name = self.cur[var]
         if name in self.consts and name not in self.inits:
             self.inits[name] = self.consts[name]
@@ -176,8 +185,10 @@ class _Ctx:
         arr = np.asarray(arr)
         self.const_bytes += arr.nbytes
         if self.const_bytes > self.const_limit:
-            raise _Unsupported(f"makes the graph's constants exceed {self.const_limit >> 20} "
-                               f"MiB, far more than the file holds; the file is corrupted")
+            raise _Unsupported(
+                f"makes the graph's constants exceed {self.const_limit >> 20} "
+                f"MiB, far more than the file holds; the file is corrupted"
+            )
         name = self.fresh(base)
         self.consts[name] = arr
         self.shapes[name] = tuple(arr.shape)
@@ -193,8 +204,15 @@ class _Ctx:
     def set_const_out(self, var: str, arr: np.ndarray):
         self.bind(var, self.new_const(arr, var))
 
-    def node(self, op_type: str, inputs: Sequence[str], outputs: int | Sequence[str] = 1,
-             shape: Shape = None, dtype=None, **attrs) -> list[str]:
+    def node(
+        self,
+        op_type: str,
+        inputs: Sequence[str],
+        outputs: int | Sequence[str] = 1,
+        shape: Shape = None,
+        dtype=None,
+        **attrs,
+    ) -> list[str]:
         _, _, helper, _ = _onnx()
         for i in inputs:
             if i:
@@ -205,16 +223,23 @@ class _Ctx:
             outs = [self.fresh(f"{base or op_type}_{op_type.lower()}") for _ in range(outputs)]
         else:
             outs = list(outputs)
-        self.nodes.append(helper.make_node(op_type, list(inputs), outs,
-                                           name=self.fresh(f"n{len(self.nodes)}_{op_type}"),
-                                           **attrs))
+        self.nodes.append(
+            helper.make_node(
+                op_type,
+                list(inputs),
+                outs,
+                name=self.fresh(f"n{len(self.nodes)}_{op_type}"),
+                **attrs,
+            )
+        )
         for o in outs:
             self.shapes[o] = shape
             self.dtypes[o] = np.dtype(dtype) if dtype is not None else np.dtype(np.float32)
         return outs
 
-    def node1(self, op_type: str, inputs: Sequence[str], shape: Shape = None, dtype=None,
-              **attrs) -> str:
+    def node1(
+        self, op_type: str, inputs: Sequence[str], shape: Shape = None, dtype=None, **attrs
+    ) -> str:
         return self.node(op_type, inputs, 1, shape=shape, dtype=dtype, **attrs)[0]
 
     def out(self, op: NbOp, slot: str, name: str):
@@ -268,12 +293,17 @@ def _act(ctx: _Ctx, x: str, act: str, op: NbOp, shape: Shape, prefix: str = "") 
         return ctx.node1("HardSigmoid", [x], shape, alpha=slope, beta=offset)
     if act == "hard_swish":
         if fused:
-            t, s, o = (float(_a(op, "hard_swish_threshold", 6.0)),
-                       float(_a(op, "hard_swish_scale", 6.0)),
-                       float(_a(op, "hard_swish_offset", 3.0)))
+            t, s, o = (
+                float(_a(op, "hard_swish_threshold", 6.0)),
+                float(_a(op, "hard_swish_scale", 6.0)),
+                float(_a(op, "hard_swish_offset", 3.0)),
+            )
         else:
-            t, s, o = (float(_a(op, "threshold", 6.0)), float(_a(op, "scale", 6.0)),
-                       float(_a(op, "offset", 3.0)))
+            t, s, o = (
+                float(_a(op, "threshold", 6.0)),
+                float(_a(op, "scale", 6.0)),
+                float(_a(op, "offset", 3.0)),
+            )
         # out = x * min(max(x + offset, 0), threshold) / scale
         y = ctx.node1("Add", [x, ctx.fconst(o)], shape)
         y = ctx.node1("Clip", [y, ctx.fconst(0.0), ctx.fconst(t)], shape)
@@ -323,8 +353,9 @@ def _act(ctx: _Ctx, x: str, act: str, op: NbOp, shape: Shape, prefix: str = "") 
     if act == "floor":
         return ctx.node1("Floor", [x], shape)
     if act == "mish":
-        return ctx.node1("Mul", [x, ctx.node1("Tanh", [ctx.node1("Softplus", [x], shape)], shape)],
-                         shape)
+        return ctx.node1(
+            "Mul", [x, ctx.node1("Tanh", [ctx.node1("Softplus", [x], shape)], shape)], shape
+        )
     if act == "prelu" and fused:
         alpha = op.input("Prelu_alpha")
         if not alpha:
@@ -344,7 +375,7 @@ def _prelu(ctx: _Ctx, x: str, alpha_var: str, mode: str, shape: Shape) -> str:
     elif mode == "channel":
         a = a.reshape((-1,) + (1,) * (r - 2))
     elif mode == "element":
-        a = a.reshape(tuple(a.shape[-(r - 1):]) if a.ndim >= r - 1 else a.shape)
+        a = a.reshape(tuple(a.shape[-(r - 1) :]) if a.ndim >= r - 1 else a.shape)
     return ctx.node1("PRelu", [x, ctx.fconst(a, "prelu_alpha")], shape)
 
 
@@ -390,12 +421,12 @@ def _dequant(ctx: _Ctx, op: NbOp, slot: str, axis: int) -> str | None:
     qtype = _a(op, "quantization_type", "")
     quantized = scale_key in op.attrs and (
         qtype in ("post_weight_abs_max", "post_weight_channel_wise_abs_max")
-        or (not qtype and "quantize_weight_bits" in op.attrs))
+        or (not qtype and "quantize_weight_bits" in op.attrs)
+    )
     if not quantized:
         w = ctx.const(var)
         if w is not None and w.dtype != np.float32:
-            raise _Unsupported(f"has weight '{var}' of type {w.dtype} without a quantisation "
-                               f"scale")
+            raise _Unsupported(f"has weight '{var}' of type {w.dtype} without a quantisation scale")
         return ctx.get(var)
     if var in ctx.dequantized:
         return ctx.materialize(ctx.new_const(ctx.dequantized[var], var + "_dequant"))
@@ -405,16 +436,19 @@ def _dequant(ctx: _Ctx, op: NbOp, slot: str, axis: int) -> str | None:
     bits = int(_a(op, "quantize_weight_bits", 8))
     expect = np.int8 if bits == 8 else np.int16 if bits == 16 else None
     if expect is None or raw.dtype != expect:
-        raise _Unsupported(f"has quantize_weight_bits={bits} but weight '{var}' is stored as "
-                           f"{raw.dtype}")
+        raise _Unsupported(
+            f"has quantize_weight_bits={bits} but weight '{var}' is stored as {raw.dtype}"
+        )
     scales = np.asarray(op.attrs[scale_key], dtype=np.float32)
     if not np.all(np.isfinite(scales)):
-        raise _Unsupported(f"has non-finite quantisation scales for weight '{var}'; the file "
-                           f"is corrupted")
+        raise _Unsupported(
+            f"has non-finite quantisation scales for weight '{var}'; the file is corrupted"
+        )
     ch = raw.shape[axis] if raw.ndim > axis else -1
     if scales.size != ch:
-        raise _Unsupported(f"has {scales.size} quantisation scales for weight '{var}' with "
-                           f"{ch} output channels")
+        raise _Unsupported(
+            f"has {scales.size} quantisation scales for weight '{var}' with {ch} output channels"
+        )
     bshape = [1] * raw.ndim
     bshape[axis] = ch
     w = raw.astype(np.float32) * scales.reshape(bshape)
@@ -433,6 +467,7 @@ def _reg(*names):
         for n in names:
             _HANDLERS[n] = fn
         return fn
+
     return deco
 
 
@@ -484,7 +519,8 @@ def _conv2d(ctx: _Ctx, op: NbOp):
         attrs["pads"] = pads
         nd = len(k)
         oshape = (xs[0] if xs else -1, wshape[0]) + tuple(
-            _conv_out(in_hw[i], k[i], strides[i], pads[i], pads[i + nd], dil[i]) for i in range(nd))
+            _conv_out(in_hw[i], k[i], strides[i], pads[i], pads[i + nd], dil[i]) for i in range(nd)
+        )
     y = ctx.node1("Conv", inputs, oshape, **attrs)
     if bool(_a(op, "with_act", False)) or bool(_a(op, "fuse_relu", False)):
         act = str(_a(op, "act_type", "relu" if _a(op, "fuse_relu", False) else ""))
@@ -515,9 +551,16 @@ def _conv2d_transpose(ctx: _Ctx, op: NbOp):
     oshape = []
     for i in range(nd):
         d = in_hw[i]
-        oshape.append(-1 if d < 0 else
-                      (d - 1) * strides[i] - pads[i] - pads[i + nd] + dil[i] * (k[i] - 1) + 1
-                      + out_pad[i])
+        oshape.append(
+            -1
+            if d < 0
+            else (d - 1) * strides[i]
+            - pads[i]
+            - pads[i + nd]
+            + dil[i] * (k[i] - 1)
+            + 1
+            + out_pad[i]
+        )
     if out_size:
         if any(d < 0 for d in oshape):
             raise _Unsupported("sets output_size on an input of unknown spatial size")
@@ -527,8 +570,11 @@ def _conv2d_transpose(ctx: _Ctx, op: NbOp):
     b = op.input("Bias")
     if b:
         bc = ctx.const(b)
-        inputs.append(ctx.fconst(np.asarray(bc, np.float32).reshape(-1), "bias")
-                      if bc is not None else ctx.get(b))
+        inputs.append(
+            ctx.fconst(np.asarray(bc, np.float32).reshape(-1), "bias")
+            if bc is not None
+            else ctx.get(b)
+        )
     cout = wshape[1] * groups
     shape = (xs[0] if xs else -1, cout) + tuple(oshape)
     attrs = dict(kernel_shape=k, strides=strides, dilations=dil, group=groups, pads=pads)
@@ -566,24 +612,41 @@ def _align_y(ctx: _Ctx, x: str, y: str, axis: int) -> tuple[str, str]:
     if c is not None:
         small2 = ctx.materialize(ctx.new_const(np.asarray(c).reshape(new_shape), small + "_b"))
     else:
-        small2 = ctx.node1("Reshape", [small, ctx.iconst(
-            [d if d >= 0 else 0 for d in new_shape])], new_shape, dtype=ctx.dtype(small))
+        small2 = ctx.node1(
+            "Reshape",
+            [small, ctx.iconst([d if d >= 0 else 0 for d in new_shape])],
+            new_shape,
+            dtype=ctx.dtype(small),
+        )
     return (small2, big) if swap else (big, small2)
 
 
-_ELTWISE = {"elementwise_add": "Add", "elementwise_sub": "Sub", "elementwise_mul": "Mul",
-            "elementwise_div": "Div", "elementwise_max": "Max", "elementwise_min": "Min",
-            "elementwise_pow": "Pow", "elementwise_floordiv": None, "elementwise_mod": "Mod"}
+_ELTWISE = {
+    "elementwise_add": "Add",
+    "elementwise_sub": "Sub",
+    "elementwise_mul": "Mul",
+    "elementwise_div": "Div",
+    "elementwise_max": "Max",
+    "elementwise_min": "Min",
+    "elementwise_pow": "Pow",
+    "elementwise_floordiv": None,
+    "elementwise_mod": "Mod",
+}
 
 
-@_reg(*[k for k, v in _ELTWISE.items() if v], "fusion_elementwise_add_activation",
-      "fusion_elementwise_sub_activation", "fusion_elementwise_mul_activation",
-      "fusion_elementwise_div_activation", "fusion_elementwise_max_activation",
-      "fusion_elementwise_min_activation")
+@_reg(
+    *[k for k, v in _ELTWISE.items() if v],
+    "fusion_elementwise_add_activation",
+    "fusion_elementwise_sub_activation",
+    "fusion_elementwise_mul_activation",
+    "fusion_elementwise_div_activation",
+    "fusion_elementwise_max_activation",
+    "fusion_elementwise_min_activation",
+)
 def _eltwise(ctx: _Ctx, op: NbOp):
     base = op.type
     if base.startswith("fusion_"):
-        base = base[len("fusion_"):-len("_activation")]
+        base = base[len("fusion_") : -len("_activation")]
     onnx_op = _ELTWISE[base]
     x = ctx.get(op.input("X"))
     y = ctx.get(op.input("Y"))
@@ -601,8 +664,17 @@ def _eltwise(ctx: _Ctx, op: NbOp):
     ctx.out(op, "Out", out)
 
 
-_FILL_DT = {0: np.bool_, 1: np.int16, 2: np.int32, 3: np.int64, 4: np.float16, 5: np.float32,
-            6: np.float64, 20: np.uint8, 21: np.int8}
+_FILL_DT = {
+    0: np.bool_,
+    1: np.int16,
+    2: np.int32,
+    3: np.int64,
+    4: np.float16,
+    5: np.float32,
+    6: np.float64,
+    20: np.uint8,
+    21: np.int8,
+}
 
 
 @_reg("fill_constant")
@@ -643,9 +715,20 @@ def _shape_input(ctx: _Ctx, op: NbOp, tensor_slot: str, list_slot: str) -> objec
         consts = [ctx.const(v) for v in lst]
         if all(c is not None for c in consts):
             return [int(np.asarray(c).reshape(-1)[0]) for c in consts]
-        parts = [ctx.node1("Cast", [ctx.node1("Reshape", [ctx.get(v), ctx.iconst([1])], (1,),
-                                              dtype=ctx.dtype(ctx.get(v)))], (1,),
-                           dtype=np.int64, to=7) for v in lst]
+        parts = [
+            ctx.node1(
+                "Cast",
+                [
+                    ctx.node1(
+                        "Reshape", [ctx.get(v), ctx.iconst([1])], (1,), dtype=ctx.dtype(ctx.get(v))
+                    )
+                ],
+                (1,),
+                dtype=np.int64,
+                to=7,
+            )
+            for v in lst
+        ]
         return ctx.node1("Concat", parts, (len(parts),), dtype=np.int64, axis=0)
     t = (op.inputs.get(tensor_slot) or [None])[0]
     if t:
@@ -683,8 +766,9 @@ def _reshape(ctx: _Ctx, op: NbOp):
             ctx.set_const_out(op.output("Out"), np.asarray(c).reshape(tgt))
             return
         x = ctx.get(xv)
-        y = ctx.node1("Reshape", [x, ctx.iconst(shp)], _reshape_shape(ctx.shape(x), shp),
-                      dtype=ctx.dtype(x))
+        y = ctx.node1(
+            "Reshape", [x, ctx.iconst(shp)], _reshape_shape(ctx.shape(x), shp), dtype=ctx.dtype(x)
+        )
     else:
         x = ctx.get(xv)
         y = ctx.node1("Reshape", [x, shp], None, dtype=ctx.dtype(x))
@@ -712,8 +796,11 @@ def _squeeze(ctx: _Ctx, op: NbOp):
         ctx.set_const_out(op.output("Out"), np.asarray(c).reshape(out_shape))
         return
     x = ctx.get(xv)
-    y = x if not axes else ctx.node1("Squeeze", [x, ctx.iconst(axes)], out_shape,
-                                      dtype=ctx.dtype(x))
+    y = (
+        x
+        if not axes
+        else ctx.node1("Squeeze", [x, ctx.iconst(axes)], out_shape, dtype=ctx.dtype(x))
+    )
     if y == x:
         y = ctx.node1("Identity", [x], out_shape, dtype=ctx.dtype(x))
     ctx.out(op, "Out", y)
@@ -750,8 +837,11 @@ def _unsqueeze(ctx: _Ctx, op: NbOp):
         ctx.set_const_out(op.output("Out"), np.asarray(c).reshape(out_shape))
         return
     x = ctx.get(xv)
-    ctx.out(op, "Out", ctx.node1("Unsqueeze", [x, ctx.iconst(pos)], tuple(out_shape),
-                                 dtype=ctx.dtype(x)))
+    ctx.out(
+        op,
+        "Out",
+        ctx.node1("Unsqueeze", [x, ctx.iconst(pos)], tuple(out_shape), dtype=ctx.dtype(x)),
+    )
 
 
 @_reg("transpose2", "transpose")
@@ -779,14 +869,14 @@ def _flatten_range(ctx: _Ctx, op: NbOp):
     b = int(_a(op, "stop_axis", -1))
     a = a + r if a < 0 else a
     b = b + r if b < 0 else b
-    mid = s[a:b + 1]
+    mid = s[a : b + 1]
     merged = int(np.prod(mid)) if all(d >= 0 for d in mid) else -1
-    out = tuple(s[:a]) + (merged,) + tuple(s[b + 1:])
+    out = tuple(s[:a]) + (merged,) + tuple(s[b + 1 :])
     if sum(1 for d in out if d < 0) <= 1:
         tgt = list(out)
-    elif all(d >= 0 for d in s[b + 1:]):
+    elif all(d >= 0 for d in s[b + 1 :]):
         # leading dims copied with 0 (same positions), merged part inferred
-        tgt = [0] * a + [-1] + list(s[b + 1:])
+        tgt = [0] * a + [-1] + list(s[b + 1 :])
     else:
         raise _Unsupported("flattens a range of a tensor with several unknown dims")
     ctx.out(op, "Out", ctx.node1("Reshape", [x, ctx.iconst(tgt)], out, dtype=ctx.dtype(x)))
@@ -801,8 +891,10 @@ def _flatten(ctx: _Ctx, op: NbOp):
     if s is not None:
         a = axis + len(s) if axis < 0 else axis
         h, t = s[:a], s[a:]
-        shape = (int(np.prod(h)) if all(d >= 0 for d in h) else -1,
-                 int(np.prod(t)) if all(d >= 0 for d in t) else -1)
+        shape = (
+            int(np.prod(h)) if all(d >= 0 for d in h) else -1,
+            int(np.prod(t)) if all(d >= 0 for d in t) else -1,
+        )
     ctx.out(op, "Out", ctx.node1("Flatten", [x], shape, dtype=ctx.dtype(x), axis=axis))
 
 
@@ -829,8 +921,9 @@ def _scale(ctx: _Ctx, op: NbOp):
         y = ctx.node1("Add", [y, k(bias)], s, dtype=dt)
     if st:
         sname = ctx.get(st)
-        y = ctx.node1("Mul", [y, ctx.node1("Reshape", [sname, ctx.iconst([])], (), dtype=dt)],
-                      s, dtype=dt)
+        y = ctx.node1(
+            "Mul", [y, ctx.node1("Reshape", [sname, ctx.iconst([])], (), dtype=dt)], s, dtype=dt
+        )
     elif scale != 1.0:
         y = ctx.node1("Mul", [y, k(scale)], s, dtype=dt)
     if after and bias != 0.0:
@@ -867,9 +960,28 @@ def _relu6(ctx: _Ctx, op: NbOp):
     ctx.out(op, "Out", _act(ctx, x, "relu6", op, ctx.shape(x)))
 
 
-_UNARY_ACTS = ("relu", "sigmoid", "tanh", "leaky_relu", "hard_sigmoid", "hard_swish", "swish",
-               "silu", "exp", "abs", "sqrt", "rsqrt", "square", "log", "gelu", "elu", "softplus",
-               "erf", "floor", "mish")
+_UNARY_ACTS = (
+    "relu",
+    "sigmoid",
+    "tanh",
+    "leaky_relu",
+    "hard_sigmoid",
+    "hard_swish",
+    "swish",
+    "silu",
+    "exp",
+    "abs",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "log",
+    "gelu",
+    "elu",
+    "softplus",
+    "erf",
+    "floor",
+    "mish",
+)
 
 
 @_reg(*_UNARY_ACTS)
@@ -881,8 +993,9 @@ def _unary(ctx: _Ctx, op: NbOp):
 @_reg("prelu")
 def _prelu_op(ctx: _Ctx, op: NbOp):
     x = ctx.get(op.input("X"))
-    ctx.out(op, "Out", _prelu(ctx, x, op.input("Alpha"), str(_a(op, "mode", "channel")),
-                              ctx.shape(x)))
+    ctx.out(
+        op, "Out", _prelu(ctx, x, op.input("Alpha"), str(_a(op, "mode", "channel")), ctx.shape(x))
+    )
 
 
 @_reg("assign")
@@ -1044,8 +1157,9 @@ def _matmul_core(ctx: _Ctx, x: str, y: str, tx: bool, ty: bool, alpha: float, op
         perm[-1], perm[-2] = perm[-2], perm[-1]
         c = ctx.consts.get(name)
         if c is not None:
-            return ctx.materialize(ctx.new_const(np.ascontiguousarray(np.transpose(c, perm)),
-                                                 name + "_t"))
+            return ctx.materialize(
+                ctx.new_const(np.ascontiguousarray(np.transpose(c, perm)), name + "_t")
+            )
         return ctx.node1("Transpose", [name], tuple(s[p] for p in perm), perm=perm)
 
     if tx:
@@ -1065,21 +1179,30 @@ def _matmul_core(ctx: _Ctx, x: str, y: str, tx: bool, ty: bool, alpha: float, op
 @_reg("matmul")
 def _matmul(ctx: _Ctx, op: NbOp):
     x, y = ctx.get(op.input("X")), ctx.get(op.input("Y"))
-    out = _matmul_core(ctx, x, y, bool(_a(op, "transpose_X", False)),
-                       bool(_a(op, "transpose_Y", False)), float(_a(op, "alpha", 1.0)), op)
+    out = _matmul_core(
+        ctx,
+        x,
+        y,
+        bool(_a(op, "transpose_X", False)),
+        bool(_a(op, "transpose_Y", False)),
+        float(_a(op, "alpha", 1.0)),
+        op,
+    )
     ctx.out(op, "Out", out)
 
 
 @_reg("matmul_v2")
 def _matmul_v2(ctx: _Ctx, op: NbOp):
     x, y = ctx.get(op.input("X")), ctx.get(op.input("Y"))
-    out = _matmul_core(ctx, x, y, bool(_a(op, "trans_x", False)), bool(_a(op, "trans_y", False)),
-                       1.0, op)
+    out = _matmul_core(
+        ctx, x, y, bool(_a(op, "trans_x", False)), bool(_a(op, "trans_y", False)), 1.0, op
+    )
     ctx.out(op, "Out", out)
 
 
-def _fc_like(ctx: _Ctx, op: NbOp, xslot: str, wslot: str, xcols: int, ycols: int,
-             bias_slot: str | None) -> str:
+def _fc_like(
+    ctx: _Ctx, op: NbOp, xslot: str, wslot: str, xcols: int, ycols: int, bias_slot: str | None
+) -> str:
     x = ctx.get(op.input(xslot))
     w = _dequant(ctx, op, wslot, 1)
     wc = ctx.consts.get(w)
@@ -1111,8 +1234,11 @@ def _fc_like(ctx: _Ctx, op: NbOp, xslot: str, wslot: str, xcols: int, ycols: int
     y = ctx.node1("MatMul", [x2, w2], lead + (n,))
     if bias_slot and op.input(bias_slot):
         bc = ctx.const(op.input(bias_slot))
-        b = (ctx.fconst(np.asarray(bc, np.float32).reshape(-1), "bias") if bc is not None
-             else ctx.get(op.input(bias_slot)))
+        b = (
+            ctx.fconst(np.asarray(bc, np.float32).reshape(-1), "bias")
+            if bc is not None
+            else ctx.get(op.input(bias_slot))
+        )
         y = ctx.node1("Add", [y, b], lead + (n,))
     if len(n_shape) > 1:
         y = ctx.node1("Reshape", [y, ctx.iconst([0] * xcols + list(n_shape))], lead + n_shape)
@@ -1121,8 +1247,9 @@ def _fc_like(ctx: _Ctx, op: NbOp, xslot: str, wslot: str, xcols: int, ycols: int
 
 @_reg("mul")
 def _mul(ctx: _Ctx, op: NbOp):
-    y = _fc_like(ctx, op, "X", "Y", int(_a(op, "x_num_col_dims", 1)),
-                 int(_a(op, "y_num_col_dims", 1)), None)
+    y = _fc_like(
+        ctx, op, "X", "Y", int(_a(op, "x_num_col_dims", 1)), int(_a(op, "y_num_col_dims", 1)), None
+    )
     ctx.out(op, "Out", y)
 
 
@@ -1173,8 +1300,9 @@ def _batch_norm(ctx: _Ctx, op: NbOp):
         if c is None:
             raise _Unsupported(f"has a computed {slot}")
         ins.append(ctx.fconst(np.asarray(c, np.float32).reshape(-1), slot.lower()))
-    y = ctx.node1("BatchNormalization", [x] + ins, ctx.shape(x),
-                  epsilon=float(_a(op, "epsilon", 1e-5)))
+    y = ctx.node1(
+        "BatchNormalization", [x] + ins, ctx.shape(x), epsilon=float(_a(op, "epsilon", 1e-5))
+    )
     ctx.out(op, "Y", y)
 
 
@@ -1200,21 +1328,22 @@ def _pool2d(ctx: _Ctx, op: NbOp):
     adaptive = bool(_a(op, "adaptive", False))
     n_c = (s[0], s[1]) if s is not None and len(s) == 4 else (-1, -1)
     if glob or (adaptive and ksize == [1, 1]):
-        y = ctx.node1("GlobalAveragePool" if ptype == "avg" else "GlobalMaxPool", [x],
-                      n_c + (1, 1))
+        y = ctx.node1("GlobalAveragePool" if ptype == "avg" else "GlobalMaxPool", [x], n_c + (1, 1))
         ctx.out(op, "Out", y)
         return
     in_hw = list(s[2:]) if s is not None and len(s) == 4 else [-1, -1]
     if adaptive:
         if any(d < 0 for d in in_hw) or any(d % k for d, k in zip(in_hw, ksize)):
-            raise _Unsupported(f"uses adaptive pooling to {ksize} on input {in_hw}, which is "
-                               f"not a whole multiple")
+            raise _Unsupported(
+                f"uses adaptive pooling to {ksize} on input {in_hw}, which is not a whole multiple"
+            )
         kern = [d // k for d, k in zip(in_hw, ksize)]
         attrs = dict(kernel_shape=kern, strides=kern, pads=[0, 0, 0, 0])
         if ptype == "avg":
             attrs["count_include_pad"] = 0
-        y = ctx.node1("AveragePool" if ptype == "avg" else "MaxPool", [x],
-                      n_c + tuple(ksize), **attrs)
+        y = ctx.node1(
+            "AveragePool" if ptype == "avg" else "MaxPool", [x], n_c + tuple(ksize), **attrs
+        )
         ctx.out(op, "Out", y)
         return
     strides = _ints(_a(op, "strides", [1, 1]))
@@ -1226,8 +1355,9 @@ def _pool2d(ctx: _Ctx, op: NbOp):
         shape = n_c + (-1, -1)
     else:
         attrs["pads"] = pads
-        shape = n_c + tuple(_pool_out(in_hw[i], ksize[i], strides[i], pads[i], pads[i + 2], ceil)
-                            for i in range(2))
+        shape = n_c + tuple(
+            _pool_out(in_hw[i], ksize[i], strides[i], pads[i], pads[i + 2], ceil) for i in range(2)
+        )
     if ceil:
         attrs["ceil_mode"] = 1
     if ptype == "avg":
@@ -1243,8 +1373,9 @@ def _interp(ctx: _Ctx, op: NbOp):
     x = ctx.get(op.input("X"))
     s = ctx.shape(x)
     v2 = op.type.endswith("_v2")
-    method = str(_a(op, "interp_method", "nearest" if op.type.startswith("nearest") else
-                    "bilinear"))
+    method = str(
+        _a(op, "interp_method", "nearest" if op.type.startswith("nearest") else "bilinear")
+    )
     if str(_a(op, "data_layout", "NCHW")).upper() not in ("NCHW", "ANYLAYOUT"):
         raise _Unsupported(f"uses data_layout {_a(op, 'data_layout')}")
     align_corners = bool(_a(op, "align_corners", True if not v2 else False))
@@ -1313,19 +1444,39 @@ def _interp(ctx: _Ctx, op: NbOp):
         y = ctx.node1("Resize", [x, "", "", full], n_c + out_hw, **attrs)
     elif isinstance(size, list):
         out_hw = tuple(size)
-        y = ctx.node1("Resize", [x, "", "", ctx.iconst([n_c[0] if n_c[0] >= 0 else 1,
-                                                        n_c[1] if n_c[1] >= 0 else 1] + size)],
-                      n_c + out_hw, **attrs)
+        y = ctx.node1(
+            "Resize",
+            [
+                x,
+                "",
+                "",
+                ctx.iconst([n_c[0] if n_c[0] >= 0 else 1, n_c[1] if n_c[1] >= 0 else 1] + size),
+            ],
+            n_c + out_hw,
+            **attrs,
+        )
         if n_c[0] < 0 or n_c[1] < 0:
             # sizes must cover N and C: build them from the input's shape
             ctx.nodes.pop()
-            nc = ctx.node1("Slice", [ctx.node1("Shape", [x], (len(s) if s else 4,), dtype=np.int64),
-                                     ctx.iconst([0]), ctx.iconst([2])], (2,), dtype=np.int64)
+            nc = ctx.node1(
+                "Slice",
+                [
+                    ctx.node1("Shape", [x], (len(s) if s else 4,), dtype=np.int64),
+                    ctx.iconst([0]),
+                    ctx.iconst([2]),
+                ],
+                (2,),
+                dtype=np.int64,
+            )
             full = ctx.node1("Concat", [nc, ctx.iconst(size)], (4,), dtype=np.int64, axis=0)
             y = ctx.node1("Resize", [x, "", "", full], n_c + out_hw, **attrs)
     else:
-        nc = ctx.node1("Slice", [ctx.node1("Shape", [x], (4,), dtype=np.int64),
-                                 ctx.iconst([0]), ctx.iconst([2])], (2,), dtype=np.int64)
+        nc = ctx.node1(
+            "Slice",
+            [ctx.node1("Shape", [x], (4,), dtype=np.int64), ctx.iconst([0]), ctx.iconst([2])],
+            (2,),
+            dtype=np.int64,
+        )
         full = ctx.node1("Concat", [nc, size], (4,), dtype=np.int64, axis=0)
         y = ctx.node1("Resize", [x, "", "", full], n_c + (-1, -1), **attrs)
     ctx.out(op, "Out", y)
@@ -1339,10 +1490,16 @@ def _pad(ctx: _Ctx, op: NbOp):
     r = len(p) // 2
     pads = p[0::2] + p[1::2]
     value = float(_a(op, "pad_value", 0.0))
-    shape = tuple(d + p[2 * i] + p[2 * i + 1] if d >= 0 else -1 for i, d in enumerate(s)) \
-        if s is not None and len(s) == r else None
-    ctx.out(op, "Out", ctx.node1("Pad", [x, ctx.iconst(pads), ctx.fconst(value)], shape,
-                                 mode="constant"))
+    shape = (
+        tuple(d + p[2 * i] + p[2 * i + 1] if d >= 0 else -1 for i, d in enumerate(s))
+        if s is not None and len(s) == r
+        else None
+    )
+    ctx.out(
+        op,
+        "Out",
+        ctx.node1("Pad", [x, ctx.iconst(pads), ctx.fconst(value)], shape, mode="constant"),
+    )
 
 
 @_reg("pad2d", "pad3d")
@@ -1369,17 +1526,24 @@ def _pad_nd(ctx: _Ctx, op: NbOp):
     else:  # pad3d: [left, right, top, bottom, front, back] (W, H, D)
         pairs = [(p[i], p[i + 1]) for i in range(0, len(p), 2)]
         spatial = list(reversed(pairs))
-    spatial = spatial[-(r - 2):]
+    spatial = spatial[-(r - 2) :]
     begins = [0, 0] + [a for a, _ in spatial]
     ends = [0, 0] + [b for _, b in spatial]
-    onnx_mode = {"constant": "constant", "reflect": "reflect", "edge": "edge",
-                 "replicate": "edge"}.get(mode)
+    onnx_mode = {
+        "constant": "constant",
+        "reflect": "reflect",
+        "edge": "edge",
+        "replicate": "edge",
+    }.get(mode)
     if onnx_mode is None:
         raise _Unsupported(f"uses pad mode '{mode}'")
     shape = tuple(d + b + e if d >= 0 else -1 for d, b, e in zip(s, begins, ends))
     value = float(_a(op, "pad_value", _a(op, "value", 0.0)))
-    ctx.out(op, "Out", ctx.node1("Pad", [x, ctx.iconst(begins + ends), ctx.fconst(value)],
-                                 shape, mode=onnx_mode))
+    ctx.out(
+        op,
+        "Out",
+        ctx.node1("Pad", [x, ctx.iconst(begins + ends), ctx.fconst(value)], shape, mode=onnx_mode),
+    )
 
 
 @_reg("arg_max", "arg_min")
@@ -1394,18 +1558,35 @@ def _arg_max(ctx: _Ctx, op: NbOp):
     if s is None:
         raise _Unsupported("reduces a tensor of unknown rank")
     axis = axis + len(s) if axis < 0 else axis
-    shape = tuple(1 if i == axis else d for i, d in enumerate(s)) if keep else \
-        tuple(d for i, d in enumerate(s) if i != axis)
-    y = ctx.node1("ArgMax" if op.type == "arg_max" else "ArgMin", [x], shape, dtype=np.int64,
-                  axis=axis, keepdims=int(keep))
+    shape = (
+        tuple(1 if i == axis else d for i, d in enumerate(s))
+        if keep
+        else tuple(d for i, d in enumerate(s) if i != axis)
+    )
+    y = ctx.node1(
+        "ArgMax" if op.type == "arg_max" else "ArgMin",
+        [x],
+        shape,
+        dtype=np.int64,
+        axis=axis,
+        keepdims=int(keep),
+    )
     dt = int(_a(op, "dtype", 3))
     if dt == 2:
         y = ctx.node1("Cast", [y], shape, dtype=np.int32, to=6)
     ctx.out(op, "Out", y)
 
 
-_CAST_TO = {0: (np.bool_, 9), 2: (np.int32, 6), 3: (np.int64, 7), 4: (np.float16, 10),
-            5: (np.float32, 1), 6: (np.float64, 11), 20: (np.uint8, 2), 21: (np.int8, 3)}
+_CAST_TO = {
+    0: (np.bool_, 9),
+    2: (np.int32, 6),
+    3: (np.int64, 7),
+    4: (np.float16, 10),
+    5: (np.float32, 1),
+    6: (np.float64, 11),
+    20: (np.uint8, 2),
+    21: (np.int8, 3),
+}
 
 
 @_reg("cast")
@@ -1457,10 +1638,18 @@ def _reduce(ctx: _Ctx, op: NbOp):
         axes = sorted({d + r if d < 0 else d for d in dims})
         if any(not 0 <= d < r for d in axes):
             raise _Unsupported(f"reduces dims {dims} of a rank-{r} tensor")
-    shape = tuple(1 if i in axes else d for i, d in enumerate(s)) if keep else \
-        tuple(d for i, d in enumerate(s) if i not in axes)
-    onnx_op = {"mean": "ReduceMean", "sum": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin",
-               "prod": "ReduceProd"}[op.type[len("reduce_"):]]
+    shape = (
+        tuple(1 if i in axes else d for i, d in enumerate(s))
+        if keep
+        else tuple(d for i, d in enumerate(s) if i not in axes)
+    )
+    onnx_op = {
+        "mean": "ReduceMean",
+        "sum": "ReduceSum",
+        "max": "ReduceMax",
+        "min": "ReduceMin",
+        "prod": "ReduceProd",
+    }[op.type[len("reduce_") :]]
     dt = ctx.dtype(x)
     if not axes:
         y = ctx.node1("Identity", [x], s, dtype=dt)
@@ -1549,21 +1738,40 @@ def _rnn(ctx: _Ctx, op: NbOp):
             k = layer * ndir + d
             W.append(reorder(ws[2 * k]))
             R.append(reorder(ws[2 * k + 1]))
-            B.append(np.concatenate([reorder(ws[half + 2 * k]).reshape(-1),
-                                     reorder(ws[half + 2 * k + 1]).reshape(-1)]))
-        ins = [y, ctx.fconst(np.stack(W), "lstm_w"), ctx.fconst(np.stack(R), "lstm_r"),
-               ctx.fconst(np.stack(B), "lstm_b"), ""]
+            B.append(
+                np.concatenate(
+                    [
+                        reorder(ws[half + 2 * k]).reshape(-1),
+                        reorder(ws[half + 2 * k + 1]).reshape(-1),
+                    ]
+                )
+            )
+        ins = [
+            y,
+            ctx.fconst(np.stack(W), "lstm_w"),
+            ctx.fconst(np.stack(R), "lstm_r"),
+            ctx.fconst(np.stack(B), "lstm_b"),
+            "",
+        ]
         if init_h is not None:
             sl = [ctx.iconst([layer * ndir]), ctx.iconst([(layer + 1) * ndir]), ctx.iconst([0])]
-            ins += [ctx.node1("Slice", [init_h] + sl, (ndir, t_n[1], hidden)),
-                    ctx.node1("Slice", [init_c] + sl, (ndir, t_n[1], hidden))]
-        outs = ctx.node("LSTM", ins, 1, shape=t_n[:1] + (ndir, t_n[1], hidden),
-                        hidden_size=hidden,
-                        direction="bidirectional" if bidi else "forward")
+            ins += [
+                ctx.node1("Slice", [init_h] + sl, (ndir, t_n[1], hidden)),
+                ctx.node1("Slice", [init_c] + sl, (ndir, t_n[1], hidden)),
+            ]
+        outs = ctx.node(
+            "LSTM",
+            ins,
+            1,
+            shape=t_n[:1] + (ndir, t_n[1], hidden),
+            hidden_size=hidden,
+            direction="bidirectional" if bidi else "forward",
+        )
         # [T, D, N, H] -> [T, N, D*H]
         y = ctx.node1("Transpose", [outs[0]], (t_n[0], t_n[1], ndir, hidden), perm=[0, 2, 1, 3])
-        y = ctx.node1("Reshape", [y, ctx.iconst([0, 0, ndir * hidden])],
-                      (t_n[0], t_n[1], ndir * hidden))
+        y = ctx.node1(
+            "Reshape", [y, ctx.iconst([0, 0, ndir * hidden])], (t_n[0], t_n[1], ndir * hidden)
+        )
     ctx.out(op, "Out", y)
 
 
@@ -1588,7 +1796,8 @@ def _check_kernel(prog: NbProgram, op: NbOp, target_check: bool):
         if target_check and op.kernel_key:
             raise NbFormatError(
                 f"{prog.source}: {op.describe()} has a malformed kernel key; the file is "
-                f"corrupted or was not written by Paddle Lite's opt")
+                f"corrupted or was not written by Paddle Lite's opt"
+            )
         return
     _, _, target, precision, _ = k
     if not target_check:
@@ -1597,13 +1806,15 @@ def _check_kernel(prog: NbProgram, op: NbOp, target_check: bool):
         raise NbFormatError(
             f"{prog.source}: {op.describe()} runs on target '{target}', which edgeocr cannot "
             f"honour. Re-export the model with paddle_lite_opt --valid_targets=arm (or x86), "
-            f"or pass target_check=False to translate it anyway")
+            f"or pass target_check=False to translate it anyway"
+        )
     if precision not in HONOURED_PRECISIONS:
         raise NbFormatError(
             f"{prog.source}: {op.describe()} uses a '{precision}' kernel (a fully quantised or "
             f"half-precision model); edgeocr translates fp32 and weight-only int8 models. "
             f"Export the float model (or weight-only int8: --quant_model=true "
-            f"--quant_type=QUANT_INT8) with paddle_lite_opt")
+            f"--quant_type=QUANT_INT8) with paddle_lite_opt"
+        )
 
 
 def _translate(prog: NbProgram, target_check: bool):
@@ -1612,7 +1823,8 @@ def _translate(prog: NbProgram, target_check: bool):
     if target_check and len(targets) > 1:
         raise NbFormatError(
             f"{prog.source}: the file mixes kernels for targets {targets}; edgeocr translates "
-            f"files made for one target (--valid_targets=arm or x86)")
+            f"files made for one target (--valid_targets=arm or x86)"
+        )
     ctx = _Ctx(prog)
     with np.errstate(all="ignore"):  # corrupted constants must not warn (or raise)
         _run_handlers(prog, ctx, target_check)
@@ -1627,22 +1839,34 @@ def _run_handlers(prog: NbProgram, ctx: _Ctx, target_check: bool):
             raise NbFormatError(
                 f"{prog.source}: {op.describe()} is not supported by edgeocr's .nb translator. "
                 f"Export the source model to ONNX instead (paddle2onnx) and use the .onnx "
-                f"file, or report the op type to the edgeocr developers")
+                f"file, or report the op type to the edgeocr developers"
+            )
         ctx.op = op
         try:
             fn(ctx, op)
         except _Unsupported as e:
             raise NbFormatError(
                 f"{prog.source}: {op.describe()} {e}. edgeocr cannot translate this op; "
-                f"export the source model to ONNX (paddle2onnx) instead") from None
+                f"export the source model to ONNX (paddle2onnx) instead"
+            ) from None
         except NbFormatError:
             raise
-        except (KeyError, IndexError, ValueError, TypeError, ZeroDivisionError,
-                OverflowError, AttributeError, MemoryError, RecursionError) as e:
+        except (
+            KeyError,
+            IndexError,
+            ValueError,
+            TypeError,
+            ZeroDivisionError,
+            OverflowError,
+            AttributeError,
+            MemoryError,
+            RecursionError,
+        ) as e:
             raise NbFormatError(
                 f"{prog.source}: {op.describe()} has attributes or inputs edgeocr cannot "
                 f"make sense of ({type(e).__name__}: {e}); the file is corrupted or uses a "
-                f"form of the op edgeocr does not know") from None
+                f"form of the op edgeocr does not know"
+            ) from None
 
 
 def _finish(prog: NbProgram, ctx: _Ctx):
@@ -1684,12 +1908,18 @@ def _finish(prog: NbProgram, ctx: _Ctx):
     # constants folded away (e.g. weights reshaped at translation time) are dropped
     used = {i for n in ctx.nodes for i in n.input}
     used.update(o.name for o in outputs)
-    inits = [numpy_helper.from_array(np.ascontiguousarray(a), n) for n, a in ctx.inits.items()
-             if n in used]
+    inits = [
+        numpy_helper.from_array(np.ascontiguousarray(a), n)
+        for n, a in ctx.inits.items()
+        if n in used
+    ]
     graph = helper.make_graph(ctx.nodes, "paddle_lite_nb", inputs, outputs, initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="edgeocr.paddle_lite",
-                              producer_version=prog.producer or "")
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="edgeocr.paddle_lite",
+        producer_version=prog.producer or "",
+    )
     model.ir_version = IR_VERSION
     target = prog.target
     meta = {
@@ -1707,8 +1937,9 @@ def _finish(prog: NbProgram, ctx: _Ctx):
     return model
 
 
-def nb_to_onnx(path_or_bytes: str | os.PathLike | bytes | NbProgram, *,
-               target_check: bool = True) -> bytes:
+def nb_to_onnx(
+    path_or_bytes: str | os.PathLike | bytes | NbProgram, *, target_check: bool = True
+) -> bytes:
     """Translate a Paddle Lite ``.nb`` model into a serialized ONNX ModelProto.
 
     ``path_or_bytes`` is a path, the file's bytes, or an already parsed

@@ -98,10 +98,11 @@ static const char* env_or_null(const char* name) {
 }
 
 static int usage(void) {
-  fprintf(stderr,
-          "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
-          "                [--ort LIB] [--threads N] [--no-cls] [--set KEY=VALUE]...\n"
-          "                IMAGE.ppm|IMAGE.pgm...\n");
+  fprintf(
+      stderr,
+      "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
+      "                [--ort LIB] [--threads N] [--no-cls] [--set KEY=VALUE]...\n"
+      "                IMAGE.ppm|IMAGE.pgm...\n");
   return 2;
 }
 
@@ -179,14 +180,22 @@ int main(int argc, char** argv) {
     } else if (strcmp(arg, "--no-cls") == 0) {
       opt.use_cls = 0;
     } else if (arg[0] == '-' && arg[1] == '-') {
-      if (!val) rc = 2;
-      else if (strcmp(arg, "--bundle") == 0) opt.bundle_path = val;
-      else if (strcmp(arg, "--det") == 0) opt.det_model_path = val;
-      else if (strcmp(arg, "--cls") == 0) opt.cls_model_path = val;
-      else if (strcmp(arg, "--rec") == 0) opt.rec_model_path = val;
-      else if (strcmp(arg, "--keys") == 0) opt.keys_path = val;
-      else if (strcmp(arg, "--ort") == 0) opt.ort_library_path = val;
-      else if (strcmp(arg, "--threads") == 0) opt.threads = atoi(val);
+      if (!val)
+        rc = 2;
+      else if (strcmp(arg, "--bundle") == 0)
+        opt.bundle_path = val;
+      else if (strcmp(arg, "--det") == 0)
+        opt.det_model_path = val;
+      else if (strcmp(arg, "--cls") == 0)
+        opt.cls_model_path = val;
+      else if (strcmp(arg, "--rec") == 0)
+        opt.rec_model_path = val;
+      else if (strcmp(arg, "--keys") == 0)
+        opt.keys_path = val;
+      else if (strcmp(arg, "--ort") == 0)
+        opt.ort_library_path = val;
+      else if (strcmp(arg, "--threads") == 0)
+        opt.threads = atoi(val);
       else if (strcmp(arg, "--set") == 0) {
         char key[128];
         const char* eq = strchr(val, '=');
@@ -219,8 +228,9 @@ int main(int argc, char** argv) {
     opt.det_model_path = opt.cls_model_path = opt.rec_model_path = NULL;
   }
   if (!opt.bundle_path && !opt.det_model_path && !opt.rec_model_path) {
-    fprintf(stderr, "ocr_demo: skipped: no model; pass --bundle or --det/--rec, or set "
-                    "EDGEOCR_BUNDLE or EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
+    fprintf(stderr,
+            "ocr_demo: skipped: no model; pass --bundle or --det/--rec, or set "
+            "EDGEOCR_BUNDLE or EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL, EDGEOCR_REC_MODEL\n");
     edgeocr_options_release(&opt);
     return 77;
   }

@@ -29,42 +29,41 @@ struct Registrar {
 
 #define EOCR_CAT2(a, b) a##b
 #define EOCR_CAT(a, b) EOCR_CAT2(a, b)
-#define TEST(name)                                                                       \
-  static void name();                                                                    \
-  static edgeocr_test::Registrar EOCR_CAT(registrar_, name)(#name, name);                \
+#define TEST(name)                                                        \
+  static void name();                                                     \
+  static edgeocr_test::Registrar EOCR_CAT(registrar_, name)(#name, name); \
   static void name()
 
-#define CHECK(cond)                                                                      \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);      \
-      ++edgeocr_test::Registry::get().failures;                                          \
-    }                                                                                    \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++edgeocr_test::Registry::get().failures;                                     \
+    }                                                                               \
   } while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                            \
-  do {                                                                                   \
-    double va_ = (a), vb_ = (b);                                                         \
-    if (!(std::fabs(va_ - vb_) <= (tol))) {                                              \
-      std::fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s=%g %s=%g tol=%g\n", __FILE__,  \
-                   __LINE__, #a, va_, #b, vb_, static_cast<double>(tol));               \
-      ++edgeocr_test::Registry::get().failures;                                          \
-    }                                                                                    \
+#define CHECK_NEAR(a, b, tol)                                                                    \
+  do {                                                                                           \
+    double va_ = (a), vb_ = (b);                                                                 \
+    if (!(std::fabs(va_ - vb_) <= (tol))) {                                                      \
+      std::fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s=%g %s=%g tol=%g\n", __FILE__, __LINE__, \
+                   #a, va_, #b, vb_, static_cast<double>(tol));                                  \
+      ++edgeocr_test::Registry::get().failures;                                                  \
+    }                                                                                            \
   } while (0)
 
-#define CHECK_THROWS(stmt)                                                               \
-  do {                                                                                   \
-    bool thrown_ = false;                                                                \
-    try {                                                                                \
-      stmt;                                                                              \
-    } catch (...) {                                                                      \
-      thrown_ = true;                                                                    \
-    }                                                                                    \
-    if (!thrown_) {                                                                      \
-      std::fprintf(stderr, "%s:%d: expected an exception from %s\n", __FILE__, __LINE__, \
-                   #stmt);                                                               \
-      ++edgeocr_test::Registry::get().failures;                                          \
-    }                                                                                    \
+#define CHECK_THROWS(stmt)                                                                       \
+  do {                                                                                           \
+    bool thrown_ = false;                                                                        \
+    try {                                                                                        \
+      stmt;                                                                                      \
+    } catch (...) {                                                                              \
+      thrown_ = true;                                                                            \
+    }                                                                                            \
+    if (!thrown_) {                                                                              \
+      std::fprintf(stderr, "%s:%d: expected an exception from %s\n", __FILE__, __LINE__, #stmt); \
+      ++edgeocr_test::Registry::get().failures;                                                  \
+    }                                                                                            \
   } while (0)
 
 // Define in exactly one translation unit per test binary (each test file is its own binary).

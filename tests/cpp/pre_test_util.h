@@ -17,7 +17,8 @@ struct TestImage {
 };
 
 // Random pixels; each row is followed by pad_bytes of 0xEE, which no output may depend on.
-inline TestImage make_image(int w, int h, edgeocr::PixelFormat f, int pad_bytes, std::uint32_t seed) {
+inline TestImage make_image(int w, int h, edgeocr::PixelFormat f, int pad_bytes,
+                            std::uint32_t seed) {
   TestImage t;
   const int cn = edgeocr::channels_of(f);
   const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(w) * cn + pad_bytes;

@@ -15,16 +15,19 @@ TEST(det_tiles_cores_partition_the_frame_inside_their_tiles) {
   struct Case {
     int fw, fh, tw, th;
   };
-  for (const Case& c : {Case{1984, 1504, 576, 576}, Case{1984, 736, 1120, 736}, Case{320, 320, 320, 320},
-                        Case{4000 / 32 * 32, 96, 192, 96}, Case{1024, 1024, 192, 224}}) {
+  for (const Case& c :
+       {Case{1984, 1504, 576, 576}, Case{1984, 736, 1120, 736}, Case{320, 320, 320, 320},
+        Case{4000 / 32 * 32, 96, 192, 96}, Case{1024, 1024, 192, 224}}) {
     const auto tiles = det_tiles(c.fw, c.fh, c.tw, c.th, 64);
     std::vector<int> owner(static_cast<std::size_t>(c.fw) * c.fh, 0);
     bool inside = true;
     for (const DetTile& t : tiles) {
-      inside = inside && t.x % 32 == 0 && t.y % 32 == 0 && t.x >= 0 && t.y >= 0 && t.x + t.w <= c.fw &&
-               t.y + t.h <= c.fh && t.cx0 >= t.x && t.cx1 <= t.x + t.w && t.cy0 >= t.y && t.cy1 <= t.y + t.h;
+      inside = inside && t.x % 32 == 0 && t.y % 32 == 0 && t.x >= 0 && t.y >= 0 &&
+               t.x + t.w <= c.fw && t.y + t.h <= c.fh && t.cx0 >= t.x && t.cx1 <= t.x + t.w &&
+               t.cy0 >= t.y && t.cy1 <= t.y + t.h;
       // At least 48 pixels of context beside a core, except at the frame's edges.
-      inside = inside && (t.cx0 == 0 || t.cx0 - t.x >= 48) && (t.cx1 == c.fw || t.x + t.w - t.cx1 >= 48);
+      inside =
+          inside && (t.cx0 == 0 || t.cx0 - t.x >= 48) && (t.cx1 == c.fw || t.x + t.w - t.cx1 >= 48);
       for (int y = t.cy0; y < t.cy1; ++y)
         for (int x = t.cx0; x < t.cx1; ++x) ++owner[static_cast<std::size_t>(y) * c.fw + x];
     }
@@ -73,13 +76,16 @@ TEST(plans_fit_the_budget_or_refuse) {
   CallPlan whole = plan_call(c, p, true, true, true, 640, 480, 0, 1024 * mb);
   CHECK(whole.tiles.empty() && !whole.det_scaled && whole.reserve_bytes <= 1024 * mb);
   CallPlan tiled = plan_call(c, p, true, true, true, 4000, 3000, 36000000, 128 * mb);
-  CHECK(!tiled.tiles.empty() && !tiled.det_scaled && tiled.det_w == 1984 && tiled.reserve_bytes <= 128 * mb);
-  CHECK(tiled.rec_max_pixels >= static_cast<std::size_t>(c.rec_height) * c.rec_width_buckets.front());
+  CHECK(!tiled.tiles.empty() && !tiled.det_scaled && tiled.det_w == 1984 &&
+        tiled.reserve_bytes <= 128 * mb);
+  CHECK(tiled.rec_max_pixels >=
+        static_cast<std::size_t>(c.rec_height) * c.rec_width_buckets.front());
   CallPlan scaled = plan_call(c, p, true, true, true, 4000, 3000, 0, 24 * mb);
   CHECK(scaled.det_scaled && scaled.det_w < 1984 && scaled.reserve_bytes <= 24 * mb);
   bool refused = false;
   try {
-    plan_call(c, p, true, true, true, 4000, 3000, 36000000, 32 * mb);  // the pixels alone do not fit
+    plan_call(c, p, true, true, true, 4000, 3000, 36000000,
+              32 * mb);  // the pixels alone do not fit
   } catch (const Error& e) {
     refused = e.code() == StatusCode::kOutOfMemory;
   }

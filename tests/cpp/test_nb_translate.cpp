@@ -48,7 +48,8 @@ int outcome(const std::string& data) {
     std::string onnx = edgeocr::nb::translate_to_onnx(data.data(), data.size(), "t.nb");
     return onnx.size() > 2 && onnx[0] == 0x08 ? 0 : 2;
   } catch (const edgeocr::Error& e) {
-    bool code_ok = e.code() == edgeocr::StatusCode::kInvalidModel || e.code() == edgeocr::StatusCode::kUnsupported;
+    bool code_ok = e.code() == edgeocr::StatusCode::kInvalidModel ||
+                   e.code() == edgeocr::StatusCode::kUnsupported;
     return code_ok && std::string(e.what()).find("t.nb") != std::string::npos ? 1 : 2;
   } catch (...) {
     return 2;
@@ -116,7 +117,8 @@ TEST(cache_roundtrip_and_unwritable_folder) {
   CHECK(a == b && a == edgeocr::nb::translate_to_onnx(d.data(), d.size(), "relu6.nb"));
   // a file where the folder should be: translated every time, no error
   std::ofstream(dir + "/file").put('x');
-  std::string c = edgeocr::nb::cached_translate_to_onnx(d.data(), d.size(), "relu6.nb", dir + "/file/c");
+  std::string c =
+      edgeocr::nb::cached_translate_to_onnx(d.data(), d.size(), "relu6.nb", dir + "/file/c");
   CHECK(c == a);
   std::string cmd = "rm -rf '" + dir + "'";
   CHECK(std::system(cmd.c_str()) == 0);

@@ -28,7 +28,8 @@ const std::vector<std::string> kAbc = {"", "a", "b", "c"};
 }  // namespace
 
 TEST(repeats_merged_blanks_dropped) {
-  const auto probs = steps({{0, .9f}, {1, .8f}, {1, .6f}, {0, .9f}, {2, .7f}, {2, .9f}, {3, .5f}, {0, .9f}}, 4);
+  const auto probs =
+      steps({{0, .9f}, {1, .8f}, {1, .6f}, {0, .9f}, {2, .7f}, {2, .9f}, {3, .5f}, {0, .9f}}, 4);
   const CtcResult r = ctc_greedy_decode(probs.data(), 8, 4, kAbc);
   CHECK(r.text == "abc");
   // The first step of each repeat run counts: (0.8 + 0.7 + 0.5) / 3.
@@ -45,7 +46,8 @@ TEST(blank_separates_a_repeated_char) {
 }
 
 TEST(multi_byte_utf8) {
-  const std::vector<std::string> cs = {"", "\xE4\xB8\xAD", "\xE6\x96\x87", "\xC3\xA9", "\xF0\x9F\x98\x80", " "};
+  const std::vector<std::string> cs = {"",         "\xE4\xB8\xAD",     "\xE6\x96\x87",
+                                       "\xC3\xA9", "\xF0\x9F\x98\x80", " "};
   const auto probs = steps({{1, .9f}, {2, .9f}, {5, .9f}, {3, .9f}, {0, .9f}, {4, .9f}}, 6);
   const CtcResult r = ctc_greedy_decode(probs.data(), 6, 6, cs);
   CHECK(r.text == "\xE4\xB8\xAD\xE6\x96\x87 \xC3\xA9\xF0\x9F\x98\x80");  // "中文 é😀"
@@ -79,11 +81,20 @@ TEST(argmax_matches_a_scalar_scan_with_nan_inf_and_ties) {
     std::vector<float> row(C);
     for (float& v : row) {
       switch (rng() % 8) {
-        case 0: v = std::nanf(""); break;
-        case 1: v = -inf; break;
-        case 2: v = 0.5f; break;  // ties
-        case 3: v = trial % 5 == 0 ? inf : 0.25f; break;
-        default: v = std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
+        case 0:
+          v = std::nanf("");
+          break;
+        case 1:
+          v = -inf;
+          break;
+        case 2:
+          v = 0.5f;
+          break;  // ties
+        case 3:
+          v = trial % 5 == 0 ? inf : 0.25f;
+          break;
+        default:
+          v = std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
       }
     }
     if (trial % 7 == 0) std::fill(row.begin(), row.end(), std::nanf(""));
@@ -95,7 +106,8 @@ TEST(argmax_matches_a_scalar_scan_with_nan_inf_and_ties) {
     for (int c = 1; c < C; ++c) cs[c] = "<" + std::to_string(c) + ">";
     const CtcResult r = ctc_greedy_decode(row.data(), 1, C, cs);
     CHECK(r.text == cs[want]);
-    if (r.text != cs[want]) std::fprintf(stderr, "  C=%d want %d got %s\n", C, want, r.text.c_str());
+    if (r.text != cs[want])
+      std::fprintf(stderr, "  C=%d want %d got %s\n", C, want, r.text.c_str());
   }
 }
 

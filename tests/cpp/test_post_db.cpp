@@ -42,12 +42,14 @@ struct Map {
 };
 
 std::vector<DetBox> run(const Map& m, const DbParams& prm, int src_w = -1, int src_h = -1) {
-  return db_postprocess(m.p.data(), m.w, m.h, src_w < 0 ? m.w : src_w, src_h < 0 ? m.h : src_h, prm);
+  return db_postprocess(m.p.data(), m.w, m.h, src_w < 0 ? m.w : src_w, src_h < 0 ? m.h : src_h,
+                        prm);
 }
 
 // The expected output for an axis-aligned block of pixels [x0, x1] x [y0, y1]:
 // the rectangle through the pixel centres grown by d = area * ratio / perimeter.
-Quad expected_block(double x0, double y0, double x1, double y1, double ratio, double sx = 1, double sy = 1) {
+Quad expected_block(double x0, double y0, double x1, double y1, double ratio, double sx = 1,
+                    double sy = 1) {
   const double w = x1 - x0, h = y1 - y0;
   const double d = w * h * ratio / (2 * (w + h));
   Quad q;
@@ -69,24 +71,25 @@ Quad clipped(Quad q, int w, int h) {
 double max_corner_error(const Quad& a, const Quad& b) {
   double e = 0;
   for (int i = 0; i < 4; ++i)
-    e = std::max({e, double(std::fabs(a.p[i].x - b.p[i].x)), double(std::fabs(a.p[i].y - b.p[i].y))});
+    e = std::max(
+        {e, double(std::fabs(a.p[i].x - b.p[i].x)), double(std::fabs(a.p[i].y - b.p[i].y))});
   return e;
 }
 
 void print_quad(const char* what, const Quad& q) {
-  std::fprintf(stderr, "  %s: (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f)\n", what, q.p[0].x, q.p[0].y,
-               q.p[1].x, q.p[1].y, q.p[2].x, q.p[2].y, q.p[3].x, q.p[3].y);
+  std::fprintf(stderr, "  %s: (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f)\n", what, q.p[0].x,
+               q.p[0].y, q.p[1].x, q.p[1].y, q.p[2].x, q.p[2].y, q.p[3].x, q.p[3].y);
 }
 
 // Corners within tol pixels, in the same order.
-#define CHECK_QUAD(got, want, tol)                                 \
-  do {                                                             \
-    const double e_ = max_corner_error((got), (want));             \
-    CHECK_NEAR(e_, 0.0, (tol));                                    \
-    if (e_ > (tol)) {                                              \
-      print_quad("got ", (got));                                   \
-      print_quad("want", (want));                                  \
-    }                                                              \
+#define CHECK_QUAD(got, want, tol)                     \
+  do {                                                 \
+    const double e_ = max_corner_error((got), (want)); \
+    CHECK_NEAR(e_, 0.0, (tol));                        \
+    if (e_ > (tol)) {                                  \
+      print_quad("got ", (got));                       \
+      print_quad("want", (want));                      \
+    }                                                  \
   } while (0)
 
 }  // namespace
@@ -101,7 +104,8 @@ TEST(hull_and_min_area_rect_match_brute_force) {
     std::uniform_int_distribution<int> coord(0, 40);
     std::vector<Vec2d> pts(static_cast<size_t>(n));
     for (auto& p : pts) p = {double(coord(rng)), double(coord(rng))};
-    std::sort(pts.begin(), pts.end(), [](const Vec2d& a, const Vec2d& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    std::sort(pts.begin(), pts.end(),
+              [](const Vec2d& a, const Vec2d& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
     convex_hull_yx_sorted(pts.data(), n, &hull);
     const int m = static_cast<int>(hull.size());
     if (m < 3) continue;
@@ -110,7 +114,8 @@ TEST(hull_and_min_area_rect_match_brute_force) {
       const Vec2d &a = hull[i], &b = hull[(i + 1) % m];
       const Vec2d& c = hull[(i + 2) % m];
       CHECK((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x) > 0);
-      for (const auto& p : pts) CHECK((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) >= -1e-9);
+      for (const auto& p : pts)
+        CHECK((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) >= -1e-9);
     }
     // Brute force: the best rectangle has a side on a hull edge.
     double best = 1e300;
@@ -180,7 +185,8 @@ TEST(axis_aligned_boxes) {
   CHECK(boxes.size() == 2);
   if (boxes.size() != 2) return;
   // Rounding to whole pixels: 0.5 px.
-  CHECK_QUAD(boxes[0].quad, clipped(expected_block(20, 10, 119, 29, prm.unclip_ratio), 200, 100), 0.5);
+  CHECK_QUAD(boxes[0].quad, clipped(expected_block(20, 10, 119, 29, prm.unclip_ratio), 200, 100),
+             0.5);
   CHECK_QUAD(boxes[1].quad, expected_block(30, 60, 79, 75, prm.unclip_ratio), 0.5);
   CHECK_NEAR(boxes[0].score, 0.9, 1e-5);
   CHECK_NEAR(boxes[1].score, 0.8, 1e-5);
@@ -242,7 +248,8 @@ TEST(nearby_boxes_stay_separate_and_dilation_joins_them) {
   boxes = run(m, prm);
   CHECK(boxes.size() == 1);
   if (boxes.size() == 1) {
-    CHECK_QUAD(boxes[0].quad, clipped(expected_block(10, 10, 91, 46, prm.unclip_ratio), 120, 60), 0.5);
+    CHECK_QUAD(boxes[0].quad, clipped(expected_block(10, 10, 91, 46, prm.unclip_ratio), 120, 60),
+               0.5);
     // Score over the rectangle: the dilated pixels and the gaps hold 0.
     CHECK(boxes[0].score > 0.8f && boxes[0].score < 0.9f);
   }
@@ -257,7 +264,8 @@ TEST(box_touching_the_border_is_clipped) {
   CHECK(boxes.size() == 2);
   if (boxes.size() != 2) return;
   CHECK_QUAD(boxes[0].quad, clipped(expected_block(0, 0, 39, 9, prm.unclip_ratio), 100, 50), 0.5);
-  CHECK_QUAD(boxes[1].quad, clipped(expected_block(70, 35, 99, 49, prm.unclip_ratio), 100, 50), 0.5);
+  CHECK_QUAD(boxes[1].quad, clipped(expected_block(70, 35, 99, 49, prm.unclip_ratio), 100, 50),
+             0.5);
   CHECK(boxes[0].quad.p[0].x == 0.f && boxes[0].quad.p[0].y == 0.f);
   CHECK(boxes[1].quad.p[2].x == 99.f && boxes[1].quad.p[2].y == 49.f);
 }
@@ -319,7 +327,8 @@ TEST(tiny_regions_dropped_by_min_size) {
   DbParams prm;
   auto boxes = run(m, prm);
   CHECK(boxes.size() == 1);
-  if (boxes.size() == 1) CHECK_QUAD(boxes[0].quad, expected_block(30, 20, 33, 23, prm.unclip_ratio), 0.5);
+  if (boxes.size() == 1)
+    CHECK_QUAD(boxes[0].quad, expected_block(30, 20, 33, 23, prm.unclip_ratio), 0.5);
   // After unclip the short side must reach min_size + 2: with no unclip 3 < 5.
   prm.unclip_ratio = 0.f;
   CHECK(run(m, prm).empty());
@@ -353,7 +362,8 @@ TEST(max_candidates_keeps_the_largest_in_scan_order) {
   CHECK(boxes.size() == 2);
   if (boxes.size() == 2) {
     CHECK_QUAD(boxes[0].quad, expected_block(50, 20, 149, 39, prm.unclip_ratio), 0.5);
-    CHECK_QUAD(boxes[1].quad, clipped(expected_block(10, 60, 89, 79, prm.unclip_ratio), 200, 100), 0.5);
+    CHECK_QUAD(boxes[1].quad, clipped(expected_block(10, 60, 89, 79, prm.unclip_ratio), 200, 100),
+               0.5);
   }
   prm.max_candidates = 0;
   CHECK(run(m, prm).empty());
@@ -396,7 +406,8 @@ TEST(empty_and_full_maps) {
   Map full(64, 32, 1.f);
   const auto boxes = run(full, prm);
   CHECK(boxes.size() == 1);
-  if (boxes.size() == 1) CHECK_QUAD(boxes[0].quad, clipped(expected_block(0, 0, 63, 31, 1.5), 64, 32), 0.5);
+  if (boxes.size() == 1)
+    CHECK_QUAD(boxes[0].quad, clipped(expected_block(0, 0, 63, 31, 1.5), 64, 32), 0.5);
   Map nan_map(16, 16, std::nanf(""));
   CHECK(run(nan_map, prm).empty());
 }
@@ -458,11 +469,13 @@ TEST(timing_960x960_50_boxes) {
     prm.score_mode = mode;
     const int iters = 100;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < iters; ++i) boxes = db_postprocess(m.p.data(), 960, 960, 1920, 1920, prm, &ws);
+    for (int i = 0; i < iters; ++i)
+      boxes = db_postprocess(m.p.data(), 960, 960, 1920, 1920, prm, &ws);
     const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / iters;
-    std::printf("db_postprocess 960x960, %zu boxes, dilation on, %s score: %.3f ms/call\n", boxes.size(),
-                mode == DbScoreMode::kFast ? "fast" : "slow", ms);
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+        iters;
+    std::printf("db_postprocess 960x960, %zu boxes, dilation on, %s score: %.3f ms/call\n",
+                boxes.size(), mode == DbScoreMode::kFast ? "fast" : "slow", ms);
   }
 }
 

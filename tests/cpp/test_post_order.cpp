@@ -45,8 +45,10 @@ std::vector<int> paddle_sorted_boxes(const std::vector<Quad>& q) {
   for (int i = 0; i + 1 < static_cast<int>(idx.size()); ++i)
     for (int j = i; j >= 0; --j) {
       const Quad &a = q[idx[j]], &b = q[idx[j + 1]];
-      if (std::fabs(b.p[0].y - a.p[0].y) < 10 && b.p[0].x < a.p[0].x) std::swap(idx[j], idx[j + 1]);
-      else break;
+      if (std::fabs(b.p[0].y - a.p[0].y) < 10 && b.p[0].x < a.p[0].x)
+        std::swap(idx[j], idx[j + 1]);
+      else
+        break;
     }
   return idx;
 }
@@ -76,13 +78,15 @@ TEST(empty_and_single) {
 
 TEST(three_boxes_on_a_line_with_jitter) {
   // One line of 30 px boxes; top edges jitter by a few px, decreasing to the right.
-  const std::vector<Quad> q = {box(200, 100, 290, 130), box(100, 103, 190, 133), box(0, 106, 90, 136)};
+  const std::vector<Quad> q = {box(200, 100, 290, 130), box(100, 103, 190, 133),
+                               box(0, 106, 90, 136)};
   const Ids want = {2, 1, 0};
   CHECK(paddle_single_pass(q) != want);  // adjacent swaps only: ends as 1, 2, 0
   CHECK(reading_order(q) == want);
   // Jitter larger between the ends than between neighbours breaks the insertion
   // pass too: its 10 px test is not transitive.
-  const std::vector<Quad> q2 = {box(100, 100, 190, 130), box(200, 106, 290, 136), box(0, 112, 90, 142)};
+  const std::vector<Quad> q2 = {box(100, 100, 190, 130), box(200, 106, 290, 136),
+                                box(0, 112, 90, 142)};
   const Ids want2 = {2, 0, 1};
   CHECK(paddle_sorted_boxes(q2) != want2);  // 0, 2, 1
   CHECK(reading_order(q2) == want2);
@@ -90,7 +94,8 @@ TEST(three_boxes_on_a_line_with_jitter) {
 
 TEST(scale_large_text_with_jitter_over_10px) {
   // 120 px high title words whose tops differ by 25 px: one line.
-  const std::vector<Quad> q = {box(700, 0, 1000, 120), box(0, 25, 300, 145), box(350, 12, 650, 132)};
+  const std::vector<Quad> q = {box(700, 0, 1000, 120), box(0, 25, 300, 145),
+                               box(350, 12, 650, 132)};
   const Ids want = {1, 2, 0};
   CHECK(paddle_sorted_boxes(q) != want);
   CHECK(reading_order(q) == want);
@@ -98,7 +103,8 @@ TEST(scale_large_text_with_jitter_over_10px) {
 
 TEST(scale_small_text_lines_closer_than_10px) {
   // 7 px high text, lines 9 px apart: two lines, not one.
-  const std::vector<Quad> q = {box(50, 0, 90, 7), box(150, 0, 190, 7), box(0, 9, 40, 16), box(100, 9, 140, 16)};
+  const std::vector<Quad> q = {box(50, 0, 90, 7), box(150, 0, 190, 7), box(0, 9, 40, 16),
+                               box(100, 9, 140, 16)};
   const Ids want = {0, 1, 2, 3};
   CHECK(paddle_sorted_boxes(q) != want);
   CHECK(reading_order(q) == want);
@@ -123,8 +129,9 @@ TEST(tall_box_does_not_swallow_two_lines) {
 
 TEST(slightly_different_heights_share_a_line) {
   // Baseline at y = 130: boxes 30, 22, 12 (punctuation) and 34 px high; a second line below.
-  const std::vector<Quad> q = {box(300, 96, 400, 130), box(0, 100, 100, 130), box(230, 118, 245, 130),
-                               box(120, 108, 220, 130), box(0, 150, 150, 180), box(170, 150, 300, 180)};
+  const std::vector<Quad> q = {box(300, 96, 400, 130),  box(0, 100, 100, 130),
+                               box(230, 118, 245, 130), box(120, 108, 220, 130),
+                               box(0, 150, 150, 180),   box(170, 150, 300, 180)};
   CHECK(reading_order(q) == Ids({1, 3, 2, 0, 4, 5}));
 }
 

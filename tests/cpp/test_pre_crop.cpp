@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "check.h"
-#include "pre_test_util.h"
 #include "edgeocr/status.h"
+#include "pre_test_util.h"
 #include "preprocess/preprocess.h"
 #include "preprocess/reference/reference.h"
 
@@ -99,8 +99,8 @@ TEST(crop_matches_reference_on_random_quads) {
         if (d > kTol)
           std::fprintf(stderr,
                        "  format %d out %dx%d dst_w %d quad (%g,%g) (%g,%g) (%g,%g) (%g,%g)\n",
-                       static_cast<int>(f), s.out_w, s.out_h, s.dst_w, q.p[0].x, q.p[0].y,
-                       q.p[1].x, q.p[1].y, q.p[2].x, q.p[2].y, q.p[3].x, q.p[3].y);
+                       static_cast<int>(f), s.out_w, s.out_h, s.dst_w, q.p[0].x, q.p[0].y, q.p[1].x,
+                       q.p[1].y, q.p[2].x, q.p[2].y, q.p[3].x, q.p[3].y);
       }
     }
   }

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "check.h"
-#include "pre_test_util.h"
 #include "edgeocr/status.h"
+#include "pre_test_util.h"
 #include "preprocess/preprocess.h"
 #include "preprocess/reference/reference.h"
 
@@ -44,13 +44,13 @@ TEST(det_target_size_matches_paddleocr) {
   };
   const DetLimitType kMax = DetLimitType::kMax, kMin = DetLimitType::kMin;
   const Case cases[] = {
-      {1240, 1675, kMax, 960, 4000, 704, 960},   {1240, 1675, kMin, 960, 4000, 1248, 1664},
-      {80, 48, kMax, 960, 4000, 64, 64},         // 2.5 and 1.5 round half to even
-      {5, 3, kMax, 960, 4000, 32, 32},           {1, 1, kMax, 960, 4000, 32, 32},
-      {5, 3, kMin, 960, 4000, 1600, 960},        {100, 50, kMin, 736, 4000, 1472, 736},
-      {100, 10, kMin, 960, 4000, 4000, 384},     {10, 100, kMin, 960, 4000, 384, 4000},
-      {500, 300, kMax, 960, 4000, 512, 288},     {8000, 6000, kMax, 5000, 4000, 4000, 3008},
-      {3000, 1000, kMax, 960, 4000, 960, 320},   {1000, 3, kMin, 32, 4000, 4000, 32},
+      {1240, 1675, kMax, 960, 4000, 704, 960}, {1240, 1675, kMin, 960, 4000, 1248, 1664},
+      {80, 48, kMax, 960, 4000, 64, 64},  // 2.5 and 1.5 round half to even
+      {5, 3, kMax, 960, 4000, 32, 32},         {1, 1, kMax, 960, 4000, 32, 32},
+      {5, 3, kMin, 960, 4000, 1600, 960},      {100, 50, kMin, 736, 4000, 1472, 736},
+      {100, 10, kMin, 960, 4000, 4000, 384},   {10, 100, kMin, 960, 4000, 384, 4000},
+      {500, 300, kMax, 960, 4000, 512, 288},   {8000, 6000, kMax, 5000, 4000, 4000, 3008},
+      {3000, 1000, kMax, 960, 4000, 960, 320}, {1000, 3, kMin, 32, 4000, 4000, 32},
   };
   for (const Case& c : cases) {
     DetResizeParams p;
@@ -84,9 +84,9 @@ TEST(det_matches_reference_on_random_images) {
     int sw, sh, ow, oh;
   };
   const Size sizes[] = {
-      {1, 1, 5, 7},       {1, 17, 32, 32},   {17, 1, 32, 64},    {13, 7, 3, 5},
+      {1, 1, 5, 7},       {1, 17, 32, 32},      {17, 1, 32, 64},      {13, 7, 3, 5},
       {2, 3, 200, 150},   {333, 129, 161, 417}, {640, 480, 960, 736}, {1999, 37, 32, 32},
-      {37, 1999, 64, 96}, {7, 9, 7, 9},      {300, 200, 1, 1},   {257, 255, 1024, 31},
+      {37, 1999, 64, 96}, {7, 9, 7, 9},         {300, 200, 1, 1},     {257, 255, 1024, 31},
   };
   std::uint32_t seed = 1;
   for (const Size& s : sizes) {
@@ -219,9 +219,11 @@ TEST(det_window_is_exactly_that_window_of_the_frame) {
   struct Win {
     int x, y, w, h;
   };
-  for (const Win& win : {Win{0, 0, fw, fh}, Win{64, 32, 128, 96}, Win{fw - 32, fh - 32, 32, 32}, Win{5, 7, 1, 1}}) {
+  for (const Win& win :
+       {Win{0, 0, fw, fh}, Win{64, 32, 128, 96}, Win{fw - 32, fh - 32, 32, 32}, Win{5, 7, 1, 1}}) {
     std::vector<float> out(3 * static_cast<std::size_t>(win.w) * win.h);
-    det_preprocess_window(img.view, fw, fh, win.x, win.y, win.w, win.h, NormalizeParams{}, out.data());
+    det_preprocess_window(img.view, fw, fh, win.x, win.y, win.w, win.h, NormalizeParams{},
+                          out.data());
     bool same = true;
     for (int c = 0; c < 3; ++c)
       for (int y = 0; y < win.h; ++y)

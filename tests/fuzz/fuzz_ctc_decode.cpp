@@ -58,13 +58,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     r = edgeocr::ctc_greedy_decode(null_probs ? nullptr : probs.data(), T, C, charset);
   } catch (const edgeocr::Error& e) {
-    if (e.code() != edgeocr::StatusCode::kInvalidArgument) die("an error other than kInvalidArgument");
+    if (e.code() != edgeocr::StatusCode::kInvalidArgument)
+      die("an error other than kInvalidArgument");
     return 0;
   }
   if (T < 0 || C < 1 || n_chars != C || null_probs) die("invalid arguments were accepted");
   if (r.text.size() > static_cast<size_t>(T) * longest) die("text longer than T characters");
   if (r.text.empty() && r.score != 0.f) die("non-zero score for an empty text");
-  if (finite && !r.text.empty() && (r.score < lo - 1e-3f * std::fabs(lo) - 1e-6f || r.score > hi + 1e-3f * std::fabs(hi) + 1e-6f))
+  if (finite && !r.text.empty() &&
+      (r.score < lo - 1e-3f * std::fabs(lo) - 1e-6f ||
+       r.score > hi + 1e-3f * std::fabs(hi) + 1e-6f))
     die("score outside the range of the probabilities");
   return 0;
 }

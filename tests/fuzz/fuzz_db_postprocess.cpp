@@ -43,10 +43,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int map_h = in.range(1, 128);
   int src_w, src_h;
   switch (in.byte() % 4) {
-    case 0: src_w = map_w; src_h = map_h; break;
-    case 1: src_w = in.range(-2, 5000); src_h = in.range(-2, 5000); break;
-    case 2: src_w = 2147483647; src_h = 1; break;
-    default: src_w = 1 << in.range(0, 30); src_h = in.range(1, 64); break;
+    case 0:
+      src_w = map_w;
+      src_h = map_h;
+      break;
+    case 1:
+      src_w = in.range(-2, 5000);
+      src_h = in.range(-2, 5000);
+      break;
+    case 2:
+      src_w = 2147483647;
+      src_h = 1;
+      break;
+    default:
+      src_w = 1 << in.range(0, 30);
+      src_h = in.range(1, 64);
+      break;
   }
   DbParams p;
   const std::uint8_t which = in.byte();
@@ -66,7 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     fresh = edgeocr::db_postprocess(map.data(), map_w, map_h, src_w, src_h, p);
   } catch (const edgeocr::Error& e) {
-    if (e.code() != edgeocr::StatusCode::kInvalidArgument) die("an error other than kInvalidArgument");
+    if (e.code() != edgeocr::StatusCode::kInvalidArgument)
+      die("an error other than kInvalidArgument");
     threw = true;
   }
   if (threw) return 0;
@@ -78,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   DbParams q;
   q.use_dilation = true;
   (void)edgeocr::db_postprocess(other.data(), map_w + 3, map_h + 2, map_w + 3, map_h + 2, q, &ws);
-  const std::vector<DetBox> reused = edgeocr::db_postprocess(map.data(), map_w, map_h, src_w, src_h, p, &ws);
+  const std::vector<DetBox> reused =
+      edgeocr::db_postprocess(map.data(), map_w, map_h, src_w, src_h, p, &ws);
   if (!same(fresh, reused)) die("a reused DbWorkspace changed the result");
 
   if (p.max_candidates >= 0 && fresh.size() > static_cast<size_t>(p.max_candidates))

@@ -21,16 +21,29 @@ class Input {
   std::uint16_t u16() { return static_cast<std::uint16_t>(byte() | (byte() << 8)); }
 
   // An integer in [lo, hi].
-  int range(int lo, int hi) { return lo + static_cast<int>(u16() % static_cast<unsigned>(hi - lo + 1)); }
+  int range(int lo, int hi) {
+    return lo + static_cast<int>(u16() % static_cast<unsigned>(hi - lo + 1));
+  }
 
   // A float that is often one of the values that break arithmetic: NaN,
   // +-inf, +-0, denormals, the extremes, or near the usual thresholds.
   float special_float() {
-    static const float kSpecial[] = {
-        std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-        -std::numeric_limits<float>::infinity(), 0.f, -0.f, std::numeric_limits<float>::denorm_min(),
-        std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-        std::numeric_limits<float>::min(), 1.f, -1.f, 0.3f, 0.6f, 1.5f, 2.f, 1e30f};
+    static const float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     0.f,
+                                     -0.f,
+                                     std::numeric_limits<float>::denorm_min(),
+                                     std::numeric_limits<float>::max(),
+                                     -std::numeric_limits<float>::max(),
+                                     std::numeric_limits<float>::min(),
+                                     1.f,
+                                     -1.f,
+                                     0.3f,
+                                     0.6f,
+                                     1.5f,
+                                     2.f,
+                                     1e30f};
     const std::uint8_t k = byte();
     if (k < 32) return kSpecial[k % (sizeof(kSpecial) / sizeof(kSpecial[0]))];
     return raw_float();

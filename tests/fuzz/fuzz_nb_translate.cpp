@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (onnx.size() < 2 || onnx[0] != 0x08) die("output does not start with ir_version", "");
   } catch (const edgeocr::Error& e) {
     const std::string msg = e.what();
-    if (e.code() != edgeocr::StatusCode::kInvalidModel && e.code() != edgeocr::StatusCode::kUnsupported)
+    if (e.code() != edgeocr::StatusCode::kInvalidModel &&
+        e.code() != edgeocr::StatusCode::kUnsupported)
       die("unexpected status", msg);
     if (msg.find("fuzz.nb") == std::string::npos) die("the message does not name the file", msg);
   }

@@ -26,8 +26,13 @@ REQUIRE_FIXTURES = os.environ.get("EDGEOCR_REQUIRE_FIXTURES", "") not in ("", "0
 
 
 def _is_missing_fixture(reason: str) -> bool:
-    marks = (str(shared_dir()), "EDGEOCR_SHARED_DIR", "paddle_lite_fixtures.sh", "shared dev dataset",
-             "pip install 'edgeocr[test]'")
+    marks = (
+        str(shared_dir()),
+        "EDGEOCR_SHARED_DIR",
+        "paddle_lite_fixtures.sh",
+        "shared dev dataset",
+        "pip install 'edgeocr[test]'",
+    )
     return any(m in reason for m in marks)
 
 
@@ -121,7 +126,8 @@ def load_paddle_lite():
             return sys.modules[name]
         pkg_dir = REPO / "edgeocr" / "paddle_lite"
         spec = importlib.util.spec_from_file_location(
-            name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)])
+            name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)]
+        )
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
@@ -148,10 +154,20 @@ def ocr_demo(tmp_path_factory):
     libdir = os.path.dirname(lib)
     exe = tmp_path_factory.mktemp("c") / "ocr_demo"
     cp = subprocess.run(
-        [cc, "-std=c99", "-O1", f"-I{REPO / 'csrc' / 'include'}",
-         str(REPO / "examples" / "c" / "ocr_demo.c"),
-         f"-L{libdir}", "-ledgeocr", f"-Wl,-rpath,{libdir}", "-o", str(exe)],
-        capture_output=True, text=True,
+        [
+            cc,
+            "-std=c99",
+            "-O1",
+            f"-I{REPO / 'csrc' / 'include'}",
+            str(REPO / "examples" / "c" / "ocr_demo.c"),
+            f"-L{libdir}",
+            "-ledgeocr",
+            f"-Wl,-rpath,{libdir}",
+            "-o",
+            str(exe),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert cp.returncode == 0, cp.stderr
     return exe

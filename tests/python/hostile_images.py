@@ -25,8 +25,13 @@ def _png(w: int, h: int, bit_depth=8, color=2, idat: bytes | None = None, extra=
     ihdr = struct.pack(">IIBBBBB", w, h, bit_depth, color, 0, 0, 0)
     if idat is None:
         idat = zlib.compress(b"\0" * 64)
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr) + extra + _png_chunk(b"IDAT", idat)
-            + _png_chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", ihdr)
+        + extra
+        + _png_chunk(b"IDAT", idat)
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 def _png_1bit_blank(side: int) -> bytes:
@@ -40,12 +45,23 @@ def _png_1bit_blank(side: int) -> bytes:
 
 def _apng_big_frame() -> bytes:
     """An APNG of 16x16 whose second frame claims BIG x BIG."""
-    fctl = lambda seq, w, h: _png_chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, 0, 0, 1, 1, 0, 0))  # noqa: E731
+
+    def fctl(seq, w, h):
+        return _png_chunk(b"fcTL", struct.pack(">IIIIIHHBB", seq, w, h, 0, 0, 1, 1, 0, 0))  # noqa: E731
+
     ihdr = _png_chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0))
     idat = zlib.compress((b"\0" + b"\xff" * 48) * 16)
     fdat = _png_chunk(b"fdAT", struct.pack(">I", 2) + zlib.compress(b"\0" * 64))
-    return (b"\x89PNG\r\n\x1a\n" + ihdr + _png_chunk(b"acTL", struct.pack(">II", 2, 0)) + fctl(0, 16, 16)
-            + _png_chunk(b"IDAT", idat) + fctl(1, BIG, BIG) + fdat + _png_chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + ihdr
+        + _png_chunk(b"acTL", struct.pack(">II", 2, 0))
+        + fctl(0, 16, 16)
+        + _png_chunk(b"IDAT", idat)
+        + fctl(1, BIG, BIG)
+        + fdat
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 def _small_png() -> bytes:
@@ -82,8 +98,17 @@ def _tiff(pages) -> bytes:
     """A little-endian TIFF whose IFDs declare `pages` [(w, h)], 8-bit gray, one tiny strip each."""
     out = bytearray(b"II*\0" + struct.pack("<I", 8))
     for i, (w, h) in enumerate(pages):
-        entries = [(256, 4, 1, w), (257, 4, 1, h), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
-                   (273, 4, 1, 0), (277, 3, 1, 1), (278, 4, 1, h), (279, 4, 1, 16)]
+        entries = [
+            (256, 4, 1, w),
+            (257, 4, 1, h),
+            (258, 3, 1, 8),
+            (259, 3, 1, 1),
+            (262, 3, 1, 1),
+            (273, 4, 1, 0),
+            (277, 3, 1, 1),
+            (278, 4, 1, h),
+            (279, 4, 1, 16),
+        ]
         ifd_at = len(out)
         next_at = ifd_at + 2 + 12 * len(entries) + 4
         strip_at = next_at
@@ -120,11 +145,23 @@ def _j2k(w: int, h: int, comps=1) -> bytes:
     cod = struct.pack(">BBHBBBBBB", 0, 0, 1, 0, 5, 4, 4, 0, 0)
     qcd = b"\x40" + b"\x48" * 16
     seg = lambda m, d: m + struct.pack(">H", len(d) + 2) + d  # noqa: E731
-    return b"\xff\x4f" + seg(b"\xff\x51", siz) + seg(b"\xff\x52", cod) + seg(b"\xff\x5c", qcd) + b"\xff\xd9"
+    return (
+        b"\xff\x4f"
+        + seg(b"\xff\x51", siz)
+        + seg(b"\xff\x52", cod)
+        + seg(b"\xff\x5c", qcd)
+        + b"\xff\xd9"
+    )
 
 
 def _webp_vp8x(w: int, h: int) -> bytes:
-    vp8x = b"VP8X" + struct.pack("<I", 10) + b"\0\0\0\0" + (w - 1).to_bytes(3, "little") + (h - 1).to_bytes(3, "little")
+    vp8x = (
+        b"VP8X"
+        + struct.pack("<I", 10)
+        + b"\0\0\0\0"
+        + (w - 1).to_bytes(3, "little")
+        + (h - 1).to_bytes(3, "little")
+    )
     return b"RIFF" + struct.pack("<I", 4 + len(vp8x)) + b"WEBP" + vp8x
 
 

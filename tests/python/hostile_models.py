@@ -155,13 +155,17 @@ def _cls_slice(axis, start, end):
 # ---- rec: x [n, 3, 48, w] -> y [n, w / 8, C] ----------------------------------
 
 
-def _rec(post=None, classes=REC_CLASSES, in_shape=("n", 3, 48, "w"), out_shape=("n", "t", None), kh=48):
+def _rec(
+    post=None, classes=REC_CLASSES, in_shape=("n", 3, 48, "w"), out_shape=("n", "t", None), kh=48
+):
     """Conv with a kh x 8 kernel, stride 8 across: one time step per 8 columns."""
     from onnx import numpy_helper
 
     h = _h()
     rng = np.random.default_rng(0)
-    wts = numpy_helper.from_array((rng.standard_normal((classes, 3, kh, 8)) * 0.01).astype(np.float32), "wconv")
+    wts = numpy_helper.from_array(
+        (rng.standard_normal((classes, 3, kh, 8)) * 0.01).astype(np.float32), "wconv"
+    )
     nodes = [
         h.make_node("Conv", ["x", "wconv"], ["c"], kernel_shape=[kh, 8], strides=[kh, 8]),
         h.make_node("ReduceMean", ["c"], ["m"], axes=[2], keepdims=0),  # [n, C, t]
@@ -181,8 +185,13 @@ _rec_slice = _cls_slice
 def _rec_dynamic_classes(nodes, inits, name):
     """Keeps the first width / 8 classes: ONNX Runtime cannot know the class count before a run."""
     h = _h()
-    inits += [_const("d_three", [3]), _const("d_four", [4]), _const("d_eight", [8]), _const("d_zero", [0]),
-              _const("d_axis", [2])]
+    inits += [
+        _const("d_three", [3]),
+        _const("d_four", [4]),
+        _const("d_eight", [8]),
+        _const("d_zero", [0]),
+        _const("d_axis", [2]),
+    ]
     nodes += [
         h.make_node("Shape", ["x"], ["xs"]),
         h.make_node("Slice", ["xs", "d_three", "d_four"], ["xw"]),
@@ -203,31 +212,79 @@ CASES = {
     "det_zero_height": ("det", lambda: _det(_det_slice(2, 0, 0)), "ModelError"),
     "det_zero_width": ("det", lambda: _det(_det_slice(3, 0, 0)), "ModelError"),
     "det_batch_doubled": ("det", lambda: _det(_det_concat_batch), "ModelError"),
-    "det_rank3_declared_rank4": ("det", lambda: _det(_det_squeeze, out_shape=(None, None, None, None)), "error"),
+    "det_rank3_declared_rank4": (
+        "det",
+        lambda: _det(_det_squeeze, out_shape=(None, None, None, None)),
+        "error",
+    ),
     "det_int64_map": ("det", lambda: _det(_det_cast_int, out_type=7), "ModelError"),
-    "det_huge_broadcast_map": ("det", lambda: _det(_det_huge, out_shape=(1, 1, 60000, 60000)), "error"),
-    "det_huge_fixed_input": ("det", lambda: _det(in_shape=(1, 3, 100000, 100000), out_shape=(1, 1, 100000, 100000)), "error"),
+    "det_huge_broadcast_map": (
+        "det",
+        lambda: _det(_det_huge, out_shape=(1, 1, 60000, 60000)),
+        "error",
+    ),
+    "det_huge_fixed_input": (
+        "det",
+        lambda: _det(in_shape=(1, 3, 100000, 100000), out_shape=(1, 1, 100000, 100000)),
+        "error",
+    ),
     # cls (with the real det and rec, on a page of several lines)
     "cls_ok": ("cls", lambda: _cls(), "result"),
-    "cls_one_class": ("cls", lambda: _cls(_cls_slice(1, 0, 1), out_shape=("n", None)), "ModelError"),
-    "cls_batch_of_one": ("cls", lambda: _cls(_cls_slice(0, 0, 1), out_shape=(None, 2)), "ModelError"),
-    "cls_empty_batch": ("cls", lambda: _cls(_cls_slice(0, 0, 0), out_shape=(None, 2)), "ModelError"),
+    "cls_one_class": (
+        "cls",
+        lambda: _cls(_cls_slice(1, 0, 1), out_shape=("n", None)),
+        "ModelError",
+    ),
+    "cls_batch_of_one": (
+        "cls",
+        lambda: _cls(_cls_slice(0, 0, 1), out_shape=(None, 2)),
+        "ModelError",
+    ),
+    "cls_empty_batch": (
+        "cls",
+        lambda: _cls(_cls_slice(0, 0, 0), out_shape=(None, 2)),
+        "ModelError",
+    ),
     "cls_huge_fixed_height": ("cls", lambda: _cls(in_shape=("n", 3, 100000, 192)), "ModelError"),
     "cls_height_wraps_int": ("cls", lambda: _cls(in_shape=("n", 3, 2**32 + 48, 192)), "ModelError"),
-    "cls_huge_fixed_batch": ("cls", lambda: _cls(in_shape=(100000, 3, 48, 192), out_shape=(100000, 2)), "ModelError"),
+    "cls_huge_fixed_batch": (
+        "cls",
+        lambda: _cls(in_shape=(100000, 3, 48, 192), out_shape=(100000, 2)),
+        "ModelError",
+    ),
     # rec (with the real det and cls)
     "rec_ok": ("rec", lambda: _rec(), "result"),
-    "rec_batch_of_one": ("rec", lambda: _rec(_rec_slice(0, 0, 1), out_shape=(None, "t", None)), "ModelError"),
-    "rec_empty_batch": ("rec", lambda: _rec(_rec_slice(0, 0, 0), out_shape=(None, "t", None)), "ModelError"),
-    "rec_zero_steps": ("rec", lambda: _rec(_rec_slice(1, 0, 0), out_shape=("n", None, None)), "ModelError"),
+    "rec_batch_of_one": (
+        "rec",
+        lambda: _rec(_rec_slice(0, 0, 1), out_shape=(None, "t", None)),
+        "ModelError",
+    ),
+    "rec_empty_batch": (
+        "rec",
+        lambda: _rec(_rec_slice(0, 0, 0), out_shape=(None, "t", None)),
+        "ModelError",
+    ),
+    "rec_zero_steps": (
+        "rec",
+        lambda: _rec(_rec_slice(1, 0, 0), out_shape=("n", None, None)),
+        "ModelError",
+    ),
     "rec_wrong_class_count": ("rec", lambda: _rec(classes=REC_CLASSES + 5), "ModelError"),
     "rec_no_blank_class": ("rec", lambda: _rec(classes=REC_CLASSES - 2), "ModelError"),
-    "rec_class_count_known_only_at_run": ("rec", lambda: _rec(_rec_dynamic_classes, classes=REC_CLASSES + 5), "ModelError"),
+    "rec_class_count_known_only_at_run": (
+        "rec",
+        lambda: _rec(_rec_dynamic_classes, classes=REC_CLASSES + 5),
+        "ModelError",
+    ),
     "rec_huge_fixed_height": ("rec", lambda: _rec(in_shape=("n", 3, 100000, "w")), "ModelError"),
     "rec_height_wraps_int": ("rec", lambda: _rec(in_shape=("n", 3, 2**32 + 48, "w")), "ModelError"),
     "rec_huge_fixed_width": ("rec", lambda: _rec(in_shape=("n", 3, 48, 10**9)), "ModelError"),
     "rec_huge_fixed_batch": ("rec", lambda: _rec(in_shape=(10**6, 3, 48, "w")), "ModelError"),
-    "rec_tall_fixed_height_512": ("rec", lambda: _rec(in_shape=("n", 3, 512, "w"), kh=512), "result"),
+    "rec_tall_fixed_height_512": (
+        "rec",
+        lambda: _rec(in_shape=("n", 3, 512, "w"), kh=512),
+        "result",
+    ),
 }
 
 

@@ -52,11 +52,14 @@ def _limits(as_mb: int, cpu_s: int):
     return apply
 
 
-def run_limited(cmd, *, env=None, cwd=None, as_mb=ADDRESS_SPACE_MB, cpu_s=CPU_SECONDS,
-                wall_s=WALL_SECONDS) -> Outcome:
+def run_limited(
+    cmd, *, env=None, cwd=None, as_mb=ADDRESS_SPACE_MB, cpu_s=CPU_SECONDS, wall_s=WALL_SECONDS
+) -> Outcome:
     """Runs `cmd`; returns its exit status, output, peak RSS and CPU time (from wait4)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=_limits(as_mb, cpu_s))
+        p = subprocess.Popen(
+            cmd, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=_limits(as_mb, cpu_s)
+        )
         timed_out = threading.Event()
 
         def kill():

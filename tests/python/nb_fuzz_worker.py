@@ -30,8 +30,27 @@ import time
 from collections import Counter
 from pathlib import Path
 
-INTERESTING_U32 = [0, 1, 2, 3, 4, 7, 8, 0x7F, 0x80, 0xFF, 0x100, 0x7FFF, 0x8000, 0xFFFF,
-                   0x10000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF]
+INTERESTING_U32 = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    7,
+    8,
+    0x7F,
+    0x80,
+    0xFF,
+    0x100,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x10000,
+    0x7FFFFFFF,
+    0x80000000,
+    0xFFFFFFFE,
+    0xFFFFFFFF,
+]
 
 
 def _topo_end(data: bytes) -> int:
@@ -64,24 +83,25 @@ def mutate(rng: random.Random, data: bytes, others) -> bytes:
             if rng.random() < 0.7:
                 p &= ~3
             v = rng.choice(INTERESTING_U32 + [rng.randrange(1 << 32), n, n - p, p])
-            b[p:p + 4] = struct.pack("<I", v & 0xFFFFFFFF)
+            b[p : p + 4] = struct.pack("<I", v & 0xFFFFFFFF)
     elif kind == 2:
         for _ in range(rng.randint(1, 4)):
             p = pos(2)
-            b[p:p + 2] = struct.pack("<H", rng.choice([0, 1, 2, 4, 0xFF, 0xFFFF,
-                                                       rng.randrange(1 << 16)]))
+            b[p : p + 2] = struct.pack(
+                "<H", rng.choice([0, 1, 2, 4, 0xFF, 0xFFFF, rng.randrange(1 << 16)])
+            )
     elif kind == 3:
-        return bytes(b[:rng.randrange(0, n)])
+        return bytes(b[: rng.randrange(0, n)])
     elif kind == 4:
         src = rng.choice(others)
         ln = rng.randint(1, 256)
         s = rng.randrange(0, max(1, len(src) - ln))
         p = pos(ln)
-        b[p:p + ln] = src[s:s + ln]
+        b[p : p + ln] = src[s : s + ln]
     elif kind == 5:
         p = pos()
         if rng.random() < 0.5:
-            del b[p:p + rng.randint(1, 64)]
+            del b[p : p + rng.randint(1, 64)]
         else:
             b[p:p] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
     else:
@@ -89,8 +109,9 @@ def mutate(rng: random.Random, data: bytes, others) -> bytes:
         if which == 0:
             b[0:2] = struct.pack("<H", rng.choice([0, 1, 2, 3, 0xFFFF]))
         elif which == 1:
-            b[18:26] = struct.pack("<Q", rng.choice([0, 1, 8, n, n - 26, n + 1, 1 << 63,
-                                                     rng.randrange(n)]))
+            b[18:26] = struct.pack(
+                "<Q", rng.choice([0, 1, 8, n, n - 26, n + 1, 1 << 63, rng.randrange(n)])
+            )
         else:
             b[2:18] = bytes(rng.randrange(256) for _ in range(16))
     return bytes(b)
@@ -151,11 +172,28 @@ def check(a) -> int:
                 outcome, bad = "finding", bad + 1
         except Exception as e:  # noqa: BLE001 - a finding
             outcome, msg, bad = "finding", f"{type(e).__name__}: {e}", bad + 1
-        print(json.dumps({"file": Path(p).name, "size": len(data), "outcome": outcome,
-                          "seconds": round(time.monotonic() - t0, 3), "message": msg[:400]}),
-              flush=True)
-    print(json.dumps({"limit_mb": a.limit_mb, "base_vmsize_mb": round(base_kb / 1024, 1),
-                      "peak_rss_mb": round(_status_kb("VmHWM") / 1024, 1), "findings": bad}))
+        print(
+            json.dumps(
+                {
+                    "file": Path(p).name,
+                    "size": len(data),
+                    "outcome": outcome,
+                    "seconds": round(time.monotonic() - t0, 3),
+                    "message": msg[:400],
+                }
+            ),
+            flush=True,
+        )
+    print(
+        json.dumps(
+            {
+                "limit_mb": a.limit_mb,
+                "base_vmsize_mb": round(base_kb / 1024, 1),
+                "peak_rss_mb": round(_status_kb("VmHWM") / 1024, 1),
+                "findings": bad,
+            }
+        )
+    )
     return 3 if bad else 0
 
 
@@ -167,8 +205,11 @@ def main() -> int:
     ap.add_argument("--limit-mb", type=int, default=256)
     ap.add_argument("--max-iterations", type=int, default=0)
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("--check", action="store_true",
-                    help="no fuzzing: translate each file once under the limit and report")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="no fuzzing: translate each file once under the limit and report",
+    )
     ap.add_argument("seeds", nargs="+")
     a = ap.parse_args()
     if a.check:
@@ -216,11 +257,17 @@ def main() -> int:
             (work / "finding.nb").write_bytes(data)
             break
         i += 1
-    summary = {"mode": a.mode, "iterations": i, "outcomes": dict(outcomes),
-               "limit_mb": a.limit_mb, "base_vmsize_mb": round(base_kb / 1024, 1),
-               "peak_rss_mb": round(_status_kb("VmHWM") / 1024, 1),
-               "slowest_s": round(slowest[0], 3), "slowest_iteration": slowest[1],
-               "finding": finding}
+    summary = {
+        "mode": a.mode,
+        "iterations": i,
+        "outcomes": dict(outcomes),
+        "limit_mb": a.limit_mb,
+        "base_vmsize_mb": round(base_kb / 1024, 1),
+        "peak_rss_mb": round(_status_kb("VmHWM") / 1024, 1),
+        "slowest_s": round(slowest[0], 3),
+        "slowest_iteration": slowest[1],
+        "finding": finding,
+    }
     print(json.dumps(summary))
     return 3 if finding else 0
 

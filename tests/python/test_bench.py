@@ -75,8 +75,21 @@ def test_bench_json_keys(two_images, v4_paths, capsys):
 def test_bench_throughput_mode(two_images, tmp_path, capsys):
     saved = tmp_path / "bench.json"
     rc = cli.main(
-        ["bench", "--images", str(two_images), "--compare", "", "--no-memory", "--warmup", "0",
-         "--throughput", "--rounds", "1", "--save", str(saved)]
+        [
+            "bench",
+            "--images",
+            str(two_images),
+            "--compare",
+            "",
+            "--no-memory",
+            "--warmup",
+            "0",
+            "--throughput",
+            "--rounds",
+            "1",
+            "--save",
+            str(saved),
+        ]
     )
     assert rc == 0
     text = capsys.readouterr().out
@@ -120,7 +133,10 @@ def test_eager_reads_like_edgeocr(v4_paths):
         if importlib.util.find_spec(mod) is None:
             pytest.skip(f"{mod} is not installed (pip install 'edgeocr[bench]')")
     img = cv2.imread(str(DATA / "sample_en.png"))
-    ref = [line.text for line in edgeocr.Predictor(models="ppocr-v4-mobile", threads=1).predict(img).lines]
+    ref = [
+        line.text
+        for line in edgeocr.Predictor(models="ppocr-v4-mobile", threads=1).predict(img).lines
+    ]
     ort_lines = PythonPipeline(v4_paths, "onnxruntime", threads=1).predict(img)["lines"]
     eager_lines = PythonPipeline(v4_paths, "eager", threads=1).predict(img)["lines"]
     # Same Python pipeline, two runtimes for the same networks: identical text.

@@ -30,7 +30,9 @@ def page(mpx: float) -> np.ndarray:
     w = int(math.sqrt(mpx * 1e6 * 4 / 3))
     h = int(w * 3 / 4)
     k = w / (2 * sample.shape[1])
-    tile = cv2.resize(sample, (int(sample.shape[1] * k), int(sample.shape[0] * k)), interpolation=cv2.INTER_CUBIC)
+    tile = cv2.resize(
+        sample, (int(sample.shape[1] * k), int(sample.shape[0] * k)), interpolation=cv2.INTER_CUBIC
+    )
     out = np.full((h, w, 3), 255, np.uint8)
     for y in range(0, h - tile.shape[0] + 1, tile.shape[0]):
         for x in (0, tile.shape[1]):
@@ -73,11 +75,11 @@ _MEASURE = textwrap.dedent(
             open("/proc/self/clear_refs", "w").write("5")  # VmHWM := VmRSS
             r = p.predict(img)
             out.append({"budget": budget, "image": img, "peak_mb": status()["VmHWM"] - base,
-                        "lines": [l.text for l in r.lines]})
+                        "lines": [ln.text for ln in r.lines]})
         del p, r
         gc.collect()
     ref = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1)
-    reference = {img: [l.text for l in ref.predict(img).lines] for img in {o["image"] for o in out}}
+    reference = {img: [ln.text for ln in ref.predict(img).lines] for img in {o["image"] for o in out}}
     for o in out:
         o["reference"] = reference[o["image"]]
     print(json.dumps(out))
@@ -94,16 +96,22 @@ def _clear_refs_works() -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or not _clear_refs_works(),
-                    reason="peak RSS is read from /proc/self (Linux, writable clear_refs)")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not _clear_refs_works(),
+    reason="peak RSS is read from /proc/self (Linux, writable clear_refs)",
+)
 def test_peak_rss_stays_within_the_budget(pages, tmp_path):
     # One subprocess, one predictor per budget; each call's peak is measured from the RSS after
     # that predictor was built (the arena is given back after every run, so calls start level).
     script = tmp_path / "measure.py"
     script.write_text(_MEASURE)
     runs = [[128, [pages[0.3], pages[12]]], [256, [pages[3], pages[12]]], [512, [pages[12]]]]
-    res = subprocess.run([sys.executable, str(script), json.dumps(runs)], capture_output=True, text=True,
-                         timeout=1500)
+    res = subprocess.run(
+        [sys.executable, str(script), json.dumps(runs)],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     results = json.loads(res.stdout.strip().splitlines()[-1])
     assert len(results) == 5
@@ -122,7 +130,9 @@ def test_peak_rss_stays_within_the_budget(pages, tmp_path):
 def test_plan_tiles_cover_the_det_frame(v4_paths):
     import edgeocr
 
-    small = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=256)._pipe.plan(640, 480, 0)
+    small = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=256)._pipe.plan(
+        640, 480, 0
+    )
     assert small["det_tiles"] == [] and not small["det_scaled"]  # fits whole
     p = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=128)
     big = p._pipe.plan(4000, 3000, 36_000_000)
@@ -162,12 +172,12 @@ def test_8_threads_share_a_budget_and_wait_instead_of_failing(pages):
     budget = 160
     p = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=budget)
     images = [pages[0.3], str(DATA / "line_en.png"), str(DATA / "sample_en.png"), page(0.5)] * 2
-    expected = [[l.text for l in p.predict(im).lines] for im in images]
+    expected = [[ln.text for ln in p.predict(im).lines] for im in images]
     results, errors = [None] * len(images), []
 
     def work(i):
         try:
-            results[i] = [l.text for l in p.predict(images[i]).lines]
+            results[i] = [ln.text for ln in p.predict(images[i]).lines]
         except Exception as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -190,8 +200,8 @@ def test_workers_share_the_budget_in_order(pages):
 
     p = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=128, workers=3)
     images = [pages[0.3], str(DATA / "line_en.png"), str(DATA / "sample_en.png")]
-    got = [[l.text for l in r.lines] for r in p.predict_batch(images)]
-    assert got == [[l.text for l in p.predict(im).lines] for im in images]
+    got = [[ln.text for ln in r.lines] for r in p.predict_batch(images)]
+    assert got == [[ln.text for ln in p.predict(im).lines] for im in images]
     assert p.memory_stats()["budget"]["in_use_bytes"] == 0
 
 

@@ -31,20 +31,38 @@ def built():
     except Exception:  # noqa: BLE001 - the C tests skip themselves without these
         pass
     cfg = subprocess.run(
-        [cmake, "-S", str(REPO), "-B", str(BUILD), *gen, "-DEDGEOCR_BUILD_TESTS=ON", "-DEDGEOCR_BUILD_PYTHON=OFF",
-         f"-DPython_EXECUTABLE={sys.executable}"],
-        capture_output=True, text=True, env=env,
+        [
+            cmake,
+            "-S",
+            str(REPO),
+            "-B",
+            str(BUILD),
+            *gen,
+            "-DEDGEOCR_BUILD_TESTS=ON",
+            "-DEDGEOCR_BUILD_PYTHON=OFF",
+            f"-DPython_EXECUTABLE={sys.executable}",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert cfg.returncode == 0, cfg.stdout[-3000:] + cfg.stderr[-3000:]
     jobs = str(min(2, os.cpu_count() or 1))
-    b = subprocess.run([cmake, "--build", str(BUILD), "-j", jobs], capture_output=True, text=True, env=env)
+    b = subprocess.run(
+        [cmake, "--build", str(BUILD), "-j", jobs], capture_output=True, text=True, env=env
+    )
     assert b.returncode == 0, b.stdout[-5000:] + b.stderr[-3000:]
     return env
 
 
 def test_ctest(built):
-    r = subprocess.run(["ctest", "--test-dir", str(BUILD), "--output-on-failure", "-j", "2"],
-                       capture_output=True, text=True, env=built, timeout=1200)
+    r = subprocess.run(
+        ["ctest", "--test-dir", str(BUILD), "--output-on-failure", "-j", "2"],
+        capture_output=True,
+        text=True,
+        env=built,
+        timeout=1200,
+    )
     print(r.stdout[-6000:])
     assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
     assert "tests passed" in r.stdout
@@ -53,5 +71,7 @@ def test_ctest(built):
     skipped = [ln.strip() for ln in r.stdout.splitlines() if "Skipped" in ln or "***Not Run" in ln]
     assert not skipped and "tests did not run" not in r.stdout, (
         "ctest skipped tests (C tests exit 77 when EDGEOCR_TEST_*_MODEL or ONNX Runtime are missing):\n"
-        + "\n".join(skipped) + "\n" + r.stdout[-3000:]
+        + "\n".join(skipped)
+        + "\n"
+        + r.stdout[-3000:]
     )

@@ -3,6 +3,7 @@
 The module is loaded straight from its file so that these tests do not depend
 on the rest of the package importing cleanly.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -19,7 +20,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("_edgeocr_evaluate_under_test", REPO / "edgeocr" / "evaluate.py")
+    spec = importlib.util.spec_from_file_location(
+        "_edgeocr_evaluate_under_test", REPO / "edgeocr" / "evaluate.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     spec.loader.exec_module(mod)
@@ -66,7 +69,9 @@ def ref_levenshtein(a, b):
 
 # ---------------------------------------------------------------- text
 def test_normalize_text():
-    assert ev.normalize_text("ＡＢＣ　１２３") == "ABC123"  # full-width -> half-width, ideographic space
+    assert (
+        ev.normalize_text("ＡＢＣ　１２３") == "ABC123"
+    )  # full-width -> half-width, ideographic space
     assert ev.normalize_text(" a b\tc\n") == "abc"
     assert ev.normalize_text("合计：¥1,234.56（含税）") == "合计:¥1,234.56(含税)"
     assert ev.normalize_text("Hello, World!") == "Hello,World!"  # case and punctuation kept
@@ -84,7 +89,7 @@ def test_edit_distance_known():
     assert ev.edit_distance("abcd", "cdab") == 4
     assert ev.edit_distance("flaw", "lawn") == 2
     # astral-plane code points count as one character
-    assert ev.edit_distance("a\U0001F600b", "ab") == 1
+    assert ev.edit_distance("a\U0001f600b", "ab") == 1
 
 
 def test_edit_distance_matches_reference_dp():
@@ -318,7 +323,9 @@ def test_format_report():
 
 # ---------------------------------------------------------------- whitespace-aware figures
 def test_normalize_text_ws():
-    assert ev.normalize_text_ws("  Invoice\t2041   due\u3000on ") == "Invoice 2041 due on"  # ideographic space too
+    assert (
+        ev.normalize_text_ws("  Invoice\t2041   due\u3000on ") == "Invoice 2041 due on"
+    )  # ideographic space too
     assert ev.normalize_text_ws("ＡＢＣ　１２３") == "ABC 123"
     assert ev.normalize_text_ws("a\u200bb") == "ab"
     assert ev.normalize_text_ws(None) == "" and ev.normalize_text_ws(" \n ") == ""
@@ -328,7 +335,9 @@ def test_space_errors_known_strings():
     assert ev.space_errors("Invoice2041dueonMarch3", "Invoice 2041 due on March 3") is True
     assert ev.space_errors("Invoice 2041 due on March 3", "Invoice 2041 due on March 3") is False
     assert ev.space_errors("Invoice 2041 dueon March 3", "Invoice 2041 due on March 3") is True
-    assert ev.space_errors("Invoice 2041 due on March 8", "Invoice 2041 due on March 3") is None  # other error
+    assert (
+        ev.space_errors("Invoice 2041 due on March 8", "Invoice 2041 due on March 3") is None
+    )  # other error
 
 
 def test_join_ws_spaces_latin_not_cjk():
@@ -346,7 +355,9 @@ def test_space_metrics_by_hand():
         {"text": "合计 12元", "points": rect(0, 60, 100, 70), "lang": "zh", "ignore": False},
     ]
     preds = [
-        pred("Invoice2041dueonMarch3", rect(0, 0, 200, 10)),  # right apart from spaces, spaces wrong
+        pred(
+            "Invoice2041dueonMarch3", rect(0, 0, 200, 10)
+        ),  # right apart from spaces, spaces wrong
         pred("Total", rect(0, 20, 48, 30)),  # split line: joined "Total 12", right with spaces
         pred("12", rect(52, 20, 100, 30)),
         pred("abd", rect(0, 40, 30, 50)),  # wrong
@@ -389,16 +400,33 @@ def test_dev_ground_truth_scores_perfect():
     assert len(samples) > 0
     assert all(Path(s["path"]).is_file() for s in samples)
     preds = {
-        s["id"]: [{"text": ln["text"], "box": ln["points"], "score": 1.0} for ln in s["lines"] if not ln["ignore"]]
+        s["id"]: [
+            {"text": ln["text"], "box": ln["points"], "score": 1.0}
+            for ln in s["lines"]
+            if not ln["ignore"]
+        ]
         for s in samples
     }
     rep = ev.evaluate_e2e(samples, preds)
     for group in [rep["all"], *rep["tags"].values()]:
-        for k in ("det_precision", "det_recall", "det_hmean", "det_area_precision", "det_area_recall",
-                  "det_area_hmean", "e2e_precision", "e2e_recall", "e2e_hmean", "line_acc", "one_minus_ned"):
+        for k in (
+            "det_precision",
+            "det_recall",
+            "det_hmean",
+            "det_area_precision",
+            "det_area_recall",
+            "det_area_hmean",
+            "e2e_precision",
+            "e2e_recall",
+            "e2e_hmean",
+            "line_acc",
+            "one_minus_ned",
+        ):
             assert group[k] == pytest.approx(1.0), k
         assert group["cer"] == pytest.approx(0.0)
-        assert group["line_acc_ws"] == pytest.approx(1.0) and group["space_acc"] == pytest.approx(1.0)
+        assert group["line_acc_ws"] == pytest.approx(1.0) and group["space_acc"] == pytest.approx(
+            1.0
+        )
         assert group["cer_ws"] == pytest.approx(0.0)
     assert set(rep["langs"]) == {ln["lang"] for s in samples for ln in s["lines"]}
     assert rep["n_images"] == len(samples)

@@ -40,8 +40,12 @@ def _child(spec: dict) -> int:
     out = {"outcome": None}
     try:
         p = edgeocr.Predictor(
-            det=spec.get("det"), cls=spec.get("cls"), rec=spec.get("rec"), keys=spec.get("keys"),
-            threads=1, **spec.get("settings", {}),
+            det=spec.get("det"),
+            cls=spec.get("cls"),
+            rec=spec.get("rec"),
+            keys=spec.get("keys"),
+            threads=1,
+            **spec.get("settings", {}),
         )
         if spec.get("array") is not None:
             import numpy as np
@@ -99,7 +103,9 @@ def _spec(case, path, v4_paths, keys_file=None):
 
 def _check_bounds(o, what):
     assert not o.timed_out and o.returncode >= 0, f"{what}: crashed or hung\n{o.describe()}"
-    assert o.peak_rss_mb <= PEAK_RSS_MB, f"{what}: peak RSS {o.peak_rss_mb:.0f} MiB > {PEAK_RSS_MB}\n{o.describe()}"
+    assert o.peak_rss_mb <= PEAK_RSS_MB, (
+        f"{what}: peak RSS {o.peak_rss_mb:.0f} MiB > {PEAK_RSS_MB}\n{o.describe()}"
+    )
     assert o.cpu_seconds <= CPU_SECONDS, o.describe()
 
 
@@ -107,7 +113,9 @@ def _check_bounds(o, what):
 def test_hostile_model_through_predictor(case, model_dir, v4_paths):
     role, _, expected = hostile_models.CASES[case]
     path = hostile_models.build(case, model_dir)
-    o = run_limited([sys.executable, str(Path(__file__)), "predict", json.dumps(_spec(case, path, v4_paths))])
+    o = run_limited(
+        [sys.executable, str(Path(__file__)), "predict", json.dumps(_spec(case, path, v4_paths))]
+    )
     _check_bounds(o, case)
     assert o.returncode == 0, f"{case}: not an EdgeOCRError\n{o.describe()}"
     got = json.loads(o.stdout.strip().splitlines()[-1])

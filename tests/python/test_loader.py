@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from limits import PEAK_RSS_MB, run_limited
 
 import edgeocr
 from edgeocr import _core
-from limits import PEAK_RSS_MB, run_limited
 from edgeocr.errors import BundleError, InvalidInputError, ModelError
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -107,7 +107,10 @@ def test_model_set_settings_by_sha256(v4_paths, v6_paths):
         "",
         "{}",
     )
-    assert _core.loader.model_set_settings(v4_paths["det"], None, v6_paths["rec"])[0] == "ppocr-v4det-v6rec"
+    assert (
+        _core.loader.model_set_settings(v4_paths["det"], None, v6_paths["rec"])[0]
+        == "ppocr-v4det-v6rec"
+    )
     assert _core.loader.model_set_settings(v6_paths["det"], None, v4_paths["rec"]) == ("", "{}")
     assert (
         _core.loader.model_set_settings(v6_paths["det"], v6_paths["cls"], v6_paths["rec"])[0]
@@ -166,7 +169,11 @@ def _assert_same(loose, packed, from_bytes, images) -> int:
     n_lines = 0
     for img in images:
         a, b, c = loose.predict(img), packed.predict(img), from_bytes.predict(img)
-        assert [ln.text for ln in a.lines] == [ln.text for ln in b.lines] == [ln.text for ln in c.lines], img
+        assert (
+            [ln.text for ln in a.lines]
+            == [ln.text for ln in b.lines]
+            == [ln.text for ln in c.lines]
+        ), img
         for la, lb, lc in zip(a.lines, b.lines, c.lines):
             np.testing.assert_allclose(la.box, lb.box, atol=0.5)
             np.testing.assert_array_equal(lb.box, lc.box)
@@ -176,7 +183,9 @@ def _assert_same(loose, packed, from_bytes, images) -> int:
 
 @pytest.fixture(scope="module")
 def three_ways(v4_paths, v4_bundle):
-    loose = edgeocr.Predictor(det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], threads=1)
+    loose = edgeocr.Predictor(
+        det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], threads=1
+    )
     packed = edgeocr.Predictor(v4_bundle, threads=1)
     from_bytes = edgeocr.Predictor(v4_bundle.read_bytes(), threads=1)
     return loose, packed, from_bytes
@@ -189,7 +198,9 @@ def test_loose_and_bundle_give_identical_results(three_ways):
 
 
 def test_loose_and_bundle_agree_on_dev_pages(three_ways, dev_set):
-    pages = sorted(p for p in (dev_set / "images").rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    pages = sorted(
+        p for p in (dev_set / "images").rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png")
+    )
     assert pages
     assert _assert_same(*three_ways, pages[:: max(1, len(pages) // 4)][:4]) > 0
 

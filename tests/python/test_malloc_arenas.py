@@ -20,9 +20,15 @@ CHILD = (
 
 
 def _cap(v4_paths, **env):
-    e = {k: v for k, v in os.environ.items() if k not in ("MALLOC_ARENA_MAX", "EDGEOCR_MALLOC_ARENA_MAX")}
+    e = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MALLOC_ARENA_MAX", "EDGEOCR_MALLOC_ARENA_MAX")
+    }
     e.update(env)
-    r = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, env=e, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", CHILD], capture_output=True, text=True, env=e, timeout=300
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     return int(r.stdout.split()[-1])
 

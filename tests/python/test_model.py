@@ -8,7 +8,6 @@ import threading
 
 import numpy as np
 import pytest
-
 from conftest import REPO
 
 import edgeocr
@@ -146,7 +145,9 @@ def test_arm64_bf16_fastmath_is_opt_in(v4_paths):
     """On aarch64 ORT runs fp32 GEMMs in bf16 (close outputs); elsewhere it ignores the entry."""
     x = np.random.default_rng(5).uniform(-1, 1, (2, 3, 48, 320)).astype(np.float32)
     exact = next(iter(edgeocr.Model(v4_paths["rec"], threads=1).run(x).values()))
-    fast = next(iter(edgeocr.Model(v4_paths["rec"], threads=1, arm64_bf16_fastmath=True).run(x).values()))
+    fast = next(
+        iter(edgeocr.Model(v4_paths["rec"], threads=1, arm64_bf16_fastmath=True).run(x).values())
+    )
     if edgeocr._core.cpu_features()["arch"] == "aarch64":
         assert np.allclose(fast, exact, atol=5e-2)
     else:
@@ -214,9 +215,13 @@ def test_truncated_model(v4_paths, tmp_path):
 
 def test_bad_inputs(v4_paths):
     m = edgeocr.Model(v4_paths["det"])
-    with pytest.raises(InvalidInputError, match=r"must have 4 dimensions .*got shape \[3, 64, 64\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"must have 4 dimensions .*got shape \[3, 64, 64\]"
+    ):
         m.run(np.zeros((3, 64, 64), np.float32))
-    with pytest.raises(InvalidInputError, match=r"dimension 1 must be 3.*got shape \[1, 4, 64, 64\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"dimension 1 must be 3.*got shape \[1, 4, 64, 64\]"
+    ):
         m.run(np.zeros((1, 4, 64, 64), np.float32))
     with pytest.raises(InvalidInputError, match="cannot be cast"):
         m.run(np.array([["a"]], dtype=object))
@@ -264,7 +269,11 @@ def test_runtime_info_and_selftest():
 def run_isolated(code: str, env_extra: dict) -> subprocess.CompletedProcess:
     env = dict(os.environ, **env_extra)
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -272,7 +281,9 @@ def test_selftest_on_oldest_supported_runtime():
     """CI installs onnxruntime 1.20 beside the newest and points EDGEOCR_ORT_OLDEST at its library."""
     lib = os.environ.get("EDGEOCR_ORT_OLDEST")
     if not lib:
-        pytest.skip("EDGEOCR_ORT_OLDEST is not set (.ci/run sets it to an onnxruntime 1.20 library)")
+        pytest.skip(
+            "EDGEOCR_ORT_OLDEST is not set (.ci/run sets it to an onnxruntime 1.20 library)"
+        )
     r = run_isolated(
         """
         import edgeocr
@@ -318,7 +329,9 @@ def test_too_old_or_wrong_runtime_library(tmp_path):
         )
     )
     lib = tmp_path / "libonnxruntime.so.1.10.0"
-    cp = subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(src)], capture_output=True, text=True)
+    cp = subprocess.run(
+        [cc, "-shared", "-fPIC", "-o", str(lib), str(src)], capture_output=True, text=True
+    )
     if cp.returncode != 0:
         pytest.skip(f"no C compiler to build the fake runtime: {cp.stderr[:200]}")
     not_ort = tmp_path / "libnot_ort.so"

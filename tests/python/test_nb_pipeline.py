@@ -4,10 +4,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_dir
 
 import edgeocr
 from edgeocr.evaluate import edit_distance
-from conftest import shared_dir
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 NB = shared_dir() / "fixtures" / "paddle_lite" / "nb"
@@ -24,15 +24,20 @@ def nb_dir():
 def onnx_same_shapes(v4_paths):
     # The fixture rec .nb was converted at a fixed 1x3x48x320 input: compare with the
     # ONNX pipeline run at that same shape.
-    return edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, rec_width_buckets=(320,), rec_batch=1)
+    return edgeocr.Predictor(
+        models="ppocr-v4-mobile", threads=2, rec_width_buckets=(320,), rec_batch=1
+    )
 
 
 @pytest.mark.parametrize("target", ["x86", "arm", "x86_int8", "arm_int8"])
 def test_nb_pipeline_reads_what_the_onnx_pipeline_reads(nb_dir, v4_paths, onnx_same_shapes, target):
     chars = edgeocr.Model(v4_paths["rec"]).metadata["character"].splitlines()
     p = edgeocr.Predictor(
-        det=nb_dir / f"det_{target}.nb", cls=nb_dir / f"cls_{target}.nb", rec=nb_dir / f"rec_{target}.nb",
-        keys=chars, threads=2,
+        det=nb_dir / f"det_{target}.nb",
+        cls=nb_dir / f"cls_{target}.nb",
+        rec=nb_dir / f"rec_{target}.nb",
+        keys=chars,
+        threads=2,
     )
     for name in ["sample_en.png", "sample_en_rot180.png", "sample_en_skew6.png"]:
         got = p.predict(DATA / name)

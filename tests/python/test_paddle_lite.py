@@ -36,7 +36,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
-
 pl = _load_pl()
 ort = pytest.importorskip("onnxruntime")
 try:
@@ -90,9 +89,12 @@ def fixtures_dir() -> Path:
 FIX = fixtures_dir()
 needs_fixtures = pytest.mark.skipif(
     not (FIX / "nb").is_dir(),
-    reason=f"Paddle Lite fixtures not found at {FIX} (set EDGEOCR_SHARED_DIR to the shared root)")
+    reason=f"Paddle Lite fixtures not found at {FIX} (set EDGEOCR_SHARED_DIR to the shared root)",
+)
 
-MODELS = [f"{k}_{t}{q}" for q in ("", "_int8") for t in ("x86", "arm") for k in ("det", "cls", "rec")]
+MODELS = [
+    f"{k}_{t}{q}" for q in ("", "_int8") for t in ("x86", "arm") for k in ("det", "cls", "rec")
+]
 
 # Max abs difference allowed against real Paddle Lite's output.
 TOL = {m: (1e-3 if m.endswith("_int8") else 1e-4) for m in MODELS}
@@ -176,8 +178,9 @@ def test_read_nb(model):
 def test_weight_only_int8_dequantised_like_paddle_lite():
     """fp = float(scale[c]) * int8 value, per output channel (DequantizeWeight)."""
     prog = pl.read_nb(FIX / "nb" / "cls_x86_int8.nb")
-    op = next(o for o in prog.ops if o.type == "conv2d"
-              and f"{o.input('Filter')}_quant_scale" in o.attrs)
+    op = next(
+        o for o in prog.ops if o.type == "conv2d" and f"{o.input('Filter')}_quant_scale" in o.attrs
+    )
     wname = op.input("Filter")
     q = prog.params[wname]
     assert q.dtype == np.int8
@@ -335,28 +338,47 @@ def _prog(ops, params=None, inputs=(("x", (1, 3, 8, 8)),), outputs=("y",), targe
     nb_ops = []
     vars_ = {}
     for col, (name, shape) in enumerate(inputs):
-        nb_ops.append(pl.NbOp("feed", {"X": ["feed"]}, {"Out": [name]},
-                              {"col": col, "__@kernel_type_attr@__": "feed/def/1/4/2"}))
+        nb_ops.append(
+            pl.NbOp(
+                "feed",
+                {"X": ["feed"]},
+                {"Out": [name]},
+                {"col": col, "__@kernel_type_attr@__": "feed/def/1/4/2"},
+            )
+        )
         vars_[name] = pl.NbVar(name, 5, tuple(shape))
     for t, ins, outs, attrs in ops:
         a = dict(attrs)
         a.setdefault("__@kernel_type_attr@__", f"{t}/def/{tcode}/1/1")
         nb_ops.append(pl.NbOp(t, ins, outs, a))
     for col, name in enumerate(outputs):
-        nb_ops.append(pl.NbOp("fetch", {"X": [name]}, {"Out": ["fetch"]},
-                              {"col": col, "__@kernel_type_attr@__": "fetch/def/1/4/2"}))
+        nb_ops.append(
+            pl.NbOp(
+                "fetch",
+                {"X": [name]},
+                {"Out": ["fetch"]},
+                {"col": col, "__@kernel_type_attr@__": "fetch/def/1/4/2"},
+            )
+        )
     for i, op in enumerate(nb_ops):
         op.index = i
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
-    return pl.NbProgram(source="<test>", meta_version=2, producer="test", framework_version=None,
-                        ops=nb_ops, vars=vars_, params=params,
-                        param_dtypes={k: (21 if v.dtype == np.int8 else 5)
-                                      for k, v in params.items()})
+    return pl.NbProgram(
+        source="<test>",
+        meta_version=2,
+        producer="test",
+        framework_version=None,
+        ops=nb_ops,
+        vars=vars_,
+        params=params,
+        param_dtypes={k: (21 if v.dtype == np.int8 else 5) for k, v in params.items()},
+    )
 
 
 def _unary(t, attrs, x):
-    return _run(nb_to_onnx(_prog([(t, {"X": ["x"]}, {"Out": ["y"]}, attrs)],
-                                    inputs=[("x", x.shape)])), x)[0]
+    return _run(
+        nb_to_onnx(_prog([(t, {"X": ["x"]}, {"Out": ["y"]}, attrs)], inputs=[("x", x.shape)])), x
+    )[0]
 
 
 RNG = np.random.default_rng(0)
@@ -367,44 +389,64 @@ def _sigmoid(v):
     return 1.0 / (1.0 + np.exp(-v))
 
 
-@pytest.mark.parametrize("t,attrs,formula", [
-    ("relu6", {"threshold": 6.0}, lambda x: np.minimum(np.maximum(x, 0), 6)),
-    ("relu6", {"threshold": 3.0}, lambda x: np.minimum(np.maximum(x, 0), 3)),
-    ("hard_swish", {"threshold": 6.0, "scale": 6.0, "offset": 3.0},
-     lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6),
-    ("hard_sigmoid", {"slope": 0.2, "offset": 0.5},
-     lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
-    ("hard_sigmoid", {"slope": 1 / 6, "offset": 0.5},
-     lambda x: np.clip(x / 6 + 0.5, 0, 1)),
-    ("swish", {"beta": 1.0}, lambda x: x * _sigmoid(x)),
-    ("swish", {"beta": 1.7}, lambda x: x * _sigmoid(1.7 * x)),
-    ("leaky_relu", {"alpha": 0.1}, lambda x: np.where(x > 0, x, 0.1 * x)),
-    ("relu", {}, lambda x: np.maximum(x, 0)),
-    ("sigmoid", {}, _sigmoid),
-    ("tanh", {}, np.tanh),
-])
+@pytest.mark.parametrize(
+    "t,attrs,formula",
+    [
+        ("relu6", {"threshold": 6.0}, lambda x: np.minimum(np.maximum(x, 0), 6)),
+        ("relu6", {"threshold": 3.0}, lambda x: np.minimum(np.maximum(x, 0), 3)),
+        (
+            "hard_swish",
+            {"threshold": 6.0, "scale": 6.0, "offset": 3.0},
+            lambda x: x * np.minimum(np.maximum(x + 3, 0), 6) / 6,
+        ),
+        ("hard_sigmoid", {"slope": 0.2, "offset": 0.5}, lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
+        ("hard_sigmoid", {"slope": 1 / 6, "offset": 0.5}, lambda x: np.clip(x / 6 + 0.5, 0, 1)),
+        ("swish", {"beta": 1.0}, lambda x: x * _sigmoid(x)),
+        ("swish", {"beta": 1.7}, lambda x: x * _sigmoid(1.7 * x)),
+        ("leaky_relu", {"alpha": 0.1}, lambda x: np.where(x > 0, x, 0.1 * x)),
+        ("relu", {}, lambda x: np.maximum(x, 0)),
+        ("sigmoid", {}, _sigmoid),
+        ("tanh", {}, np.tanh),
+    ],
+)
 @pytest.mark.usefixtures("translator")
 def test_activation(t, attrs, formula):
     y = _unary(t, attrs, X)
     np.testing.assert_allclose(y, formula(X.astype(np.float64)), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("act,attrs,formula", [
-    ("relu6", {"fuse_brelu_threshold": 6.0}, lambda v: np.clip(v, 0, 6)),
-    ("leaky_relu", {"leaky_relu_alpha": 0.05}, lambda v: np.where(v > 0, v, 0.05 * v)),
-    ("hard_swish", {"hard_swish_threshold": 6.0, "hard_swish_scale": 6.0,
-                    "hard_swish_offset": 3.0}, lambda v: v * np.clip(v + 3, 0, 6) / 6),
-    ("relu", {"fuse_relu": True}, lambda v: np.maximum(v, 0)),
-])
+@pytest.mark.parametrize(
+    "act,attrs,formula",
+    [
+        ("relu6", {"fuse_brelu_threshold": 6.0}, lambda v: np.clip(v, 0, 6)),
+        ("leaky_relu", {"leaky_relu_alpha": 0.05}, lambda v: np.where(v > 0, v, 0.05 * v)),
+        (
+            "hard_swish",
+            {"hard_swish_threshold": 6.0, "hard_swish_scale": 6.0, "hard_swish_offset": 3.0},
+            lambda v: v * np.clip(v + 3, 0, 6) / 6,
+        ),
+        ("relu", {"fuse_relu": True}, lambda v: np.maximum(v, 0)),
+    ],
+)
 @pytest.mark.usefixtures("translator")
 def test_conv_fused_activation(act, attrs, formula):
     w = RNG.standard_normal((4, 3, 3, 3)).astype(np.float32)
     b = RNG.standard_normal(4).astype(np.float32)
     x = RNG.standard_normal((1, 3, 9, 9)).astype(np.float32) * 3
-    a = {"strides": [1, 1], "paddings": [1, 1], "dilations": [1, 1], "groups": 1,
-         "with_act": True, "act_type": act, **attrs}
-    prog = _prog([("conv2d", {"Input": ["x"], "Filter": ["w"], "Bias": ["b"]},
-                   {"Output": ["y"]}, a)], {"w": w, "b": b}, inputs=[("x", x.shape)])
+    a = {
+        "strides": [1, 1],
+        "paddings": [1, 1],
+        "dilations": [1, 1],
+        "groups": 1,
+        "with_act": True,
+        "act_type": act,
+        **attrs,
+    }
+    prog = _prog(
+        [("conv2d", {"Input": ["x"], "Filter": ["w"], "Bias": ["b"]}, {"Output": ["y"]}, a)],
+        {"w": w, "b": b},
+        inputs=[("x", x.shape)],
+    )
     y = _run(nb_to_onnx(prog), x)[0]
     ref = formula(_conv_ref(x, w, b, 1, (1, 1, 1, 1)))
     np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
@@ -422,10 +464,15 @@ def _conv_ref(x, w, b, stride, pads, dil=1, groups=1):
     for g in range(groups):
         for i in range(kh):
             for j in range(kw):
-                patch = x[:, g * cg:(g + 1) * cg, i * dil:i * dil + stride * oh:stride,
-                          j * dil:j * dil + stride * ow:stride]
-                out[:, g * mg:(g + 1) * mg] += np.einsum(
-                    "nchw,mc->nmhw", patch, w[g * mg:(g + 1) * mg, :, i, j])
+                patch = x[
+                    :,
+                    g * cg : (g + 1) * cg,
+                    i * dil : i * dil + stride * oh : stride,
+                    j * dil : j * dil + stride * ow : stride,
+                ]
+                out[:, g * mg : (g + 1) * mg] += np.einsum(
+                    "nchw,mc->nmhw", patch, w[g * mg : (g + 1) * mg, :, i, j]
+                )
     return out + (b.reshape(1, -1, 1, 1) if b is not None else 0)
 
 
@@ -434,19 +481,38 @@ def test_conv_same_padding_and_4_paddings():
     w = RNG.standard_normal((6, 1, 3, 3)).astype(np.float32)
     x = RNG.standard_normal((1, 3, 10, 11)).astype(np.float32)
     w2 = RNG.standard_normal((6, 3, 3, 3)).astype(np.float32)
-    prog = _prog([
-        ("depthwise_conv2d", {"Input": ["x"], "Filter": ["w2"]}, {"Output": ["a"]},
-         {"strides": [2, 2], "paddings": [0, 0], "dilations": [2, 2], "groups": 1,
-          "padding_algorithm": "SAME"}),
-        ("conv2d", {"Input": ["x"], "Filter": ["w2"]}, {"Output": ["y"]},
-         {"strides": [1, 2], "paddings": [1, 0, 2, 1], "dilations": [1, 1], "groups": 1}),
-    ], {"w2": w2}, inputs=[("x", x.shape)], outputs=("a", "y"))
+    prog = _prog(
+        [
+            (
+                "depthwise_conv2d",
+                {"Input": ["x"], "Filter": ["w2"]},
+                {"Output": ["a"]},
+                {
+                    "strides": [2, 2],
+                    "paddings": [0, 0],
+                    "dilations": [2, 2],
+                    "groups": 1,
+                    "padding_algorithm": "SAME",
+                },
+            ),
+            (
+                "conv2d",
+                {"Input": ["x"], "Filter": ["w2"]},
+                {"Output": ["y"]},
+                {"strides": [1, 2], "paddings": [1, 0, 2, 1], "dilations": [1, 1], "groups": 1},
+            ),
+        ],
+        {"w2": w2},
+        inputs=[("x", x.shape)],
+        outputs=("a", "y"),
+    )
     a, y = _run(nb_to_onnx(prog), x)
     # SAME: out = ceil(in / stride), dilation reset to 1, pad_sum split low/high
     ref_a = _conv_ref(x, w2, None, 2, (0, 1, 1, 1))
     np.testing.assert_allclose(a, ref_a, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(y, _conv_ref(x[:, :, :, :], w2, None, 1, (1, 0, 2, 1))[:, :, :, ::2],
-                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        y, _conv_ref(x[:, :, :, :], w2, None, 1, (1, 0, 2, 1))[:, :, :, ::2], rtol=1e-4, atol=1e-4
+    )
     del w
 
 
@@ -478,21 +544,44 @@ def _interp_ref(x, out_h, out_w, method, align_corners, align_mode, ratio=None):
                 y0, x0 = int(math.floor(sy)), int(math.floor(sx))
                 y1, x1 = min(y0 + 1, ih - 1), min(x0 + 1, iw - 1)
                 ly, lx = sy - y0, sx - x0
-                out[:, :, oy, ox] = ((1 - ly) * (1 - lx) * x[:, :, y0, x0] + (1 - ly) * lx * x[:, :, y0, x1]
-                                     + ly * (1 - lx) * x[:, :, y1, x0] + ly * lx * x[:, :, y1, x1])
+                out[:, :, oy, ox] = (
+                    (1 - ly) * (1 - lx) * x[:, :, y0, x0]
+                    + (1 - ly) * lx * x[:, :, y0, x1]
+                    + ly * (1 - lx) * x[:, :, y1, x0]
+                    + ly * lx * x[:, :, y1, x1]
+                )
     return out
 
 
-@pytest.mark.parametrize("t,attrs,size", [
-    ("bilinear_interp_v2", {"align_corners": False, "align_mode": 0, "out_h": 11, "out_w": 6}, (11, 6)),
-    ("bilinear_interp_v2", {"align_corners": False, "align_mode": 1, "out_h": 9, "out_w": 15}, (9, 15)),
-    ("bilinear_interp_v2", {"align_corners": True, "align_mode": 1, "out_h": 9, "out_w": 13}, (9, 13)),
-    ("bilinear_interp_v2", {"align_corners": False, "align_mode": 0, "scale": [2.0, 2.0]}, (10, 14)),
-    ("nearest_interp_v2", {"align_corners": False, "out_h": 11, "out_w": 3}, (11, 3)),
-    ("nearest_interp", {"align_corners": False, "out_h": 10, "out_w": 14}, (10, 14)),
-    ("nearest_interp", {"align_corners": True, "out_h": 9, "out_w": 12}, (9, 12)),
-    ("nearest_interp", {"align_corners": False, "scale": 2.0}, (10, 14)),
-])
+@pytest.mark.parametrize(
+    "t,attrs,size",
+    [
+        (
+            "bilinear_interp_v2",
+            {"align_corners": False, "align_mode": 0, "out_h": 11, "out_w": 6},
+            (11, 6),
+        ),
+        (
+            "bilinear_interp_v2",
+            {"align_corners": False, "align_mode": 1, "out_h": 9, "out_w": 15},
+            (9, 15),
+        ),
+        (
+            "bilinear_interp_v2",
+            {"align_corners": True, "align_mode": 1, "out_h": 9, "out_w": 13},
+            (9, 13),
+        ),
+        (
+            "bilinear_interp_v2",
+            {"align_corners": False, "align_mode": 0, "scale": [2.0, 2.0]},
+            (10, 14),
+        ),
+        ("nearest_interp_v2", {"align_corners": False, "out_h": 11, "out_w": 3}, (11, 3)),
+        ("nearest_interp", {"align_corners": False, "out_h": 10, "out_w": 14}, (10, 14)),
+        ("nearest_interp", {"align_corners": True, "out_h": 9, "out_w": 12}, (9, 12)),
+        ("nearest_interp", {"align_corners": False, "scale": 2.0}, (10, 14)),
+    ],
+)
 @pytest.mark.usefixtures("translator")
 def test_interpolate(t, attrs, size):
     method = "nearest" if t.startswith("nearest") else "bilinear"
@@ -502,8 +591,15 @@ def test_interpolate(t, attrs, size):
     if "scale" in attrs and t.endswith("_v2"):
         s = attrs["scale"]
         ratio = (1 / s[0], 1 / s[1])
-    ref = _interp_ref(X.astype(np.float64), size[0], size[1], method,
-                      attrs.get("align_corners", False), attrs.get("align_mode", 1), ratio)
+    ref = _interp_ref(
+        X.astype(np.float64),
+        size[0],
+        size[1],
+        method,
+        attrs.get("align_corners", False),
+        attrs.get("align_mode", 1),
+        ratio,
+    )
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-5)
 
 
@@ -512,12 +608,16 @@ def test_elementwise_axis():
     x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
     c = RNG.standard_normal(3).astype(np.float32) + 3
     hw = RNG.standard_normal((3, 4)).astype(np.float32)
-    prog = _prog([
-        ("elementwise_add", {"X": ["x"], "Y": ["c"]}, {"Out": ["a"]}, {"axis": 1}),
-        ("elementwise_mul", {"X": ["a"], "Y": ["hw"]}, {"Out": ["b"]}, {"axis": 1}),
-        ("elementwise_div", {"X": ["b"], "Y": ["c"]}, {"Out": ["d"]}, {"axis": 1}),
-        ("elementwise_sub", {"X": ["d"], "Y": ["x"]}, {"Out": ["y"]}, {"axis": -1}),
-    ], {"c": c, "hw": hw}, inputs=[("x", x.shape)])
+    prog = _prog(
+        [
+            ("elementwise_add", {"X": ["x"], "Y": ["c"]}, {"Out": ["a"]}, {"axis": 1}),
+            ("elementwise_mul", {"X": ["a"], "Y": ["hw"]}, {"Out": ["b"]}, {"axis": 1}),
+            ("elementwise_div", {"X": ["b"], "Y": ["c"]}, {"Out": ["d"]}, {"axis": 1}),
+            ("elementwise_sub", {"X": ["d"], "Y": ["x"]}, {"Out": ["y"]}, {"axis": -1}),
+        ],
+        {"c": c, "hw": hw},
+        inputs=[("x", x.shape)],
+    )
     y = _run(nb_to_onnx(prog), x)[0]
     a = x + c.reshape(1, 3, 1, 1)
     b = a * hw.reshape(1, 3, 4, 1)
@@ -528,36 +628,84 @@ def test_elementwise_axis():
 @pytest.mark.usefixtures("translator")
 def test_shape_ops():
     x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
-    prog = _prog([
-        ("flatten_contiguous_range", {"X": ["x"]}, {"Out": ["f"], "XShape": ["fx"]},
-         {"start_axis": 1, "stop_axis": 2}),
-        ("unsqueeze2", {"X": ["f"]}, {"Out": ["u"], "XShape": ["ux"]}, {"axes": [0, -1]}),
-        ("flatten2", {"X": ["x"]}, {"Out": ["g"], "XShape": ["gx"]}, {"axis": 2}),
-        ("split", {"X": ["x"]}, {"Out": ["s0", "s1", "s2"]}, {"axis": 1, "num": 3}),
-        ("split", {"X": ["x"]}, {"Out": ["t0", "t1"]}, {"axis": -1, "sections": [2, -1]}),
-        ("slice", {"Input": ["x"]}, {"Out": ["sl"]},
-         {"axes": [1, 3], "starts": [1, -3], "ends": [100, -1], "decrease_axis": []}),
-        ("slice", {"Input": ["x"]}, {"Out": ["sd"]},
-         {"axes": [1], "starts": [2], "ends": [3], "decrease_axis": [1]}),
-        ("strided_slice", {"Input": ["x"]}, {"Out": ["ss"]},
-         {"axes": [3], "starts": [4], "ends": [-6], "strides": [-2], "decrease_axis": []}),
-        ("pad", {"X": ["x"]}, {"Out": ["p"]},
-         {"paddings": [0, 0, 1, 0, 2, 1, 0, 3], "pad_value": 1.5}),
-        ("pad2d", {"X": ["x"]}, {"Out": ["p2"]},
-         {"paddings": [1, 2, 0, 1], "mode": "reflect", "data_format": "NCHW"}),
-        ("arg_max", {"X": ["x"]}, {"Out": ["am"]}, {"axis": 1, "keepdims": False, "dtype": 3}),
-        ("arg_max", {"X": ["x"]}, {"Out": ["am2"]}, {"axis": -1, "keepdims": True, "dtype": 2}),
-        ("transpose2", {"X": ["x"]}, {"Out": ["tr"], "XShape": ["trx"]}, {"axis": [0, 2, 3, 1]}),
-        ("concat", {"X": ["x", "x"]}, {"Out": ["cc"]}, {"axis": -1}),
-    ], inputs=[("x", x.shape)],
-        outputs=("f", "u", "g", "s0", "s2", "t1", "sl", "sd", "ss", "p", "p2", "am", "am2",
-                 "tr", "cc"))
+    prog = _prog(
+        [
+            (
+                "flatten_contiguous_range",
+                {"X": ["x"]},
+                {"Out": ["f"], "XShape": ["fx"]},
+                {"start_axis": 1, "stop_axis": 2},
+            ),
+            ("unsqueeze2", {"X": ["f"]}, {"Out": ["u"], "XShape": ["ux"]}, {"axes": [0, -1]}),
+            ("flatten2", {"X": ["x"]}, {"Out": ["g"], "XShape": ["gx"]}, {"axis": 2}),
+            ("split", {"X": ["x"]}, {"Out": ["s0", "s1", "s2"]}, {"axis": 1, "num": 3}),
+            ("split", {"X": ["x"]}, {"Out": ["t0", "t1"]}, {"axis": -1, "sections": [2, -1]}),
+            (
+                "slice",
+                {"Input": ["x"]},
+                {"Out": ["sl"]},
+                {"axes": [1, 3], "starts": [1, -3], "ends": [100, -1], "decrease_axis": []},
+            ),
+            (
+                "slice",
+                {"Input": ["x"]},
+                {"Out": ["sd"]},
+                {"axes": [1], "starts": [2], "ends": [3], "decrease_axis": [1]},
+            ),
+            (
+                "strided_slice",
+                {"Input": ["x"]},
+                {"Out": ["ss"]},
+                {"axes": [3], "starts": [4], "ends": [-6], "strides": [-2], "decrease_axis": []},
+            ),
+            (
+                "pad",
+                {"X": ["x"]},
+                {"Out": ["p"]},
+                {"paddings": [0, 0, 1, 0, 2, 1, 0, 3], "pad_value": 1.5},
+            ),
+            (
+                "pad2d",
+                {"X": ["x"]},
+                {"Out": ["p2"]},
+                {"paddings": [1, 2, 0, 1], "mode": "reflect", "data_format": "NCHW"},
+            ),
+            ("arg_max", {"X": ["x"]}, {"Out": ["am"]}, {"axis": 1, "keepdims": False, "dtype": 3}),
+            ("arg_max", {"X": ["x"]}, {"Out": ["am2"]}, {"axis": -1, "keepdims": True, "dtype": 2}),
+            (
+                "transpose2",
+                {"X": ["x"]},
+                {"Out": ["tr"], "XShape": ["trx"]},
+                {"axis": [0, 2, 3, 1]},
+            ),
+            ("concat", {"X": ["x", "x"]}, {"Out": ["cc"]}, {"axis": -1}),
+        ],
+        inputs=[("x", x.shape)],
+        outputs=(
+            "f",
+            "u",
+            "g",
+            "s0",
+            "s2",
+            "t1",
+            "sl",
+            "sd",
+            "ss",
+            "p",
+            "p2",
+            "am",
+            "am2",
+            "tr",
+            "cc",
+        ),
+    )
     outs = _run(nb_to_onnx(prog), x)
     refs = [
         x.reshape(2, 12, 5),
         x.reshape(1, 2, 12, 5, 1),
         x.reshape(6, 20),
-        x[:, 0:1], x[:, 2:3],
+        x[:, 0:1],
+        x[:, 2:3],
         x[..., 2:],
         x[:, 1:, :, 2:4],
         x[:, 2],
@@ -579,17 +727,52 @@ def test_shape_ops():
 def test_pool_and_matmul():
     x = RNG.standard_normal((1, 4, 7, 9)).astype(np.float32)
     w = RNG.standard_normal((9, 5)).astype(np.float32)
-    prog = _prog([
-        ("pool2d", {"X": ["x"]}, {"Out": ["mp"]},
-         {"pooling_type": "max", "ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1],
-          "ceil_mode": False, "global_pooling": False, "adaptive": False}),
-        ("pool2d", {"X": ["x"]}, {"Out": ["ap"]},
-         {"pooling_type": "avg", "ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1],
-          "exclusive": True, "ceil_mode": False}),
-        ("matmul", {"X": ["x"], "Y": ["w"]}, {"Out": ["mm"]},
-         {"transpose_X": False, "transpose_Y": False, "alpha": 0.5}),
-        ("matmul_v2", {"X": ["x"], "Y": ["x"]}, {"Out": ["mt"]}, {"trans_x": False, "trans_y": True}),
-    ], {"w": w}, inputs=[("x", x.shape)], outputs=("mp", "ap", "mm", "mt"))
+    prog = _prog(
+        [
+            (
+                "pool2d",
+                {"X": ["x"]},
+                {"Out": ["mp"]},
+                {
+                    "pooling_type": "max",
+                    "ksize": [3, 3],
+                    "strides": [2, 2],
+                    "paddings": [1, 1],
+                    "ceil_mode": False,
+                    "global_pooling": False,
+                    "adaptive": False,
+                },
+            ),
+            (
+                "pool2d",
+                {"X": ["x"]},
+                {"Out": ["ap"]},
+                {
+                    "pooling_type": "avg",
+                    "ksize": [3, 3],
+                    "strides": [2, 2],
+                    "paddings": [1, 1],
+                    "exclusive": True,
+                    "ceil_mode": False,
+                },
+            ),
+            (
+                "matmul",
+                {"X": ["x"], "Y": ["w"]},
+                {"Out": ["mm"]},
+                {"transpose_X": False, "transpose_Y": False, "alpha": 0.5},
+            ),
+            (
+                "matmul_v2",
+                {"X": ["x"], "Y": ["x"]},
+                {"Out": ["mt"]},
+                {"trans_x": False, "trans_y": True},
+            ),
+        ],
+        {"w": w},
+        inputs=[("x", x.shape)],
+        outputs=("mp", "ap", "mm", "mt"),
+    )
     mp, ap, mm, mt = _run(nb_to_onnx(prog), x)
     xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
     ones = np.pad(np.ones_like(x), ((0, 0), (0, 0), (1, 1), (1, 1)))
@@ -614,11 +797,24 @@ def test_fc_weight_only_int8():
     q = RNG.integers(-127, 128, (8, 5)).astype(np.int8)
     scale = (RNG.random(5) * 0.01).astype(np.float32)
     b = RNG.standard_normal(5).astype(np.float32)
-    prog = _prog([("fc", {"Input": ["x"], "W": ["w"], "Bias": ["b"]}, {"Out": ["y"]},
-                   {"in_num_col_dims": 2, "activation_type": "relu",
+    prog = _prog(
+        [
+            (
+                "fc",
+                {"Input": ["x"], "W": ["w"], "Bias": ["b"]},
+                {"Out": ["y"]},
+                {
+                    "in_num_col_dims": 2,
+                    "activation_type": "relu",
                     "quantization_type": "post_weight_channel_wise_abs_max",
-                    "quantize_weight_bits": 8, "w_quant_scale": list(map(float, scale))})],
-                 {"w": q, "b": b}, inputs=[("x", x.shape)])
+                    "quantize_weight_bits": 8,
+                    "w_quant_scale": list(map(float, scale)),
+                },
+            )
+        ],
+        {"w": q, "b": b},
+        inputs=[("x", x.shape)],
+    )
     y = _run(nb_to_onnx(prog), x)[0]
     wf = q.astype(np.float32) * scale.reshape(1, 5)
     np.testing.assert_allclose(y, np.maximum(x @ wf + b, 0), rtol=1e-5, atol=1e-5)
@@ -664,19 +860,37 @@ def test_rnn_lstm(bidi, layers):
     for layer in range(layers):
         inp = i if layer == 0 else h * ndir
         for _ in range(ndir):
-            ws += [RNG.standard_normal((4 * h, inp)).astype(np.float32) * 0.5,
-                   RNG.standard_normal((4 * h, h)).astype(np.float32) * 0.5]
-            bs += [RNG.standard_normal(4 * h).astype(np.float32) * 0.1,
-                   RNG.standard_normal(4 * h).astype(np.float32) * 0.1]
+            ws += [
+                RNG.standard_normal((4 * h, inp)).astype(np.float32) * 0.5,
+                RNG.standard_normal((4 * h, h)).astype(np.float32) * 0.5,
+            ]
+            bs += [
+                RNG.standard_normal(4 * h).astype(np.float32) * 0.1,
+                RNG.standard_normal(4 * h).astype(np.float32) * 0.1,
+            ]
     weights = ws + bs
     names = [f"w{j}" for j in range(len(weights))]
     x = RNG.standard_normal((t, n, i)).astype(np.float32)
-    prog = _prog([("rnn", {"Input": ["x"], "WeightList": names, "PreState": [],
-                           "SequenceLength": []},
-                   {"Out": ["y"], "State": ["s0", "s1"], "Reserve": ["r"], "DropoutState": ["d"]},
-                   {"mode": "LSTM", "is_bidirec": bidi, "num_layers": layers, "hidden_size": h,
-                    "input_size": i, "dropout_prob": 0.0, "is_test": True})],
-                 dict(zip(names, weights)), inputs=[("x", x.shape)])
+    prog = _prog(
+        [
+            (
+                "rnn",
+                {"Input": ["x"], "WeightList": names, "PreState": [], "SequenceLength": []},
+                {"Out": ["y"], "State": ["s0", "s1"], "Reserve": ["r"], "DropoutState": ["d"]},
+                {
+                    "mode": "LSTM",
+                    "is_bidirec": bidi,
+                    "num_layers": layers,
+                    "hidden_size": h,
+                    "input_size": i,
+                    "dropout_prob": 0.0,
+                    "is_test": True,
+                },
+            )
+        ],
+        dict(zip(names, weights)),
+        inputs=[("x", x.shape)],
+    )
     y = _run(nb_to_onnx(prog), x)[0]
     np.testing.assert_allclose(y, _lstm_ref(x, weights, h, bidi, layers), rtol=1e-5, atol=1e-5)
 
@@ -691,15 +905,57 @@ def test_unknown_input_variable_is_an_error():
 def test_supported_ops_cover_fixture_op_list():
     translate = sys.modules[pl.__name__ + ".translate"]
     have = set(translate.supported_ops())
-    assert have <= set(_core.nb_supported_ops().split(","))  # the C++ translator covers the reference
-    listed = {"assign", "clip", "concat", "conv2d", "conv2d_transpose", "depthwise_conv2d",
-              "elementwise_add", "elementwise_div", "elementwise_mul", "fc", "feed", "fetch",
-              "fill_constant", "fusion_elementwise_add_activation", "layer_norm", "matmul", "mul",
-              "nearest_interp_v2", "pool2d", "relu", "reshape2", "scale", "sigmoid", "softmax",
-              "squeeze2", "strided_slice", "transpose2"}
-    extra = {"hard_swish", "relu6", "swish", "leaky_relu", "hard_sigmoid", "bilinear_interp_v2",
-             "nearest_interp", "flatten", "flatten2", "flatten_contiguous_range", "unsqueeze2",
-             "split", "slice", "pad", "pad2d", "arg_max", "rnn"}
+    assert have <= set(
+        _core.nb_supported_ops().split(",")
+    )  # the C++ translator covers the reference
+    listed = {
+        "assign",
+        "clip",
+        "concat",
+        "conv2d",
+        "conv2d_transpose",
+        "depthwise_conv2d",
+        "elementwise_add",
+        "elementwise_div",
+        "elementwise_mul",
+        "fc",
+        "feed",
+        "fetch",
+        "fill_constant",
+        "fusion_elementwise_add_activation",
+        "layer_norm",
+        "matmul",
+        "mul",
+        "nearest_interp_v2",
+        "pool2d",
+        "relu",
+        "reshape2",
+        "scale",
+        "sigmoid",
+        "softmax",
+        "squeeze2",
+        "strided_slice",
+        "transpose2",
+    }
+    extra = {
+        "hard_swish",
+        "relu6",
+        "swish",
+        "leaky_relu",
+        "hard_sigmoid",
+        "bilinear_interp_v2",
+        "nearest_interp",
+        "flatten",
+        "flatten2",
+        "flatten_contiguous_range",
+        "unsqueeze2",
+        "split",
+        "slice",
+        "pad",
+        "pad2d",
+        "arg_max",
+        "rnn",
+    }
     assert listed | extra <= have, sorted((listed | extra) - have)
     if (FIX / "op_list.txt").is_file():
         text = (FIX / "op_list.txt").read_text()
@@ -713,7 +969,8 @@ def test_supported_ops_cover_fixture_op_list():
 
 def _writer():
     spec = importlib.util.spec_from_file_location(
-        "_edgeocr_nb_writer", REPO / "tools" / "paddle_lite" / "nb_writer.py")
+        "_edgeocr_nb_writer", REPO / "tools" / "paddle_lite" / "nb_writer.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -740,24 +997,51 @@ def small_program(target="arm"):
     rng = np.random.default_rng(7)
     q = rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)
     scale = [float(v) for v in (rng.random(4) * 0.02 + 0.001).astype(np.float32)]
-    params = {"w": q, "cb": rng.standard_normal(4).astype(np.float32),
-              "fw": rng.standard_normal((4, 2)).astype(np.float32),
-              "fb": rng.standard_normal(2).astype(np.float32)}
+    params = {
+        "w": q,
+        "cb": rng.standard_normal(4).astype(np.float32),
+        "fw": rng.standard_normal((4, 2)).astype(np.float32),
+        "fb": rng.standard_normal(2).astype(np.float32),
+    }
     ops = [
-        ("fill_constant", {}, {"Out": ["k"]}, {"dtype": 5, "shape": [4], "value": 0.5,
-                                               "str_value": "0.5"}),
-        ("conv2d", {"Input": ["x"], "Filter": ["w"]}, {"Output": ["c"]},
-         {"strides": [2, 2], "paddings": [1, 1], "dilations": [1, 1], "groups": 1,
-          "with_act": True, "act_type": "relu6", "fuse_brelu_threshold": 6.0,
-          "quantization_type": "post_weight_channel_wise_abs_max", "quantize_weight_bits": 8,
-          "w_quant_scale": scale}),
+        (
+            "fill_constant",
+            {},
+            {"Out": ["k"]},
+            {"dtype": 5, "shape": [4], "value": 0.5, "str_value": "0.5"},
+        ),
+        (
+            "conv2d",
+            {"Input": ["x"], "Filter": ["w"]},
+            {"Output": ["c"]},
+            {
+                "strides": [2, 2],
+                "paddings": [1, 1],
+                "dilations": [1, 1],
+                "groups": 1,
+                "with_act": True,
+                "act_type": "relu6",
+                "fuse_brelu_threshold": 6.0,
+                "quantization_type": "post_weight_channel_wise_abs_max",
+                "quantize_weight_bits": 8,
+                "w_quant_scale": scale,
+            },
+        ),
         ("elementwise_add", {"X": ["c"], "Y": ["cb"]}, {"Out": ["c"]}, {"axis": 1}),
         ("elementwise_mul", {"X": ["c"], "Y": ["k"]}, {"Out": ["c"]}, {"axis": 1}),
-        ("pool2d", {"X": ["c"]}, {"Out": ["p"]}, {"pooling_type": "avg", "global_pooling": True,
-                                                 "ksize": [1, 1], "adaptive": False}),
+        (
+            "pool2d",
+            {"X": ["c"]},
+            {"Out": ["p"]},
+            {"pooling_type": "avg", "global_pooling": True, "ksize": [1, 1], "adaptive": False},
+        ),
         ("reshape2", {"X": ["p"]}, {"Out": ["r"], "XShape": ["rx"]}, {"shape": [0, -1]}),
-        ("fc", {"Input": ["r"], "W": ["fw"], "Bias": ["fb"]}, {"Out": ["f"]},
-         {"in_num_col_dims": 1}),
+        (
+            "fc",
+            {"Input": ["r"], "W": ["fw"], "Bias": ["fb"]},
+            {"Out": ["f"]},
+            {"in_num_col_dims": 1},
+        ),
         ("softmax", {"X": ["f"]}, {"Out": ["y"]}, {"axis": -1}),
     ]
     prog = _prog(ops, params, inputs=[("x", (1, 3, 12, 12))], target=target)
@@ -775,7 +1059,8 @@ def test_small_synthetic_file():
         assert _meta(b)["edgeocr.role"] == "cls" and _meta(b)["edgeocr.nb_target"] == "arm"
         outs.append(_run(b, x)[0])
     wf = prog.params["w"].astype(np.float32) * np.asarray(
-        prog.ops[2].attrs["w_quant_scale"], np.float32).reshape(4, 1, 1, 1)
+        prog.ops[2].attrs["w_quant_scale"], np.float32
+    ).reshape(4, 1, 1, 1)
     c = np.clip(_conv_ref(x, wf, None, 2, (1, 1, 1, 1)), 0, 6)
     c = (c + prog.params["cb"].reshape(1, 4, 1, 1)) * 0.5
     f = c.mean(axis=(2, 3)) @ prog.params["fw"] + prog.params["fb"]
@@ -796,7 +1081,9 @@ def test_cpp_cache_roundtrip_damage_and_unwritable(tmp_path):
     first = _core.nb_cached_to_onnx(data, "small.nb", str(cache))
     entries = list(cache.glob("*.onnx"))
     assert len(entries) == 1
-    assert entries[0].name == f"{hashlib.sha256(data).hexdigest()}.v{_core.NB_TRANSLATOR_VERSION}.onnx"
+    assert (
+        entries[0].name == f"{hashlib.sha256(data).hexdigest()}.v{_core.NB_TRANSLATOR_VERSION}.onnx"
+    )
     assert first == _core.nb_to_onnx(data, "small.nb")
     # served from the entry: a valid entry for the same content is returned as it is
     marked = first.replace(b"edgeocr.paddle_lite", b"edgeocr.paddle_litX")
@@ -847,15 +1134,23 @@ def test_cpp_folds_shape_arithmetic_into_static_shapes():
     are folded by the C++ translator, so a later squeeze2 knows its input's rank."""
     ops = [
         ("shape", {"Input": ["x"]}, {"Out": ["s"]}, {}),
-        ("strided_slice", {"Input": ["s"]}, {"Out": ["hw"]},
-         {"axes": [0], "starts": [2], "ends": [4], "strides": [1], "decrease_axis": []}),
+        (
+            "strided_slice",
+            {"Input": ["s"]},
+            {"Out": ["hw"]},
+            {"axes": [0], "starts": [2], "ends": [4], "strides": [1], "decrease_axis": []},
+        ),
         ("fill_constant", {}, {"Out": ["n"]}, {"dtype": 2, "shape": [1], "value": 1.0}),
         ("fill_constant", {}, {"Out": ["c1"]}, {"dtype": 2, "shape": [1], "value": 3.0}),
         ("concat", {"X": ["n", "c1", "hw"]}, {"Out": ["shp"]}, {"axis": 0}),
         ("cast", {"X": ["shp"]}, {"Out": ["shp64"]}, {"in_dtype": 2, "out_dtype": 3}),
         ("reshape2", {"X": ["x"], "Shape": ["shp64"]}, {"Out": ["r"], "XShape": ["rx"]}, {}),
-        ("strided_slice", {"Input": ["s"]}, {"Out": ["last"]},
-         {"axes": [0], "starts": [-1], "ends": [-5], "strides": [-2], "decrease_axis": []}),
+        (
+            "strided_slice",
+            {"Input": ["s"]},
+            {"Out": ["last"]},
+            {"axes": [0], "starts": [-1], "ends": [-5], "strides": [-2], "decrease_axis": []},
+        ),
         ("squeeze2", {"X": ["r"]}, {"Out": ["y"], "XShape": ["yx"]}, {"axes": [0]}),
     ]
     prog = _prog(ops, inputs=[("x", (1, 3, 4, 5))], outputs=("y", "last"))

@@ -53,16 +53,26 @@ def _seed_files(tmp: Path) -> list[Path]:
 
 
 def _worker(args, tmp: Path, seconds: float):
-    cmd = [sys.executable, str(HERE / "nb_fuzz_worker.py"), "--limit-mb", str(LIMIT_MB),
-           "--workdir", str(tmp), *args]
+    cmd = [
+        sys.executable,
+        str(HERE / "nb_fuzz_worker.py"),
+        "--limit-mb",
+        str(LIMIT_MB),
+        "--workdir",
+        str(tmp),
+        *args,
+    ]
     return run_limited(cmd, as_mb=4096, cpu_s=int(seconds) + 120, wall_s=int(seconds) + 600)
 
 
 def _fuzz(mode: str, seconds: float, tmp_path: Path) -> dict:
     seeds = _seed_files(tmp_path)
     work = tmp_path / "work"
-    out = _worker(["--mode", mode, "--seconds", str(seconds), "--seed", str(SEED),
-                   *map(str, seeds)], work, seconds)
+    out = _worker(
+        ["--mode", mode, "--seconds", str(seconds), "--seed", str(SEED), *map(str, seeds)],
+        work,
+        seconds,
+    )
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     summary = json.loads(lines[-1]) if lines else None
     if summary is None or out.returncode not in (0, 3):
@@ -75,8 +85,9 @@ def _fuzz(mode: str, seconds: float, tmp_path: Path) -> dict:
             next(gen)
         bad = tmp_path / f"crash_{mode}_{SEED}_{i}.nb"
         bad.write_bytes(next(gen))
-        pytest.fail(f"{mode} fuzz worker died at iteration {i}, input saved to {bad}: "
-                    f"{out.describe()}")
+        pytest.fail(
+            f"{mode} fuzz worker died at iteration {i}, input saved to {bad}: {out.describe()}"
+        )
     print(f"fuzz {mode}: {json.dumps(summary)}")
     if summary["finding"]:
         pytest.fail(f"{mode}: {summary['finding']}; input saved to {work / 'finding.nb'}")
@@ -113,8 +124,13 @@ def _check(files, tmp_path) -> tuple[list[dict], dict]:
 
 
 # files whose hostile part is cheap to honour: translating them is fine
-MAY_TRANSLATE = {"concat_20000_inputs", "stack_20000_inputs", "conv_huge_dilation",
-                 "interp_huge_size", "pad2d_huge"}
+MAY_TRANSLATE = {
+    "concat_20000_inputs",
+    "stack_20000_inputs",
+    "conv_huge_dilation",
+    "interp_huge_size",
+    "pad2d_huge",
+}
 
 
 def test_hostile_files_are_refused_within_limits(tmp_path):
@@ -135,8 +151,10 @@ def test_hostile_files_are_refused_within_limits(tmp_path):
             assert "op #" in r["message"] or "<fuzz>" in r["message"], r
         assert r["seconds"] < 30.0, r  # a hang detector, not a speed test
     assert summary["findings"] == 0
-    print(f"hostile corpus: {len(files)} files, limit {LIMIT_MB} MB above the worker's "
-          f"imports, peak RSS {summary['peak_rss_mb']} MB")
+    print(
+        f"hostile corpus: {len(files)} files, limit {LIMIT_MB} MB above the worker's "
+        f"imports, peak RSS {summary['peak_rss_mb']} MB"
+    )
 
 
 def test_fuzz_regressions_fail_cleanly(tmp_path):

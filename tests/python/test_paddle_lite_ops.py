@@ -36,20 +36,21 @@ DATA = REPO / "tests" / "data" / "paddle_lite_ops"
 TOL = 1e-4
 
 if not DATA.is_dir():
-    pytest.skip(f"{DATA} is absent (made by tools/paddle_lite_fixtures.sh WORK ops)",
-                allow_module_level=True)
+    pytest.skip(
+        f"{DATA} is absent (made by tools/paddle_lite_fixtures.sh WORK ops)",
+        allow_module_level=True,
+    )
 
 ort = pytest.importorskip("onnxruntime")
 try:
     import onnx  # noqa: F401 - the Python reference translator needs it
+
     TRANSLATORS = ["cpp", "python"]
 except ImportError:
     TRANSLATORS = ["cpp"]
-from edgeocr import _core  # noqa: E402
-
-
 from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
+from edgeocr import _core  # noqa: E402
 
 pl = _load_pl()
 
@@ -70,8 +71,13 @@ EXPECTED_OPS = {
     "nearest_ac": {"nearest_interp_v2"},
     "nearest_v1_ac": {"nearest_interp"},
     "bilinear_v1": {"bilinear_interp"},
-    "eltwise_axis": {"elementwise_add", "elementwise_mul", "elementwise_sub",
-                     "elementwise_div", "elementwise_max"},
+    "eltwise_axis": {
+        "elementwise_add",
+        "elementwise_mul",
+        "elementwise_sub",
+        "elementwise_div",
+        "elementwise_max",
+    },
     "flatten": {"flatten_contiguous_range", "flatten2"},
     "flatten_v1": {"flatten"},
     "unsqueeze2": {"unsqueeze2"},
@@ -95,9 +101,11 @@ EXPECTED_OPS = {
 
 # (case, target) -> op types opt must have made (fusions are per target)
 EXPECTED_FUSED = {
-    ("eltwise_act", "arm"): {"fusion_elementwise_add_activation",
-                             "fusion_elementwise_sub_activation",
-                             "fusion_elementwise_mul_activation"},
+    ("eltwise_act", "arm"): {
+        "fusion_elementwise_add_activation",
+        "fusion_elementwise_sub_activation",
+        "fusion_elementwise_mul_activation",
+    },
 }
 
 # outputs where Paddle Lite 2.10 (x86 build) is wrong: compared with Paddle's
@@ -157,7 +165,11 @@ def test_op_matches_paddle_lite(name, target, translator):
     want = EXPECTED_OPS.get(name, set()) | EXPECTED_FUSED.get((name, target), set())
     assert want <= ops, f"{path.name}: expected ops {sorted(want - ops)} missing; has {sorted(ops)}"
 
-    b = _core.nb_to_onnx(path.read_bytes(), str(path)) if translator == "cpp" else pl.nb_to_onnx(path)
+    b = (
+        _core.nb_to_onnx(path.read_bytes(), str(path))
+        if translator == "cpp"
+        else pl.nb_to_onnx(path)
+    )
     s = _session(b)
     xs = _npz(DATA / f"{name}_inputs.npz", "in")
     assert len(s.get_inputs()) == len(xs)

@@ -72,7 +72,9 @@ def test_every_input_kind_gives_the_same_answer(predictor):
         "pil": Image.open(path),
         "bgra": cv2.cvtColor(bgr, cv2.COLOR_BGR2BGRA),
         "uint16": bgr.astype(np.uint16) * 257,
-        "strided": np.ascontiguousarray(np.pad(bgr, ((0, 0), (0, 8), (0, 0)), constant_values=255))[:, : bgr.shape[1]],
+        "strided": np.ascontiguousarray(np.pad(bgr, ((0, 0), (0, 8), (0, 0)), constant_values=255))[
+            :, : bgr.shape[1]
+        ],
         "negative-stride": np.ascontiguousarray(bgr[::-1])[::-1],
         "gray-hw1": cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)[:, :, None],
     }
@@ -101,9 +103,15 @@ def test_throughput_mode_gives_the_same_results_in_order(predictor):
     names = ["sample_en.png", "sample_en_rot180.png", "line_en.png", "sample_en_skew6.png"] * 2
     want = [(texts(r), r.boxes.tolist()) for r in map(predictor.predict, (DATA / n for n in names))]
     for workers in (1, 2, 3):
-        got = [(texts(r), r.boxes.tolist()) for r in predictor.predict_batch([DATA / n for n in names], workers=workers)]
+        got = [
+            (texts(r), r.boxes.tolist())
+            for r in predictor.predict_batch([DATA / n for n in names], workers=workers)
+        ]
         assert got == want
-        got = [(texts(r), r.boxes.tolist()) for r in predictor.predict_iter((DATA / n for n in names), workers=workers)]
+        got = [
+            (texts(r), r.boxes.tolist())
+            for r in predictor.predict_iter((DATA / n for n in names), workers=workers)
+        ]
         assert got == want
 
 
@@ -114,7 +122,10 @@ def test_predict_batch_from_several_threads_at_once(predictor):
 
     def call(k):
         try:
-            got[k] = [texts(r) for r in predictor.predict_batch([DATA / n for n in names], workers=1 + k % 2)]
+            got[k] = [
+                texts(r)
+                for r in predictor.predict_batch([DATA / n for n in names], workers=1 + k % 2)
+            ]
         except Exception as e:  # reported below
             errors.append(e)
 
@@ -284,8 +295,14 @@ def test_settings_change_the_result(v4_paths):
     [
         (lambda d: d / "missing.png", "not found"),
         (lambda d: _write(d / "empty.png", b""), "empty"),
-        (lambda d: _write(d / "trunc.png", (DATA / "sample_en.png").read_bytes()[:300]), "not a readable image"),
-        (lambda d: _write(d / "text.jpg", b"hello, I am not a picture\n" * 20), "not a readable image"),
+        (
+            lambda d: _write(d / "trunc.png", (DATA / "sample_en.png").read_bytes()[:300]),
+            "not a readable image",
+        ),
+        (
+            lambda d: _write(d / "text.jpg", b"hello, I am not a picture\n" * 20),
+            "not a readable image",
+        ),
         (lambda d: d, "directory"),
         (lambda d: np.zeros((0, 10, 3), np.uint8), "empty"),
         (lambda d: np.zeros((2, 10, 10, 3), np.uint8), "4 dimensions"),
@@ -305,9 +322,13 @@ def test_huge_header_is_refused_before_decoding(predictor, tmp_path):
     import zlib
 
     def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
-    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(
+        b"IHDR", struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0)
+    )
     png += chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + chunk(b"IEND", b"")
     p = _write(tmp_path / "huge.png", png)
     with pytest.raises(InvalidInputError, match="100000x100000 pixels is more than the limit"):
@@ -327,18 +348,37 @@ def test_v6_small_model_set(v6_paths):
 
 def test_cli_predict_json_and_models(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "edgeocr.cli", "predict", str(DATA / "sample_en.png"), str(DATA / "line_en.png"),
-         "--json", "--threads", "2", "--draw", str(tmp_path)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "edgeocr.cli",
+            "predict",
+            str(DATA / "sample_en.png"),
+            str(DATA / "line_en.png"),
+            "--json",
+            "--threads",
+            "2",
+            "--draw",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [normalize_text(x["text"]) for x in rows[0]["lines"]] == expected("sample_en.png")
     assert (tmp_path / "sample_en.png").exists()
-    bad = subprocess.run([sys.executable, "-m", "edgeocr.cli", "predict", str(tmp_path / "none.png")],
-                         capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        [sys.executable, "-m", "edgeocr.cli", "predict", str(tmp_path / "none.png")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bad.returncode == 1 and "not found" in bad.stderr
-    models = subprocess.run([sys.executable, "-m", "edgeocr.cli", "models"], capture_output=True, text=True)
+    models = subprocess.run(
+        [sys.executable, "-m", "edgeocr.cli", "models"], capture_output=True, text=True
+    )
     assert "ppocr-v4-mobile" in models.stdout
 
 

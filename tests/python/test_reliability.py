@@ -708,7 +708,9 @@ if pytest is not None:
         import edgeocr
 
         nb = _nb_fixture()
-        if how == "file_in_the_way":  # a regular file where the cache folder should be: ENOTDIR for root too
+        if (
+            how == "file_in_the_way"
+        ):  # a regular file where the cache folder should be: ENOTDIR for root too
             (tmp_path / "blocker").write_text("x")
             root = tmp_path / "blocker" / "nb"
         else:  # /proc refuses new entries, even for root

@@ -14,6 +14,7 @@ Ops that Paddle 2.6 no longer builds (legacy v1 ops: nearest_interp,
 flatten2, ...) are made by building the v2 op and rewriting the saved
 ProgramDesc (``LEGACY`` below); their Paddle output is that of the v2 op.
 """
+
 import os
 import sys
 
@@ -33,8 +34,11 @@ def _u(shape, lo=-4.0, hi=4.0):
 
 def _param(name, arr):
     p = paddle.static.create_parameter(
-        shape=list(arr.shape), dtype="float32", name=name,
-        default_initializer=paddle.nn.initializer.Assign(arr))
+        shape=list(arr.shape),
+        dtype="float32",
+        name=name,
+        default_initializer=paddle.nn.initializer.Assign(arr),
+    )
     p.stop_gradient = True
     return p
 
@@ -58,6 +62,7 @@ def case(name, shapes, lo=-4.0, hi=4.0):
     def deco(fn):
         CASES[name] = (shapes, fn, (lo, hi))
         return fn
+
     return deco
 
 
@@ -90,8 +95,15 @@ def _(x):
 def _(x):
     # a conv followed by each activation: lets opt fuse them into conv2d (act_type)
     outs = []
-    for i, act in enumerate([F.hardswish, F.relu6, lambda t: F.leaky_relu(t, 0.1),
-                             lambda t: F.hardsigmoid(t, 0.2, 0.5), F.swish]):
+    for i, act in enumerate(
+        [
+            F.hardswish,
+            F.relu6,
+            lambda t: F.leaky_relu(t, 0.1),
+            lambda t: F.hardsigmoid(t, 0.2, 0.5),
+            F.swish,
+        ]
+    ):
         w = _param(f"w{i}", RNG.standard_normal((4, 4, 3, 3)).astype(np.float32) * 0.3)
         b = _param(f"b{i}", RNG.standard_normal((4,)).astype(np.float32) * 0.3)
         outs.append(act(F.conv2d(x, w, b, padding=1)))
@@ -103,9 +115,14 @@ def _(x):
     # PP-OCR's pattern: conv (no bias) + batch_norm + activation, which opt folds
     # and fuses into conv2d / depthwise_conv2d with act_type
     outs = []
-    acts = [("relu6", F.relu6), ("hard_swish", F.hardswish),
-            ("leaky_relu", lambda t: F.leaky_relu(t, 0.1)), ("relu", F.relu),
-            ("dw_hard_swish", F.hardswish), ("dw_relu6", F.relu6)]
+    acts = [
+        ("relu6", F.relu6),
+        ("hard_swish", F.hardswish),
+        ("leaky_relu", lambda t: F.leaky_relu(t, 0.1)),
+        ("relu", F.relu),
+        ("dw_hard_swish", F.hardswish),
+        ("dw_relu6", F.relu6),
+    ]
     for name, act in acts:
         groups = 4 if name.startswith("dw_") else 1
         conv = paddle.nn.Conv2D(4, 4, 3, padding=1, groups=groups, bias_attr=False)
@@ -122,51 +139,61 @@ def _(x, y):
 
 @case("bilinear_v2", [[1, 2, 5, 7]])
 def _(x):
-    return [F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False, align_mode=0),
-            F.interpolate(x, size=[9, 4], mode="bilinear", align_corners=False, align_mode=0),
-            F.interpolate(x, size=[8, 11], mode="bilinear", align_corners=True),
-            F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=False,
-                          align_mode=1),
-            F.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=False,
-                          align_mode=0)]
+    return [
+        F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False, align_mode=0),
+        F.interpolate(x, size=[9, 4], mode="bilinear", align_corners=False, align_mode=0),
+        F.interpolate(x, size=[8, 11], mode="bilinear", align_corners=True),
+        F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=False, align_mode=1),
+        F.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=False, align_mode=0),
+    ]
 
 
 @case("nearest_v2", [[1, 2, 5, 7]])
 def _(x):
-    return [F.interpolate(x, scale_factor=2, mode="nearest"),
-            F.interpolate(x, size=[9, 4], mode="nearest"),
-            F.interpolate(x, scale_factor=1.5, mode="nearest"),
-            F.interpolate(x, scale_factor=1.7, mode="nearest")]
+    return [
+        F.interpolate(x, scale_factor=2, mode="nearest"),
+        F.interpolate(x, size=[9, 4], mode="nearest"),
+        F.interpolate(x, scale_factor=1.5, mode="nearest"),
+        F.interpolate(x, scale_factor=1.7, mode="nearest"),
+    ]
 
 
 @case("nearest_ac", [[1, 2, 5, 7]])
 def _(x):
     # Paddle 2.6 refuses align_corners for nearest: set it in the ProgramDesc (LEGACY),
     # so Paddle's own output (without it) is not a reference here
-    return [F.interpolate(x, size=[8, 11], mode="nearest"),
-            F.interpolate(x, scale_factor=1.7, mode="nearest")]
+    return [
+        F.interpolate(x, size=[8, 11], mode="nearest"),
+        F.interpolate(x, scale_factor=1.7, mode="nearest"),
+    ]
 
 
 @case("nearest_v1_ac", [[1, 2, 5, 7]])
 def _(x):
     # the v1 op as fluid's resize_nearest wrote it (align_corners defaulted to True)
-    return [F.interpolate(x, size=[8, 11], mode="nearest"),
-            F.interpolate(x, scale_factor=2, mode="nearest")]
+    return [
+        F.interpolate(x, size=[8, 11], mode="nearest"),
+        F.interpolate(x, scale_factor=2, mode="nearest"),
+    ]
 
 
 @case("nearest_v1", [[1, 2, 5, 7]])
 def _(x):
     # built as nearest_interp_v2, rewritten to the v1 op (LEGACY)
-    return [F.interpolate(x, scale_factor=2, mode="nearest"),
-            F.interpolate(x, size=[9, 4], mode="nearest"),
-            F.interpolate(x, scale_factor=1.7, mode="nearest")]
+    return [
+        F.interpolate(x, scale_factor=2, mode="nearest"),
+        F.interpolate(x, size=[9, 4], mode="nearest"),
+        F.interpolate(x, scale_factor=1.7, mode="nearest"),
+    ]
 
 
 @case("bilinear_v1", [[1, 2, 5, 7]])
 def _(x):
-    return [F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False, align_mode=1),
-            F.interpolate(x, size=[8, 11], mode="bilinear", align_corners=True),
-            F.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=False, align_mode=0)]
+    return [
+        F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False, align_mode=1),
+        F.interpolate(x, size=[8, 11], mode="bilinear", align_corners=True),
+        F.interpolate(x, scale_factor=1.7, mode="bilinear", align_corners=False, align_mode=0),
+    ]
 
 
 @case("eltwise_axis", [[2, 3, 4, 5], [3, 4]])
@@ -176,23 +203,27 @@ def _(x, y):
     a = _legacy("elementwise_add", {"X": x, "Y": c}, {"axis": 1})
     m = _legacy("elementwise_mul", {"X": x, "Y": y}, {"axis": 1})
     s = _legacy("elementwise_sub", {"X": x, "Y": r}, {"axis": 0})
-    d = _legacy("elementwise_div", {"X": x, "Y": _param("d_axis2", _u((4, 5), 1, 3))},
-                {"axis": 2})
+    d = _legacy("elementwise_div", {"X": x, "Y": _param("d_axis2", _u((4, 5), 1, 3))}, {"axis": 2})
     mx = _legacy("elementwise_max", {"X": x, "Y": _param("mx_axis1", _u((3, 4)))}, {"axis": 1})
     return [a, m, s, d, mx]
 
 
 @case("flatten", [[2, 3, 4, 5]])
 def _(x):
-    return [paddle.flatten(x, 1, 2), paddle.flatten(x, 0, -1),
-            _legacy("flatten2", {"X": x}, {"axis": 2}, extra_outs=("XShape",))]
+    return [
+        paddle.flatten(x, 1, 2),
+        paddle.flatten(x, 0, -1),
+        _legacy("flatten2", {"X": x}, {"axis": 2}, extra_outs=("XShape",)),
+    ]
 
 
 @case("flatten_v1", [[2, 3, 4, 5]])
 def _(x):
     # built as flatten2, rewritten to the v1 flatten op (LEGACY): Paddle 2.6 lacks it
-    return [_legacy("flatten2", {"X": x}, {"axis": 1}, extra_outs=("XShape",)),
-            _legacy("flatten2", {"X": x}, {"axis": 3}, extra_outs=("XShape",))]
+    return [
+        _legacy("flatten2", {"X": x}, {"axis": 1}, extra_outs=("XShape",)),
+        _legacy("flatten2", {"X": x}, {"axis": 3}, extra_outs=("XShape",)),
+    ]
 
 
 @case("unsqueeze2", [[3, 4]])
@@ -221,23 +252,30 @@ def _(x):
 @case("pad", [[1, 2, 4, 5]])
 def _(x):
     # (the generic v1 ``pad`` op has no x86 kernel in Lite 2.10: not tested here)
-    return [F.pad(x, [1, 2, 0, 3], mode="constant", value=-1.0),  # pad3d
-            F.pad(x, [2, 1, 1, 2], mode="reflect"),
-            F.pad(x, [1, 3, 2, 0], mode="replicate")]
+    return [
+        F.pad(x, [1, 2, 0, 3], mode="constant", value=-1.0),  # pad3d
+        F.pad(x, [2, 1, 1, 2], mode="reflect"),
+        F.pad(x, [1, 3, 2, 0], mode="replicate"),
+    ]
 
 
 @case("pad2d", [[1, 2, 4, 5]])
 def _(x):
     # built as pad3d, rewritten to the v1 pad2d op (LEGACY)
-    return [F.pad(x, [1, 2, 0, 3], mode="constant", value=0.25),
-            F.pad(x, [2, 1, 1, 2], mode="reflect"),
-            F.pad(x, [1, 3, 2, 0], mode="replicate")]
+    return [
+        F.pad(x, [1, 2, 0, 3], mode="constant", value=0.25),
+        F.pad(x, [2, 1, 1, 2], mode="reflect"),
+        F.pad(x, [1, 3, 2, 0], mode="replicate"),
+    ]
 
 
 @case("arg_max", [[2, 5, 7]])
 def _(x):
-    return [paddle.argmax(x, axis=1), paddle.argmax(x, axis=-1, keepdim=True),
-            paddle.argmax(x, axis=2, dtype="int32")]
+    return [
+        paddle.argmax(x, axis=1),
+        paddle.argmax(x, axis=-1, keepdim=True),
+        paddle.argmax(x, axis=2, dtype="int32"),
+    ]
 
 
 @case("lstm", [[1, 10, 8]], -1, 1)
@@ -260,14 +298,21 @@ def _(x):
 @case("reduce_mean", [[1, 4, 5, 6]])
 def _(x):
     # PP-OCRv6 det (and v4/v6 rec after their layer norms are split) use reduce_mean
-    return [paddle.mean(x, axis=1, keepdim=True), paddle.mean(x, axis=[2, 3]),
-            paddle.mean(x, axis=-1, keepdim=True)]
+    return [
+        paddle.mean(x, axis=1, keepdim=True),
+        paddle.mean(x, axis=[2, 3]),
+        paddle.mean(x, axis=-1, keepdim=True),
+    ]
 
 
 @case("reduce_ops", [[2, 3, 4, 5]])
 def _(x):
-    return [paddle.sum(x, axis=-1), paddle.max(x, axis=1, keepdim=True),
-            paddle.min(x, axis=[1, 2]), paddle.sum(x, axis=[0, 2], keepdim=True)]
+    return [
+        paddle.sum(x, axis=-1),
+        paddle.max(x, axis=1, keepdim=True),
+        paddle.min(x, axis=[1, 2]),
+        paddle.sum(x, axis=[0, 2], keepdim=True),
+    ]
 
 
 @case("gelu", [[1, 3, 8, 8]], -5, 5)
@@ -317,6 +362,7 @@ def _(x):
 
 # ---- ProgramDesc rewrites for legacy (v1) ops -------------------------------
 
+
 def _attr(op, name):
     return next((a for a in op.attrs if a.name == name), None)
 
@@ -362,10 +408,18 @@ def _to_pad2d(op, block):
     tensor: paddings [l, r, t, b, 0, 0] -> [t, b, l, r]."""
     x = next(i for i in op.inputs if i.parameter == "X")
     y = next(o for o in op.outputs if o.parameter == "Out")
-    iu, unsq = next((i, o) for i, o in enumerate(block.ops) if o.type == "unsqueeze2" and any(
-        a.parameter == "Out" and a.arguments[0] == x.arguments[0] for a in o.outputs))
-    isq, sq = next((i, o) for i, o in enumerate(block.ops) if o.type == "squeeze2" and any(
-        a.parameter == "X" and a.arguments[0] == y.arguments[0] for a in o.inputs))
+    iu, unsq = next(
+        (i, o)
+        for i, o in enumerate(block.ops)
+        if o.type == "unsqueeze2"
+        and any(a.parameter == "Out" and a.arguments[0] == x.arguments[0] for a in o.outputs)
+    )
+    isq, sq = next(
+        (i, o)
+        for i, o in enumerate(block.ops)
+        if o.type == "squeeze2"
+        and any(a.parameter == "X" and a.arguments[0] == y.arguments[0] for a in o.inputs)
+    )
     x.arguments[0] = next(a for a in unsq.inputs if a.parameter == "X").arguments[0]
     y.arguments[0] = next(a for a in sq.outputs if a.parameter == "Out").arguments[0]
     _DROP.extend([iu, isq])
@@ -477,12 +531,18 @@ def build(out_dir, name):
     if name in LEGACY:
         rewrite(prefix + ".pdmodel", LEGACY[name])
     os.makedirs(os.path.join(out_dir, "ref"), exist_ok=True)
-    np.savez(os.path.join(out_dir, "ref", f"{name}_inputs.npz"),
-             **{f"in{i}": feeds[v.name] for i, v in enumerate(xs)})
-    np.savez(os.path.join(out_dir, "ref", f"{name}_paddle.npz"),
-             **{f"out{i}": np.asarray(o) for i, o in enumerate(outs)})
-    print(f"{name}: inputs {[list(s) for s in shapes]} -> {len(outs)} outputs "
-          f"{[list(np.shape(o)) for o in outs]}")
+    np.savez(
+        os.path.join(out_dir, "ref", f"{name}_inputs.npz"),
+        **{f"in{i}": feeds[v.name] for i, v in enumerate(xs)},
+    )
+    np.savez(
+        os.path.join(out_dir, "ref", f"{name}_paddle.npz"),
+        **{f"out{i}": np.asarray(o) for i, o in enumerate(outs)},
+    )
+    print(
+        f"{name}: inputs {[list(s) for s in shapes]} -> {len(outs)} outputs "
+        f"{[list(np.shape(o)) for o in outs]}"
+    )
 
 
 if __name__ == "__main__":

@@ -166,13 +166,18 @@ def _attr(name: str, v) -> Table:
 
 
 def _slots(d: dict[str, list[str]]) -> Vec:
-    return Vec("table", [Table({0: ("ref", Str(k)), 1: ("ref", Vec("str", d[k]))})
-                         for k in sorted(d)])
+    return Vec(
+        "table", [Table({0: ("ref", Str(k)), 1: ("ref", Vec("str", d[k]))}) for k in sorted(d)]
+    )
 
 
 def _var(v) -> Table:
-    tensor = Table({0: ("i", int(v.dtype if v.dtype is not None else 5)),
-                    1: ("ref", Vec("q", [int(d) for d in v.shape]))})
+    tensor = Table(
+        {
+            0: ("i", int(v.dtype if v.dtype is not None else 5)),
+            1: ("ref", Vec("q", [int(d) for d in v.shape])),
+        }
+    )
     lod = Table({0: ("ref", tensor)})
     vtype = Table({0: ("i", int(v.var_type)), 2: ("ref", lod)})
     return Table({0: ("ref", Str(v.name)), 1: ("ref", vtype), 2: ("B", int(v.persistable))})
@@ -181,37 +186,71 @@ def _var(v) -> Table:
 def program_bytes(prog) -> bytes:
     ops = []
     for op in prog.ops:
-        ops.append(Table({0: ("ref", Str(op.type)), 1: ("ref", _slots(op.inputs)),
-                          2: ("ref", _slots(op.outputs)),
-                          3: ("ref", Vec("table", [_attr(k, op.attrs[k])
-                                                   for k in sorted(op.attrs)]))}))
+        ops.append(
+            Table(
+                {
+                    0: ("ref", Str(op.type)),
+                    1: ("ref", _slots(op.inputs)),
+                    2: ("ref", _slots(op.outputs)),
+                    3: ("ref", Vec("table", [_attr(k, op.attrs[k]) for k in sorted(op.attrs)])),
+                }
+            )
+        )
     vars_ = [_var(prog.vars[k]) for k in sorted(prog.vars)]
-    block = Table({0: ("i", 0), 1: ("i", -1), 2: ("ref", Vec("table", vars_)),
-                   3: ("ref", Vec("table", ops)), 4: ("i", -1)})
+    block = Table(
+        {
+            0: ("i", 0),
+            1: ("i", -1),
+            2: ("ref", Vec("table", vars_)),
+            3: ("ref", Vec("table", ops)),
+            4: ("i", -1),
+        }
+    )
     fields: dict[int, tuple[str, Any]] = {0: ("ref", Vec("table", [block]))}
     if prog.framework_version:
         fields[1] = ("ref", Table({0: ("q", int(prog.framework_version))}))
     return Encoder().finish(Table(fields))
 
 
-_DT_IDS = {np.dtype(np.bool_): 0, np.dtype(np.int16): 1, np.dtype(np.int32): 2,
-           np.dtype(np.int64): 3, np.dtype(np.float16): 4, np.dtype(np.float32): 5,
-           np.dtype(np.float64): 6, np.dtype(np.uint8): 20, np.dtype(np.int8): 21}
+_DT_IDS = {
+    np.dtype(np.bool_): 0,
+    np.dtype(np.int16): 1,
+    np.dtype(np.int32): 2,
+    np.dtype(np.int64): 3,
+    np.dtype(np.float16): 4,
+    np.dtype(np.float32): 5,
+    np.dtype(np.float64): 6,
+    np.dtype(np.uint8): 20,
+    np.dtype(np.int8): 21,
+}
 
 
 def _param_table(name: str, arr: np.ndarray) -> Table:
     arr = np.ascontiguousarray(arr)
-    t = Table({0: ("i", 0), 2: ("ref", Vec("q", list(arr.shape))),
-               3: ("i", _DT_IDS[arr.dtype]), 4: ("ref", Vec("B", arr.tobytes()))})
-    return Table({0: ("ref", Table({0: ("i", 0), 1: ("i", 0)})), 1: ("ref", Str(name)),
-                  2: ("B", 1), 3: ("ref", t)})
+    t = Table(
+        {
+            0: ("i", 0),
+            2: ("ref", Vec("q", list(arr.shape))),
+            3: ("i", _DT_IDS[arr.dtype]),
+            4: ("ref", Vec("B", arr.tobytes())),
+        }
+    )
+    return Table(
+        {
+            0: ("ref", Table({0: ("i", 0), 1: ("i", 0)})),
+            1: ("ref", Str(name)),
+            2: ("B", 1),
+            3: ("ref", t),
+        }
+    )
 
 
 def params_bytes(params: dict[str, np.ndarray], meta_version: int) -> bytes:
     names = sorted(params)
     if meta_version == 1:
-        return Encoder().finish(Table({0: ("ref", Vec("table", [_param_table(n, params[n])
-                                                                 for n in names]))}))
+        return Encoder().finish(
+            Table({0: ("ref", Vec("table", [_param_table(n, params[n]) for n in names]))})
+        )
     out = bytearray(struct.pack("<HHH", 0, 0, 6))
     out += struct.pack("<HI", len(names), max([params[n].nbytes for n in names] or [0]))
     for n in names:
@@ -239,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--meta-version", type=int, default=2, choices=(1, 2))
     a = ap.parse_args(argv)
     pkg = Path(__file__).resolve().parents[2] / "edgeocr" / "paddle_lite"
-    spec = importlib.util.spec_from_file_location("_pl", pkg / "__init__.py",
-                                                  submodule_search_locations=[str(pkg)])
+    spec = importlib.util.spec_from_file_location(
+        "_pl", pkg / "__init__.py", submodule_search_locations=[str(pkg)]
+    )
     mod = importlib.util.module_from_spec(spec)
     sys.modules["_pl"] = mod
     spec.loader.exec_module(mod)

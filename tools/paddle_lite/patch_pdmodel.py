@@ -9,14 +9,21 @@
 
 Runs inside the Paddle Lite root (paddlepaddle 2.6). usage: patch_pdmodel.py IN OUT
 """
+
 import sys
 
 from paddle.base import proto
 
 # op -> [(attribute, proto AttrType name, default)] that Lite 2.10 reads unconditionally
 MISSING_ATTRS = {"relu6": [("threshold", "FLOAT", 6.0)], "swish": [("beta", "FLOAT", 1.0)]}
-XSHAPE_OPS = {"reshape2", "transpose2", "squeeze2", "unsqueeze2", "flatten2",
-              "flatten_contiguous_range"}
+XSHAPE_OPS = {
+    "reshape2",
+    "transpose2",
+    "squeeze2",
+    "unsqueeze2",
+    "flatten2",
+    "flatten_contiguous_range",
+}
 
 
 def main(src: str, dst: str) -> None:
@@ -53,8 +60,10 @@ def main(src: str, dst: str) -> None:
                 n_xshape += 1
     with open(dst, "wb") as f:
         f.write(prog.SerializeToString())
-    print(f"{src}: {n_matmul} matmul_v2 -> matmul, {n_xshape} XShape outputs added, "
-          f"{n_attr} attributes given their default")
+    print(
+        f"{src}: {n_matmul} matmul_v2 -> matmul, {n_xshape} XShape outputs added, "
+        f"{n_attr} attributes given their default"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ valid Python identifiers (x2paddle writes Python code that uses them).
 
 Runs inside the Paddle Lite root (onnx 1.14). usage: prepare_onnx.py IN.onnx OUT.onnx
 """
+
 import re
 import sys
 

@@ -9,6 +9,7 @@ ref/NAME_lite_SUFFIX.npz (the outputs in fetch order: out0, out1, ...; as many
 as ref/NAME_paddle.npz holds, else one) and
 ref/NAME_lite_SUFFIX.npy (the first output).
 """
+
 import os
 import sys
 
@@ -48,8 +49,10 @@ def main(name: str, suffix: str) -> None:
     ys = [np.array(pred.get_output(i).numpy(), copy=True) for i in range(_n_outputs(name))]
     np.savez(f"ref/{name}_lite_{suffix}.npz", **{f"out{i}": y for i, y in enumerate(ys)})
     np.save(f"ref/{name}_lite_{suffix}.npy", ys[0])
-    print(f"{name}_{suffix}.nb: inputs {[x.shape for x in xs]} -> outputs "
-          f"{[(y.shape, str(y.dtype)) for y in ys]}")
+    print(
+        f"{name}_{suffix}.nb: inputs {[x.shape for x in xs]} -> outputs "
+        f"{[(y.shape, str(y.dtype)) for y in ys]}"
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 namespace edgeocr {
 
 struct CpuFeatures {
-  std::string arch;          // "x86_64", "aarch64" or "other"
+  std::string arch;  // "x86_64", "aarch64" or "other"
   // x86_64 (CPUID, and the OS saving the AVX/AVX-512 registers: XGETBV)
   bool avx2 = false;
   bool avx512f = false;
@@ -15,9 +15,9 @@ struct CpuFeatures {
   bool avx_vnni = false;     // VPDPBUSD on 256-bit registers (Alder Lake and later)
   bool amx_int8 = false;
   // aarch64 (HWCAP / HWCAP2)
-  bool asimddp = false;      // SDOT/UDOT (ARMv8.2 dot product)
-  bool i8mm = false;         // SMMLA/UMMLA (ARMv8.6 int8 matrix multiply)
-  bool bf16 = false;         // BFMMLA (the bf16 fast-math GEMM needs it)
+  bool asimddp = false;  // SDOT/UDOT (ARMv8.2 dot product)
+  bool i8mm = false;     // SMMLA/UMMLA (ARMv8.6 int8 matrix multiply)
+  bool bf16 = false;     // BFMMLA (the bf16 fast-math GEMM needs it)
 
   // True when int8 GEMM/conv kernels have a dot-product instruction here
   // (VNNI on x86, SDOT on ARM); without one, ONNX Runtime's int8 kernels

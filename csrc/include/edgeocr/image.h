@@ -7,15 +7,26 @@
 namespace edgeocr {
 
 // kGrayAlpha: two bytes per pixel, grey then alpha (PIL's "LA").
-enum class PixelFormat : int { kBGR = 0, kRGB = 1, kGray = 2, kBGRA = 3, kRGBA = 4, kGrayAlpha = 5 };
+enum class PixelFormat : int {
+  kBGR = 0,
+  kRGB = 1,
+  kGray = 2,
+  kBGRA = 3,
+  kRGBA = 4,
+  kGrayAlpha = 5
+};
 
 inline int channels_of(PixelFormat f) {
   switch (f) {
-    case PixelFormat::kGray: return 1;
-    case PixelFormat::kGrayAlpha: return 2;
+    case PixelFormat::kGray:
+      return 1;
+    case PixelFormat::kGrayAlpha:
+      return 2;
     case PixelFormat::kBGRA:
-    case PixelFormat::kRGBA: return 4;
-    default: return 3;
+    case PixelFormat::kRGBA:
+      return 4;
+    default:
+      return 3;
   }
 }
 
@@ -29,8 +40,9 @@ inline bool has_alpha(PixelFormat f) {
 // data[y * stride + x * channels + c].
 //
 // How the kernels read a colour value v of a pixel (defaults: as stored):
-//   with alpha a and matte >= 0:  v = matte + (v - matte) * a / 255  (composited onto grey `matte`);
-//   then                          v = (v - black) * 255 / (white - black)  (levels stretched, no clamp).
+//   with alpha a and matte >= 0:  v = matte + (v - matte) * a / 255  (composited onto grey
+//   `matte`); then                          v = (v - black) * 255 / (white - black)  (levels
+//   stretched, no clamp).
 // Pipeline::run sets both from the page itself (see Pipeline::page_view).
 struct ImageView {
   const std::uint8_t* data = nullptr;
@@ -38,8 +50,9 @@ struct ImageView {
   int height = 0;
   std::ptrdiff_t stride = 0;
   PixelFormat format = PixelFormat::kBGR;
-  int matte = -1;  // alpha formats: grey level (0..255) under transparent pixels; < 0: alpha ignored
-  int black = 0;   // levels: black < white, both in 0..255
+  int matte =
+      -1;         // alpha formats: grey level (0..255) under transparent pixels; < 0: alpha ignored
+  int black = 0;  // levels: black < white, both in 0..255
   int white = 255;
 
   int channels() const { return channels_of(format); }

@@ -75,7 +75,7 @@ LoadedPipeline load_pipeline(const LoadOptions& options);
 // The settings of the known model set these models belong to, as a JSON
 // object ("{}" when none), and its name. Each source is a path or bytes;
 // only files whose size matches a known model are hashed.
-std::string model_set_settings(const ModelSource& det, const ModelSource& cls, const ModelSource& rec,
-                               std::string* set_name = nullptr);
+std::string model_set_settings(const ModelSource& det, const ModelSource& cls,
+                               const ModelSource& rec, std::string* set_name = nullptr);
 
 }  // namespace edgeocr

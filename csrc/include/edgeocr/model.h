@@ -46,7 +46,7 @@ struct SessionOptions {
 namespace ort {
 struct OrtSession;
 struct OrtRunOptions;
-}
+}  // namespace ort
 
 // Thread-safe: run() may be called from several threads at once.
 class Model {

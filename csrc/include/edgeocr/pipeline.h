@@ -62,16 +62,16 @@ struct PipelineConfig {
 };
 
 struct OcrLine {
-  std::string text;  // UTF-8
+  std::string text;   // UTF-8
   float score = 0.f;  // recognition confidence
   float det_score = 0.f;
-  Quad box;  // source pixels, clockwise from top-left
+  Quad box;              // source pixels, clockwise from top-left
   bool flipped = false;  // the classifier turned the crop 180 degrees
 };
 
 struct OcrTimings {
-  double det = 0, cls = 0, rec = 0, total = 0;              // seconds, per stage
-  double det_model = 0, cls_model = 0, rec_model = 0;       // of which inside the runtime
+  double det = 0, cls = 0, rec = 0, total = 0;         // seconds, per stage
+  double det_model = 0, cls_model = 0, rec_model = 0;  // of which inside the runtime
 };
 
 struct OcrResult {
@@ -125,9 +125,9 @@ class Pipeline {
 
  private:
   struct Crop {
-    Quad quad;       // corners in the order the crop is sampled (after turns)
-    int index;       // into the candidate list
-    float ratio;     // width / height of the crop as sampled
+    Quad quad;    // corners in the order the crop is sampled (after turns)
+    int index;    // into the candidate list
+    float ratio;  // width / height of the crop as sampled
   };
   // `plan`: the call's budget plan, or null without a budget.
   OcrResult run_planned(const ImageView& image, const CallPlan* plan) const;

@@ -20,8 +20,8 @@ RuntimeInfo runtime_info();
 
 struct SelfTestReport {
   bool ok = false;
-  int checks = 0;            // number of checks that ran
-  std::string failures;      // one line per failed check
+  int checks = 0;        // number of checks that ran
+  std::string failures;  // one line per failed check
 };
 
 // Exercises every ONNX Runtime entry point edgeocr declares, by behaviour,

@@ -61,7 +61,9 @@ struct Tensor {
 
   void* data() const { return block.data(); }
   template <typename T>
-  T* ptr() const { return static_cast<T*>(block.data()); }
+  T* ptr() const {
+    return static_cast<T*>(block.data());
+  }
   // Throws (kInvalidArgument / kOutOfMemory) when the shape is negative or overflows.
   std::size_t bytes() const;
 };

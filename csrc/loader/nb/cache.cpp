@@ -48,7 +48,9 @@ bool valid_entry(const std::string& s, const std::string& digest) {
       std::size_t p = 0;
       while (p < e.size()) {
         uint64_t kk, ll;
-        if (!read_varint(e, p, &kk) || (kk & 7) != 2 || !read_varint(e, p, &ll) || ll > e.size() - p) return false;
+        if (!read_varint(e, p, &kk) || (kk & 7) != 2 || !read_varint(e, p, &ll) ||
+            ll > e.size() - p)
+          return false;
         ((kk >> 3) == 1 ? k : v) = e.substr(p, static_cast<std::size_t>(ll));
         p += static_cast<std::size_t>(ll);
       }

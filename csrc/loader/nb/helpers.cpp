@@ -9,27 +9,41 @@
 namespace edgeocr {
 namespace nb {
 
-void unsupported(const std::string& msg) { throw ConvertError(msg, false); }
-void corrupt(const std::string& msg) { throw ConvertError(msg, true); }
+void unsupported(const std::string& msg) {
+  throw ConvertError(msg, false);
+}
+void corrupt(const std::string& msg) {
+  throw ConvertError(msg, true);
+}
 
 // ---- attributes -----------------------------------------------------------------
 
 namespace {
 int64_t to_int(double v, const std::string& name) {
-  if (!std::isfinite(v) || v >= 9.2e18 || v <= -9.2e18) corrupt("has a non-integral value for '" + name + "'");
+  if (!std::isfinite(v) || v >= 9.2e18 || v <= -9.2e18)
+    corrupt("has a non-integral value for '" + name + "'");
   return static_cast<int64_t>(v);  // truncation, like Python's int()
 }
 }  // namespace
 
-bool has_attr(const NbOp& op, const std::string& name) { return op.attr(name) != nullptr; }
+bool has_attr(const NbOp& op, const std::string& name) {
+  return op.attr(name) != nullptr;
+}
 
 int64_t a_int(const NbOp& op, const std::string& name, int64_t def) {
   const Attr* a = op.attr(name);
   if (!a) return def;
   switch (a->kind) {
-    case Attr::kInt: case Attr::kLong: case Attr::kBool: case Attr::kBlock: return a->i;
-    case Attr::kFloat: case Attr::kDouble: return to_int(a->f, name);
-    default: corrupt("has attribute '" + name + "' of the wrong type (expected a number)");
+    case Attr::kInt:
+    case Attr::kLong:
+    case Attr::kBool:
+    case Attr::kBlock:
+      return a->i;
+    case Attr::kFloat:
+    case Attr::kDouble:
+      return to_int(a->f, name);
+    default:
+      corrupt("has attribute '" + name + "' of the wrong type (expected a number)");
   }
 }
 
@@ -37,15 +51,23 @@ double a_float(const NbOp& op, const std::string& name, double def) {
   const Attr* a = op.attr(name);
   if (!a) return def;
   switch (a->kind) {
-    case Attr::kInt: case Attr::kLong: case Attr::kBool: case Attr::kBlock: return static_cast<double>(a->i);
-    case Attr::kFloat: case Attr::kDouble: return a->f;
+    case Attr::kInt:
+    case Attr::kLong:
+    case Attr::kBool:
+    case Attr::kBlock:
+      return static_cast<double>(a->i);
+    case Attr::kFloat:
+    case Attr::kDouble:
+      return a->f;
     case Attr::kString: {
       char* end = nullptr;
       double v = std::strtod(a->s.c_str(), &end);
-      if (a->s.empty() || (end && *end)) corrupt("has attribute '" + name + "' that is not a number");
+      if (a->s.empty() || (end && *end))
+        corrupt("has attribute '" + name + "' that is not a number");
       return v;
     }
-    default: corrupt("has attribute '" + name + "' of the wrong type (expected a number)");
+    default:
+      corrupt("has attribute '" + name + "' of the wrong type (expected a number)");
   }
 }
 
@@ -53,13 +75,28 @@ bool a_bool(const NbOp& op, const std::string& name, bool def) {
   const Attr* a = op.attr(name);
   if (!a) return def;
   switch (a->kind) {
-    case Attr::kInt: case Attr::kLong: case Attr::kBool: case Attr::kBlock: return a->i != 0;
-    case Attr::kFloat: case Attr::kDouble: return a->f != 0.0;
-    case Attr::kString: return !a->s.empty();
-    case Attr::kInts: case Attr::kBools: case Attr::kLongs: case Attr::kBlocks: return !a->ints.empty();
-    case Attr::kFloats: case Attr::kDoubles: return !a->floats.empty();
-    case Attr::kStrings: return !a->strings.empty();
-    default: return def;
+    case Attr::kInt:
+    case Attr::kLong:
+    case Attr::kBool:
+    case Attr::kBlock:
+      return a->i != 0;
+    case Attr::kFloat:
+    case Attr::kDouble:
+      return a->f != 0.0;
+    case Attr::kString:
+      return !a->s.empty();
+    case Attr::kInts:
+    case Attr::kBools:
+    case Attr::kLongs:
+    case Attr::kBlocks:
+      return !a->ints.empty();
+    case Attr::kFloats:
+    case Attr::kDoubles:
+      return !a->floats.empty();
+    case Attr::kStrings:
+      return !a->strings.empty();
+    default:
+      return def;
   }
 }
 
@@ -67,10 +104,16 @@ std::string a_str(const NbOp& op, const std::string& name, const std::string& de
   const Attr* a = op.attr(name);
   if (!a) return def;
   switch (a->kind) {
-    case Attr::kString: return a->s;
-    case Attr::kInt: case Attr::kLong: case Attr::kBlock: return std::to_string(a->i);
-    case Attr::kBool: return a->i ? "True" : "False";
-    default: return "<" + name + ">";
+    case Attr::kString:
+      return a->s;
+    case Attr::kInt:
+    case Attr::kLong:
+    case Attr::kBlock:
+      return std::to_string(a->i);
+    case Attr::kBool:
+      return a->i ? "True" : "False";
+    default:
+      return "<" + name + ">";
   }
 }
 
@@ -78,16 +121,28 @@ Dims a_ints(const NbOp& op, const std::string& name, const Dims& def) {
   const Attr* a = op.attr(name);
   if (!a) return def;
   switch (a->kind) {
-    case Attr::kInts: case Attr::kBools: case Attr::kLongs: case Attr::kBlocks: return a->ints;
-    case Attr::kFloats: case Attr::kDoubles: {
+    case Attr::kInts:
+    case Attr::kBools:
+    case Attr::kLongs:
+    case Attr::kBlocks:
+      return a->ints;
+    case Attr::kFloats:
+    case Attr::kDoubles: {
       Dims out;
       out.reserve(a->floats.size());
       for (double f : a->floats) out.push_back(to_int(f, name));
       return out;
     }
-    case Attr::kInt: case Attr::kLong: case Attr::kBool: case Attr::kBlock: return {a->i};
-    case Attr::kFloat: case Attr::kDouble: return {to_int(a->f, name)};
-    default: corrupt("has attribute '" + name + "' of the wrong type (expected integers)");
+    case Attr::kInt:
+    case Attr::kLong:
+    case Attr::kBool:
+    case Attr::kBlock:
+      return {a->i};
+    case Attr::kFloat:
+    case Attr::kDouble:
+      return {to_int(a->f, name)};
+    default:
+      corrupt("has attribute '" + name + "' of the wrong type (expected integers)");
   }
 }
 
@@ -95,12 +150,23 @@ std::vector<double> a_floats(const NbOp& op, const std::string& name) {
   const Attr* a = op.attr(name);
   if (!a) return {};
   switch (a->kind) {
-    case Attr::kFloats: case Attr::kDoubles: return a->floats;
-    case Attr::kInts: case Attr::kBools: case Attr::kLongs: case Attr::kBlocks:
+    case Attr::kFloats:
+    case Attr::kDoubles:
+      return a->floats;
+    case Attr::kInts:
+    case Attr::kBools:
+    case Attr::kLongs:
+    case Attr::kBlocks:
       return std::vector<double>(a->ints.begin(), a->ints.end());
-    case Attr::kFloat: case Attr::kDouble: return {a->f};
-    case Attr::kInt: case Attr::kLong: case Attr::kBool: return {static_cast<double>(a->i)};
-    default: corrupt("has attribute '" + name + "' of the wrong type (expected numbers)");
+    case Attr::kFloat:
+    case Attr::kDouble:
+      return {a->f};
+    case Attr::kInt:
+    case Attr::kLong:
+    case Attr::kBool:
+      return {static_cast<double>(a->i)};
+    default:
+      corrupt("has attribute '" + name + "' of the wrong type (expected numbers)");
   }
 }
 
@@ -137,7 +203,8 @@ int64_t norm_axis(int64_t axis, std::size_t rank, const char* what) {
   int64_t r = static_cast<int64_t>(rank);
   int64_t a = axis < 0 ? axis + r : axis;
   if (a < 0 || a >= r)
-    corrupt(std::string("has ") + what + " " + std::to_string(axis) + " for a tensor of rank " + std::to_string(r));
+    corrupt(std::string("has ") + what + " " + std::to_string(axis) + " for a tensor of rank " +
+            std::to_string(r));
   return a;
 }
 Shape bcast(const Shape& a, const Shape& b) {
@@ -148,23 +215,45 @@ Shape bcast(const Shape& a, const Shape& b) {
   y.insert(y.end(), b->begin(), b->end());
   Dims out(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (x[i] == 1) out[i] = y[i];
-    else if (y[i] == 1) out[i] = x[i];
-    else if (x[i] == -1) out[i] = y[i];
-    else out[i] = x[i];
+    if (x[i] == 1)
+      out[i] = y[i];
+    else if (y[i] == 1)
+      out[i] = x[i];
+    else if (x[i] == -1)
+      out[i] = y[i];
+    else
+      out[i] = x[i];
   }
   return out;
 }
 
-OnnxAttr ai(const std::string& n, int64_t v) { OnnxAttr a; a.name = n; a.type = OnnxAttr::kInt; a.i = v; return a; }
+OnnxAttr ai(const std::string& n, int64_t v) {
+  OnnxAttr a;
+  a.name = n;
+  a.type = OnnxAttr::kInt;
+  a.i = v;
+  return a;
+}
 OnnxAttr af(const std::string& n, double v) {
-  OnnxAttr a; a.name = n; a.type = OnnxAttr::kFloat; a.f = static_cast<float>(v); return a;
+  OnnxAttr a;
+  a.name = n;
+  a.type = OnnxAttr::kFloat;
+  a.f = static_cast<float>(v);
+  return a;
 }
 OnnxAttr as(const std::string& n, const std::string& v) {
-  OnnxAttr a; a.name = n; a.type = OnnxAttr::kString; a.s = v; return a;
+  OnnxAttr a;
+  a.name = n;
+  a.type = OnnxAttr::kString;
+  a.s = v;
+  return a;
 }
 OnnxAttr ais(const std::string& n, const Dims& v) {
-  OnnxAttr a; a.name = n; a.type = OnnxAttr::kInts; a.ints = v; return a;
+  OnnxAttr a;
+  a.name = n;
+  a.type = OnnxAttr::kInts;
+  a.ints = v;
+  return a;
 }
 
 // ---- Ctx ------------------------------------------------------------------------
@@ -196,7 +285,8 @@ std::string Ctx::param_name(const std::string& var) {
   const NbParam& p = prog.params.at(var);
   if (p.array.dtype == kInt8 || p.array.dtype == kInt16)
     unsupported("reads the quantised weight '" + var + "' (" + onnx_type_name(p.array.dtype) +
-                ") but carries no '" + var + "_quant_scale' attribute; Paddle Lite dequantises weights only for "
+                ") but carries no '" + var +
+                "_quant_scale' attribute; Paddle Lite dequantises weights only for "
                 "conv2d, depthwise_conv2d, fc and mul");
   std::string name = fresh(var);
   consts[name] = p.array;
@@ -209,9 +299,11 @@ std::string Ctx::param_name(const std::string& var) {
 std::string Ctx::get(const std::string& var) {
   if (var.empty()) unsupported("misses a required input");
   if (!cur.count(var)) {
-    if (prog.params.count(var)) param_name(var);
+    if (prog.params.count(var))
+      param_name(var);
     else
-      unsupported("reads variable '" + var + "', which no earlier op writes and which is not a parameter of the file");
+      unsupported("reads variable '" + var +
+                  "', which no earlier op writes and which is not a parameter of the file");
   }
   return materialize(cur[var]);
 }
@@ -227,8 +319,10 @@ std::string Ctx::materialize(const std::string& name) {
 const Array* Ctx::cval(const std::string& var) {
   if (var.empty()) return nullptr;
   if (!cur.count(var)) {
-    if (prog.params.count(var)) param_name(var);
-    else return nullptr;
+    if (prog.params.count(var))
+      param_name(var);
+    else
+      return nullptr;
   }
   return cname(cur[var]);
 }
@@ -284,7 +378,9 @@ std::string Ctx::iconst(const Dims& v, const std::string& base) {
   return materialize(new_const(std::move(a), base));
 }
 
-std::string Ctx::iconst_empty() { return iconst({}); }
+std::string Ctx::iconst_empty() {
+  return iconst({});
+}
 
 std::string Ctx::fconst(double v, const std::string& base) {
   Array a = alloc(kFloat, {});
@@ -292,7 +388,8 @@ std::string Ctx::fconst(double v, const std::string& base) {
   return materialize(new_const(std::move(a), base));
 }
 
-std::string Ctx::fconst_arr(const std::vector<float>& v, const Dims& shape, const std::string& base) {
+std::string Ctx::fconst_arr(const std::vector<float>& v, const Dims& shape,
+                            const std::string& base) {
   Array a = alloc(kFloat, shape);
   if (static_cast<std::size_t>(a.numel()) != v.size()) corrupt("has a constant of the wrong size");
   if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * 4);
@@ -310,18 +407,22 @@ void Ctx::set_const_out(const std::string& var, Array a) {
   bind(var, new_const(std::move(a), var));
 }
 
-std::vector<std::string> Ctx::node(const std::string& op_type, const std::vector<std::string>& ins, int n_out,
-                                   const Shape& shp, int dt, std::vector<OnnxAttr> attrs) {
+std::vector<std::string> Ctx::node(const std::string& op_type, const std::vector<std::string>& ins,
+                                   int n_out, const Shape& shp, int dt,
+                                   std::vector<OnnxAttr> attrs) {
   for (const auto& i : ins)
     if (!i.empty()) materialize(i);
   std::string base;
-  if (op && !op->outputs.empty() && !op->outputs.begin()->second.empty()) base = op->outputs.begin()->second[0];
+  if (op && !op->outputs.empty() && !op->outputs.begin()->second.empty())
+    base = op->outputs.begin()->second[0];
   std::string lower = op_type;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   OnnxNode n;
   n.op_type = op_type;
   n.inputs = ins;
-  for (int i = 0; i < n_out; ++i) n.outputs.push_back(fresh((base.empty() ? op_type : base) + "_" + lower));
+  for (int i = 0; i < n_out; ++i)
+    n.outputs.push_back(fresh((base.empty() ? op_type : base) + "_" + lower));
   n.name = fresh("n" + std::to_string(nodes.size()) + "_" + op_type);
   n.attrs = std::move(attrs);
   for (const auto& o : n.outputs) {
@@ -354,17 +455,20 @@ std::string float_const_as(Ctx& ctx, const Array& a, const Dims& shape, const st
   for (int64_t d : shape)
     if (d < 0) corrupt("reshapes a constant to " + dims_str(shape));
   if (prod(shape) != f.numel())
-    corrupt("has a constant of " + std::to_string(f.numel()) + " values where " + dims_str(shape) + " is needed");
+    corrupt("has a constant of " + std::to_string(f.numel()) + " values where " + dims_str(shape) +
+            " is needed");
   f.shape = shape;
   return ctx.materialize(ctx.new_const(std::move(f), base));
 }
 
 Array transpose_array(Ctx& ctx, const Array& a, const Dims& perm) {
   std::size_t r = a.shape.size();
-  if (perm.size() != r) corrupt("transposes a rank-" + std::to_string(r) + " constant with perm " + dims_str(perm));
+  if (perm.size() != r)
+    corrupt("transposes a rank-" + std::to_string(r) + " constant with perm " + dims_str(perm));
   std::vector<bool> seen(r, false);
   for (int64_t p : perm) {
-    if (p < 0 || static_cast<std::size_t>(p) >= r || seen[p]) corrupt("has an invalid perm " + dims_str(perm));
+    if (p < 0 || static_cast<std::size_t>(p) >= r || seen[p])
+      corrupt("has an invalid perm " + dims_str(perm));
     seen[p] = true;
   }
   Dims oshape(r);
@@ -390,8 +494,8 @@ Array transpose_array(Ctx& ctx, const Array& a, const Dims& perm) {
 
 // ---- activations ----------------------------------------------------------------
 
-std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, const NbOp& op, const Shape& s,
-                      bool fused) {
+std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, const NbOp& op,
+                      const Shape& s, bool fused) {
   if (act.empty()) return x;
   if (act == "relu") return ctx.node1("Relu", {x}, s);
   if (act == "relu6") {
@@ -399,13 +503,15 @@ std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, co
     return ctx.node1("Clip", {x, ctx.fconst(0.0), ctx.fconst(t)}, s);
   }
   if (act == "leaky_relu")
-    return ctx.node1("LeakyRelu", {x}, s, kFloat, {af("alpha", a_float(op, fused ? "leaky_relu_alpha" : "alpha", 0.02))});
+    return ctx.node1("LeakyRelu", {x}, s, kFloat,
+                     {af("alpha", a_float(op, fused ? "leaky_relu_alpha" : "alpha", 0.02))});
   if (act == "sigmoid") return ctx.node1("Sigmoid", {x}, s);
   if (act == "tanh") return ctx.node1("Tanh", {x}, s);
   if (act == "abs") return ctx.node1("Abs", {x}, s);
   if (act == "hard_sigmoid")
-    return ctx.node1("HardSigmoid", {x}, s, kFloat,
-                     {af("alpha", a_float(op, "slope", 0.2)), af("beta", a_float(op, "offset", 0.5))});
+    return ctx.node1(
+        "HardSigmoid", {x}, s, kFloat,
+        {af("alpha", a_float(op, "slope", 0.2)), af("beta", a_float(op, "offset", 0.5))});
   if (act == "hard_swish") {
     double t, sc, o;
     if (fused) {
@@ -439,7 +545,8 @@ std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, co
   if (act == "softplus") {
     double beta = a_float(op, "beta", 1.0), thr = a_float(op, "threshold", 20.0);
     if (beta == 1.0 && thr >= 20.0) return ctx.node1("Softplus", {x}, s);
-    unsupported("uses softplus with beta=" + std::to_string(beta) + ", threshold=" + std::to_string(thr));
+    unsupported("uses softplus with beta=" + std::to_string(beta) +
+                ", threshold=" + std::to_string(thr));
   }
   if (act == "mish") {  // x * tanh(softplus(x))
     return ctx.node1("Mul", {x, ctx.node1("Tanh", {ctx.node1("Softplus", {x}, s)}, s)}, s);
@@ -462,7 +569,8 @@ std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, co
     }
     return ctx.node1("Mul", {ctx.node1("Mul", {x, t}, s), ctx.fconst(0.5)}, s);
   }
-  if (act == "elu") return ctx.node1("Elu", {x}, s, kFloat, {af("alpha", a_float(op, "alpha", 1.0))});
+  if (act == "elu")
+    return ctx.node1("Elu", {x}, s, kFloat, {af("alpha", a_float(op, "alpha", 1.0))});
   if (act == "prelu" && fused) {
     std::string alpha = op.input("Prelu_alpha");
     if (alpha.empty()) unsupported("fuses prelu but has no Prelu_alpha input");
@@ -471,38 +579,44 @@ std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, co
   unsupported("uses activation '" + act + "', which edgeocr does not translate");
 }
 
-std::string prelu(Ctx& ctx, const std::string& x, const std::string& alpha_var, const std::string& mode,
-                  const Shape& s) {
+std::string prelu(Ctx& ctx, const std::string& x, const std::string& alpha_var,
+                  const std::string& mode, const Shape& s) {
   const Array* a = ctx.cval(alpha_var);
   if (!a) unsupported("has a non-constant prelu alpha");
   int64_t r = s ? static_cast<int64_t>(s->size()) : 4;
   Dims shape;
   if (mode == "all") {
-    if (a->numel() != 1) corrupt("has a prelu alpha of " + std::to_string(a->numel()) + " values for mode 'all'");
+    if (a->numel() != 1)
+      corrupt("has a prelu alpha of " + std::to_string(a->numel()) + " values for mode 'all'");
   } else if (mode == "channel") {
     shape.push_back(a->numel());
     for (int64_t i = 0; i < r - 2; ++i) shape.push_back(1);
   } else if (mode == "element") {
     int64_t nd = static_cast<int64_t>(a->shape.size());
-    if (nd >= r - 1 && r >= 2) shape.assign(a->shape.end() - (r - 1), a->shape.end());
-    else shape = a->shape;
+    if (nd >= r - 1 && r >= 2)
+      shape.assign(a->shape.end() - (r - 1), a->shape.end());
+    else
+      shape = a->shape;
   } else {
     shape = a->shape;
   }
   return ctx.node1("PRelu", {x, float_const_as(ctx, *a, shape, "prelu_alpha")}, s);
 }
 
-ConvPads conv_pads(const NbOp& op, const Dims& in_hw, const Dims& ksize, const Dims& strides, const Dims& dil) {
+ConvPads conv_pads(const NbOp& op, const Dims& in_hw, const Dims& ksize, const Dims& strides,
+                   const Dims& dil) {
   std::string algo = a_str(op, "padding_algorithm", "EXPLICIT");
   if (algo.empty()) algo = "EXPLICIT";
-  std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(algo.begin(), algo.end(), algo.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   Dims p = a_ints(op, "paddings", {0, 0});
   std::size_t nd = ksize.size();
   if (strides.size() < nd || dil.size() < nd || in_hw.size() < nd)
     corrupt("has " + std::to_string(strides.size()) + " strides and " + std::to_string(dil.size()) +
             " dilations for a " + std::to_string(nd) + "-D kernel");
   for (std::size_t i = 0; i < nd; ++i)
-    if (strides[i] <= 0 || dil[i] <= 0) corrupt("has strides " + dims_str(strides) + " dilations " + dims_str(dil));
+    if (strides[i] <= 0 || dil[i] <= 0)
+      corrupt("has strides " + dims_str(strides) + " dilations " + dims_str(dil));
   ConvPads r;
   if (algo == "VALID") {
     r.pads.assign(2 * nd, 0);
@@ -552,11 +666,13 @@ std::string dequant(Ctx& ctx, const NbOp& op, const std::string& slot, std::size
   if (!quantized) {
     const Array* w = ctx.cval(var);
     if (w && w->dtype != kFloat)
-      unsupported("has weight '" + var + "' of type " + onnx_type_name(w->dtype) + " without a quantisation scale");
+      unsupported("has weight '" + var + "' of type " + onnx_type_name(w->dtype) +
+                  " without a quantisation scale");
     return ctx.get(var);
   }
   auto dq = ctx.dequantized.find(var);
-  if (dq != ctx.dequantized.end()) return ctx.materialize(ctx.new_const(dq->second, var + "_dequant"));
+  if (dq != ctx.dequantized.end())
+    return ctx.materialize(ctx.new_const(dq->second, var + "_dequant"));
   auto pit = ctx.prog.params.find(var);
   if (pit == ctx.prog.params.end())
     unsupported("has a quantisation scale for '" + var + "', which is not a parameter");
@@ -564,16 +680,17 @@ std::string dequant(Ctx& ctx, const NbOp& op, const std::string& slot, std::size
   int64_t bits = a_int(op, "quantize_weight_bits", 8);
   int expect = bits == 8 ? kInt8 : bits == 16 ? kInt16 : kUndefined;
   if (expect == kUndefined || raw.dtype != expect)
-    unsupported("has quantize_weight_bits=" + std::to_string(bits) + " but weight '" + var + "' is stored as " +
-                onnx_type_name(raw.dtype));
+    unsupported("has quantize_weight_bits=" + std::to_string(bits) + " but weight '" + var +
+                "' is stored as " + onnx_type_name(raw.dtype));
   std::vector<double> scales = a_floats(op, scale_key);
   for (double v : scales)
     if (!std::isfinite(static_cast<float>(v)))
-      unsupported("has non-finite quantisation scales for weight '" + var + "'; the file is corrupted");
+      unsupported("has non-finite quantisation scales for weight '" + var +
+                  "'; the file is corrupted");
   int64_t ch = raw.shape.size() > axis ? raw.shape[axis] : -1;
   if (static_cast<int64_t>(scales.size()) != ch)
-    unsupported("has " + std::to_string(scales.size()) + " quantisation scales for weight '" + var + "' with " +
-                std::to_string(ch) + " output channels");
+    unsupported("has " + std::to_string(scales.size()) + " quantisation scales for weight '" + var +
+                "' with " + std::to_string(ch) + " output channels");
   Array w = ctx.alloc(kFloat, raw.shape);
   int64_t inner = 1;
   for (std::size_t i = axis + 1; i < raw.shape.size(); ++i) inner *= raw.shape[i];
@@ -587,11 +704,13 @@ std::string dequant(Ctx& ctx, const NbOp& op, const std::string& slot, std::size
   return ctx.materialize(ctx.new_const(std::move(w), var + "_dequant"));
 }
 
-IntsArg shape_input(Ctx& ctx, const NbOp& op, const std::string& tensor_slot, const std::string& list_slot) {
+IntsArg shape_input(Ctx& ctx, const NbOp& op, const std::string& tensor_slot,
+                    const std::string& list_slot) {
   IntsArg r;
   const auto& lst = op.inputs_of(list_slot);
   if (!lst.empty()) {
-    if (lst.size() > kMaxRank) corrupt("has " + std::to_string(lst.size()) + " entries in " + list_slot);
+    if (lst.size() > kMaxRank)
+      corrupt("has " + std::to_string(lst.size()) + " entries in " + list_slot);
     std::vector<const Array*> cs;
     bool all = true;
     for (const auto& v : lst) {
@@ -613,7 +732,8 @@ IntsArg shape_input(Ctx& ctx, const NbOp& op, const std::string& tensor_slot, co
       parts.push_back(ctx.node1("Cast", {rs}, Dims{1}, kInt64, {ai("to", kInt64)}));
     }
     r.kind = IntsArg::kName;
-    r.name = ctx.node1("Concat", parts, Dims{static_cast<int64_t>(parts.size())}, kInt64, {ai("axis", 0)});
+    r.name = ctx.node1("Concat", parts, Dims{static_cast<int64_t>(parts.size())}, kInt64,
+                       {ai("axis", 0)});
     return r;
   }
   std::string t = tensor_slot.empty() ? std::string() : op.input(tensor_slot);

@@ -45,8 +45,7 @@ std::string translate_to_onnx(const void* data, std::size_t size, const std::str
 // $EDGEOCR_CACHE_DIR, else ~/.cache/edgeocr/nb. A cache that cannot be read
 // or written is not an error (the model is translated every time); a
 // damaged entry is translated again and replaced. Writes are atomic.
-std::string cached_translate_to_onnx(const void* data, std::size_t size,
-                                     const std::string& name,
+std::string cached_translate_to_onnx(const void* data, std::size_t size, const std::string& name,
                                      const std::string& cache_dir = std::string());
 
 // The cache folder cached_translate_to_onnx uses when given none.

@@ -18,11 +18,19 @@ void varint(std::string& o, uint64_t v) {
 }
 std::size_t varint_size(uint64_t v) {
   std::size_t n = 1;
-  while (v >= 0x80) { v >>= 7; ++n; }
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
   return n;
 }
-void key(std::string& o, int field, int wire) { varint(o, (static_cast<uint64_t>(field) << 3) | wire); }
-void int_field(std::string& o, int field, int64_t v) { key(o, field, 0); varint(o, static_cast<uint64_t>(v)); }
+void key(std::string& o, int field, int wire) {
+  varint(o, (static_cast<uint64_t>(field) << 3) | wire);
+}
+void int_field(std::string& o, int field, int64_t v) {
+  key(o, field, 0);
+  varint(o, static_cast<uint64_t>(v));
+}
 void bytes_field(std::string& o, int field, const std::string& v) {
   key(o, field, 2);
   varint(o, v.size());
@@ -39,11 +47,21 @@ std::string attr_proto(const OnnxAttr& a) {
   std::string o;
   bytes_field(o, 1, a.name);
   switch (a.type) {
-    case OnnxAttr::kFloat: float_field(o, 2, a.f); break;
-    case OnnxAttr::kInt: int_field(o, 3, a.i); break;
-    case OnnxAttr::kString: bytes_field(o, 4, a.s); break;
-    case OnnxAttr::kFloats: for (float f : a.floats) float_field(o, 7, f); break;
-    case OnnxAttr::kInts: for (int64_t v : a.ints) int_field(o, 8, v); break;
+    case OnnxAttr::kFloat:
+      float_field(o, 2, a.f);
+      break;
+    case OnnxAttr::kInt:
+      int_field(o, 3, a.i);
+      break;
+    case OnnxAttr::kString:
+      bytes_field(o, 4, a.s);
+      break;
+    case OnnxAttr::kFloats:
+      for (float f : a.floats) float_field(o, 7, f);
+      break;
+    case OnnxAttr::kInts:
+      for (int64_t v : a.ints) int_field(o, 8, v);
+      break;
   }
   int_field(o, 20, a.type);
   return o;
@@ -66,8 +84,10 @@ std::string value_info_proto(const OnnxValueInfo& v) {
     std::string shape;
     for (const auto& d : v.dims) {
       std::string dim;
-      if (d.param.empty()) int_field(dim, 1, d.value);
-      else bytes_field(dim, 2, d.param);
+      if (d.param.empty())
+        int_field(dim, 1, d.value);
+      else
+        bytes_field(dim, 2, d.param);
       bytes_field(shape, 1, dim);
     }
     bytes_field(tensor, 2, shape);

@@ -13,7 +13,13 @@ namespace edgeocr {
 namespace nb {
 
 struct OnnxAttr {
-  enum Type { kFloat = 1, kInt = 2, kString = 3, kFloats = 6, kInts = 7 };  // AttributeProto.AttributeType
+  enum Type {
+    kFloat = 1,
+    kInt = 2,
+    kString = 3,
+    kFloats = 6,
+    kInts = 7
+  };  // AttributeProto.AttributeType
   std::string name;
   Type type = kInt;
   int64_t i = 0;
@@ -30,7 +36,7 @@ struct OnnxNode {
 };
 
 struct OnnxDim {
-  int64_t value = -1;   // used when param is empty
+  int64_t value = -1;  // used when param is empty
   std::string param;
 };
 

@@ -18,9 +18,10 @@ void prelu_op(Ctx& ctx, const NbOp& op) {
 }  // namespace
 
 void register_activation_ops(Registry& r) {
-  for (const char* t : {"relu", "relu6", "sigmoid", "tanh", "leaky_relu", "hard_sigmoid", "hard_swish", "swish",
-                        "silu", "exp", "abs", "sqrt", "rsqrt", "square", "log", "gelu", "elu", "softplus", "mish",
-                        "floor", "erf"})
+  for (const char* t :
+       {"relu",  "relu6", "sigmoid", "tanh",     "leaky_relu", "hard_sigmoid", "hard_swish",
+        "swish", "silu",  "exp",     "abs",      "sqrt",       "rsqrt",        "square",
+        "log",   "gelu",  "elu",     "softplus", "mish",       "floor",        "erf"})
     r[t] = unary;
   r["prelu"] = prelu_op;
 }

@@ -35,10 +35,12 @@ std::string fused_act(Ctx& ctx, const NbOp& op, const std::string& y, const Shap
 
 void conv2d(Ctx& ctx, const NbOp& op) {
   std::string x = ctx.get(op.input("Input"));
-  if (!nchw(a_str(op, "data_format", "NCHW"))) unsupported("uses data_format " + a_str(op, "data_format", ""));
+  if (!nchw(a_str(op, "data_format", "NCHW")))
+    unsupported("uses data_format " + a_str(op, "data_format", ""));
   std::string w = dequant(ctx, op, "Filter", 0);
   Shape ws = ctx.shape(w);
-  if (!ws || ws->size() < 3 || ws->size() > 5) unsupported("has a filter of unknown or unsupported rank");
+  if (!ws || ws->size() < 3 || ws->size() > 5)
+    unsupported("has a filter of unknown or unsupported rank");
   Dims k(ws->begin() + 2, ws->end());
   std::size_t nd = k.size();
   Dims strides = a_ints(op, "strides", {1, 1}), dil = a_ints(op, "dilations", {1, 1});
@@ -49,9 +51,9 @@ void conv2d(Ctx& ctx, const NbOp& op) {
   std::vector<std::string> ins = {x, w};
   std::string b = bias_input(ctx, op);
   if (!b.empty()) ins.push_back(b);
-  std::vector<OnnxAttr> attrs = {ais("kernel_shape", k), ais("strides", Dims(strides.begin(), strides.begin() + nd)),
-                                 ais("dilations", Dims(p.dilations.begin(), p.dilations.begin() + nd)),
-                                 ai("group", groups)};
+  std::vector<OnnxAttr> attrs = {
+      ais("kernel_shape", k), ais("strides", Dims(strides.begin(), strides.begin() + nd)),
+      ais("dilations", Dims(p.dilations.begin(), p.dilations.begin() + nd)), ai("group", groups)};
   int64_t n = xs && !xs->empty() ? (*xs)[0] : -1;
   Dims oshape = {n, (*ws)[0]};
   if (!p.explicit_pads) {
@@ -60,7 +62,8 @@ void conv2d(Ctx& ctx, const NbOp& op) {
   } else {
     attrs.push_back(ais("pads", p.pads));
     for (std::size_t i = 0; i < nd; ++i)
-      oshape.push_back(conv_out(in_hw[i], k[i], strides[i], p.pads[i], p.pads[i + nd], p.dilations[i]));
+      oshape.push_back(
+          conv_out(in_hw[i], k[i], strides[i], p.pads[i], p.pads[i + nd], p.dilations[i]));
   }
   std::string y = ctx.node1("Conv", ins, oshape, kFloat, attrs);
   ctx.out(op, "Output", fused_act(ctx, op, y, oshape));
@@ -70,7 +73,8 @@ void conv2d_transpose(Ctx& ctx, const NbOp& op) {
   std::string x = ctx.get(op.input("Input"));
   std::string w = dequant(ctx, op, "Filter", 0);
   Shape ws = ctx.shape(w);
-  if (!ws || ws->size() < 3 || ws->size() > 5) unsupported("has a filter of unknown or unsupported rank");
+  if (!ws || ws->size() < 3 || ws->size() > 5)
+    unsupported("has a filter of unknown or unsupported rank");
   Dims k(ws->begin() + 2, ws->end());
   std::size_t nd = k.size();
   Dims strides = a_ints(op, "strides", {1, 1}), dil = a_ints(op, "dilations", {1, 1});
@@ -78,7 +82,8 @@ void conv2d_transpose(Ctx& ctx, const NbOp& op) {
   Shape xs = ctx.shape(x);
   Dims in_hw = xs && xs->size() == nd + 2 ? Dims(xs->begin() + 2, xs->end()) : Dims(nd, -1);
   std::string algo = a_str(op, "padding_algorithm", "EXPLICIT");
-  std::transform(algo.begin(), algo.end(), algo.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(algo.begin(), algo.end(), algo.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   if (algo == "SAME") unsupported("uses padding_algorithm SAME for a transposed convolution");
   ConvPads p = conv_pads(op, in_hw, k, strides, dil);
   Dims out_pad = a_ints(op, "output_padding", {}), out_size = a_ints(op, "output_size", {});
@@ -90,7 +95,9 @@ void conv2d_transpose(Ctx& ctx, const NbOp& op) {
     int64_t d = in_hw[i];
     osp.push_back(d < 0 ? -1
                         : sadd(sadd(sadd(smul(d - 1, strides[i]) - p.pads[i] - p.pads[i + nd],
-                                         smul(p.dilations[i], k[i] - 1)), 1), out_pad[i]));
+                                         smul(p.dilations[i], k[i] - 1)),
+                                    1),
+                               out_pad[i]));
   }
   if (!out_size.empty()) {
     if (!all_known(osp)) unsupported("sets output_size on an input of unknown spatial size");
@@ -102,9 +109,10 @@ void conv2d_transpose(Ctx& ctx, const NbOp& op) {
   if (!b.empty()) ins.push_back(b);
   Dims shape = {xs && !xs->empty() ? (*xs)[0] : -1, smul((*ws)[1], groups)};
   shape.insert(shape.end(), osp.begin(), osp.end());
-  std::vector<OnnxAttr> attrs = {ais("kernel_shape", k), ais("strides", Dims(strides.begin(), strides.begin() + nd)),
-                                 ais("dilations", Dims(p.dilations.begin(), p.dilations.begin() + nd)),
-                                 ai("group", groups), ais("pads", p.pads)};
+  std::vector<OnnxAttr> attrs = {
+      ais("kernel_shape", k), ais("strides", Dims(strides.begin(), strides.begin() + nd)),
+      ais("dilations", Dims(p.dilations.begin(), p.dilations.begin() + nd)), ai("group", groups),
+      ais("pads", p.pads)};
   if (std::any_of(out_pad.begin(), out_pad.end(), [](int64_t v) { return v != 0; }))
     attrs.push_back(ais("output_padding", out_pad));
   std::string y = ctx.node1("ConvTranspose", ins, shape, kFloat, attrs);
@@ -118,11 +126,13 @@ void batch_norm(Ctx& ctx, const NbOp& op) {
     const Array* c = ctx.cval(op.input(slot));
     if (!c) unsupported(std::string("has a computed ") + slot);
     std::string base = slot;
-    std::transform(base.begin(), base.end(), base.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    std::transform(base.begin(), base.end(), base.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
     ins.push_back(float_const_as(ctx, *c, {c->numel()}, base));
   }
-  ctx.out(op, "Y", ctx.node1("BatchNormalization", ins, ctx.shape(x), kFloat,
-                             {af("epsilon", a_float(op, "epsilon", 1e-5))}));
+  ctx.out(op, "Y",
+          ctx.node1("BatchNormalization", ins, ctx.shape(x), kFloat,
+                    {af("epsilon", a_float(op, "epsilon", 1e-5))}));
 }
 
 int64_t pool_out(int64_t d, int64_t k, int64_t s, int64_t pb, int64_t pe, bool ceil) {
@@ -136,7 +146,8 @@ void pool2d(Ctx& ctx, const NbOp& op) {
   Shape s = ctx.shape(x);
   std::string ptype = a_str(op, "pooling_type", "max");
   if (ptype != "max" && ptype != "avg") unsupported("uses pooling_type '" + ptype + "'");
-  if (!nchw(a_str(op, "data_format", "NCHW"))) unsupported("uses data_format " + a_str(op, "data_format", ""));
+  if (!nchw(a_str(op, "data_format", "NCHW")))
+    unsupported("uses data_format " + a_str(op, "data_format", ""));
   Dims ksize = a_ints(op, "ksize", {1, 1});
   bool glob = a_bool(op, "global_pooling", false), adaptive = a_bool(op, "adaptive", false);
   bool s4 = s && s->size() == 4;
@@ -145,7 +156,8 @@ void pool2d(Ctx& ctx, const NbOp& op) {
     Dims shape = nc;
     shape.push_back(1);
     shape.push_back(1);
-    ctx.out(op, "Out", ctx.node1(ptype == "avg" ? "GlobalAveragePool" : "GlobalMaxPool", {x}, shape));
+    ctx.out(op, "Out",
+            ctx.node1(ptype == "avg" ? "GlobalAveragePool" : "GlobalMaxPool", {x}, shape));
     return;
   }
   if (ksize.size() != 2) corrupt("has ksize " + dims_str(ksize));
@@ -156,11 +168,13 @@ void pool2d(Ctx& ctx, const NbOp& op) {
         unsupported("uses adaptive pooling to " + dims_str(ksize) + " on input " + dims_str(in_hw) +
                     ", which is not a whole multiple");
     Dims kern = {in_hw[0] / ksize[0], in_hw[1] / ksize[1]};
-    std::vector<OnnxAttr> attrs = {ais("kernel_shape", kern), ais("strides", kern), ais("pads", {0, 0, 0, 0})};
+    std::vector<OnnxAttr> attrs = {ais("kernel_shape", kern), ais("strides", kern),
+                                   ais("pads", {0, 0, 0, 0})};
     if (ptype == "avg") attrs.push_back(ai("count_include_pad", 0));
     Dims shape = nc;
     shape.insert(shape.end(), ksize.begin(), ksize.end());
-    ctx.out(op, "Out", ctx.node1(ptype == "avg" ? "AveragePool" : "MaxPool", {x}, shape, kFloat, attrs));
+    ctx.out(op, "Out",
+            ctx.node1(ptype == "avg" ? "AveragePool" : "MaxPool", {x}, shape, kFloat, attrs));
     return;
   }
   for (int64_t v : ksize)
@@ -168,7 +182,8 @@ void pool2d(Ctx& ctx, const NbOp& op) {
   Dims strides = a_ints(op, "strides", {1, 1});
   ConvPads p = conv_pads(op, in_hw, ksize, strides, {1, 1});
   bool ceil = a_bool(op, "ceil_mode", false);
-  std::vector<OnnxAttr> attrs = {ais("kernel_shape", ksize), ais("strides", Dims(strides.begin(), strides.begin() + 2))};
+  std::vector<OnnxAttr> attrs = {ais("kernel_shape", ksize),
+                                 ais("strides", Dims(strides.begin(), strides.begin() + 2))};
   Dims shape = nc;
   if (!p.explicit_pads) {
     attrs.push_back(as("auto_pad", p.auto_pad));
@@ -176,7 +191,8 @@ void pool2d(Ctx& ctx, const NbOp& op) {
     shape.push_back(-1);
   } else {
     attrs.push_back(ais("pads", p.pads));
-    for (int i = 0; i < 2; ++i) shape.push_back(pool_out(in_hw[i], ksize[i], strides[i], p.pads[i], p.pads[i + 2], ceil));
+    for (int i = 0; i < 2; ++i)
+      shape.push_back(pool_out(in_hw[i], ksize[i], strides[i], p.pads[i], p.pads[i + 2], ceil));
   }
   if (ceil) attrs.push_back(ai("ceil_mode", 1));
   if (ptype == "avg") {

@@ -10,7 +10,8 @@ namespace {
 
 // Paddle elementwise broadcasting: Y's dims line up with X's starting at
 // `axis` (-1: right-aligned, as numpy). Returns inputs for numpy-style ops.
-std::pair<std::string, std::string> align_y(Ctx& ctx, const std::string& x, const std::string& y, int64_t axis) {
+std::pair<std::string, std::string> align_y(Ctx& ctx, const std::string& x, const std::string& y,
+                                            int64_t axis) {
   Shape xs = ctx.shape(x), ys = ctx.shape(y);
   if (axis == -1 || !xs || !ys || xs->size() == ys->size()) return {x, y};
   bool swap = xs->size() < ys->size();
@@ -20,19 +21,24 @@ std::pair<std::string, std::string> align_y(Ctx& ctx, const std::string& x, cons
   const Dims& ss = swap ? *xs : *ys;
   int64_t br = static_cast<int64_t>(bs.size());
   if (axis < 0) axis += br;
-  if (axis < 0 || axis > br) corrupt("has axis " + std::to_string(axis) + " for a rank-" + std::to_string(br) + " operand");
+  if (axis < 0 || axis > br)
+    corrupt("has axis " + std::to_string(axis) + " for a rank-" + std::to_string(br) + " operand");
   // Paddle trims trailing 1-dims of the smaller operand before aligning
   Dims sd = ss;
-  while (!sd.empty() && axis + static_cast<int64_t>(sd.size()) > br && sd.back() == 1) sd.pop_back();
+  while (!sd.empty() && axis + static_cast<int64_t>(sd.size()) > br && sd.back() == 1)
+    sd.pop_back();
   int64_t tail = br - axis - static_cast<int64_t>(sd.size());
-  if (tail < 0) unsupported("broadcasts shape " + dims_str(ss) + " into " + dims_str(bs) + " at axis " + std::to_string(axis));
+  if (tail < 0)
+    unsupported("broadcasts shape " + dims_str(ss) + " into " + dims_str(bs) + " at axis " +
+                std::to_string(axis));
   if (tail == 0 && sd.size() == ss.size()) return {x, y};
   Dims ns = sd;
   for (int64_t i = 0; i < tail; ++i) ns.push_back(1);
   std::string small2;
   if (const Array* c = ctx.cname(small)) {
     Array a = *c;
-    if (prod(ns) != a.numel()) corrupt("reshapes a constant of " + std::to_string(a.numel()) + " values to " + dims_str(ns));
+    if (prod(ns) != a.numel())
+      corrupt("reshapes a constant of " + std::to_string(a.numel()) + " values to " + dims_str(ns));
     a.shape = ns;
     small2 = ctx.materialize(ctx.new_const(std::move(a), small + "_b"));
   } else {

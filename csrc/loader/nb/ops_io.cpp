@@ -15,7 +15,8 @@ void feed(Ctx& ctx, const NbOp& op) {
   int dt = kFloat;
   if (it != ctx.prog.vars.end()) {
     if (!it->second.shape.empty()) {
-      if (it->second.shape.size() > kMaxRank) corrupt("declares an input of rank " + std::to_string(it->second.shape.size()));
+      if (it->second.shape.size() > kMaxRank)
+        corrupt("declares an input of rank " + std::to_string(it->second.shape.size()));
       shape = it->second.shape;
       for (int64_t& d : *shape)
         if (d < -1) d = -1;
@@ -42,14 +43,18 @@ void fill_constant(Ctx& ctx, const NbOp& op) {
     for (const auto& v : op.inputs_of(slot))
       if (!ctx.cval(v)) unsupported(std::string("takes its ") + slot + " from a computed tensor");
   int dt = paddle_to_onnx_type(a_int(op, "dtype", 5));
-  if (dt == kUndefined) unsupported("has unsupported dtype " + std::to_string(a_int(op, "dtype", 5)));
+  if (dt == kUndefined)
+    unsupported("has unsupported dtype " + std::to_string(a_int(op, "dtype", 5)));
   double value = 0.0;
   bool have = false;
   const Attr* sv = op.attr("str_value");
   if (sv && sv->kind == Attr::kString && !sv->s.empty()) {
     char* end = nullptr;
     double v = std::strtod(sv->s.c_str(), &end);
-    if (end && !*end) { value = v; have = true; }
+    if (end && !*end) {
+      value = v;
+      have = true;
+    }
   }
   if (!have) value = a_float(op, "value", 0.0);
   Dims shape = a_ints(op, "shape", {});
@@ -104,8 +109,8 @@ void cast(Ctx& ctx, const NbOp& op) {
   if (const Array* c = ctx.cval(xv)) {
     Array a = ctx.alloc(to, c->shape);
     std::size_t n = static_cast<std::size_t>(c->numel());
-    bool ints = c->dtype == kInt64 || c->dtype == kInt32 || c->dtype == kInt16 || c->dtype == kInt8 ||
-                c->dtype == kUint8 || c->dtype == kBool;
+    bool ints = c->dtype == kInt64 || c->dtype == kInt32 || c->dtype == kInt16 ||
+                c->dtype == kInt8 || c->dtype == kUint8 || c->dtype == kBool;
     for (std::size_t i = 0; i < n; ++i) {
       if (to == kInt64 && ints) {
         int64_t v = c->iat(i);

@@ -40,17 +40,19 @@ std::string matmul_core(Ctx& ctx, std::string x, std::string y, bool tx, bool ty
 
 void matmul(Ctx& ctx, const NbOp& op) {
   std::string x = ctx.get(op.input("X")), y = ctx.get(op.input("Y"));
-  ctx.out(op, "Out", matmul_core(ctx, x, y, a_bool(op, "transpose_X", false), a_bool(op, "transpose_Y", false),
-                                 a_float(op, "alpha", 1.0)));
+  ctx.out(op, "Out",
+          matmul_core(ctx, x, y, a_bool(op, "transpose_X", false), a_bool(op, "transpose_Y", false),
+                      a_float(op, "alpha", 1.0)));
 }
 
 void matmul_v2(Ctx& ctx, const NbOp& op) {
   std::string x = ctx.get(op.input("X")), y = ctx.get(op.input("Y"));
-  ctx.out(op, "Out", matmul_core(ctx, x, y, a_bool(op, "trans_x", false), a_bool(op, "trans_y", false), 1.0));
+  ctx.out(op, "Out",
+          matmul_core(ctx, x, y, a_bool(op, "trans_x", false), a_bool(op, "trans_y", false), 1.0));
 }
 
-std::string fc_like(Ctx& ctx, const NbOp& op, const std::string& xslot, const std::string& wslot, int64_t xcols,
-                    int64_t ycols, const std::string& bias_slot) {
+std::string fc_like(Ctx& ctx, const NbOp& op, const std::string& xslot, const std::string& wslot,
+                    int64_t xcols, int64_t ycols, const std::string& bias_slot) {
   std::string x = ctx.get(op.input(xslot));
   std::string w = dequant(ctx, op, wslot, 1);
   const Array* wc = ctx.cname(w);
@@ -58,21 +60,26 @@ std::string fc_like(Ctx& ctx, const NbOp& op, const std::string& xslot, const st
   if (!xs) unsupported("multiplies a tensor of unknown rank");
   // attributes from the file: bounded by the ranks before anything is sized from them
   if (xcols < 1 || xcols > static_cast<int64_t>(xs->size()))
-    unsupported("has x_num_col_dims=" + std::to_string(xcols) + " for an input of rank " + std::to_string(xs->size()));
+    unsupported("has x_num_col_dims=" + std::to_string(xcols) + " for an input of rank " +
+                std::to_string(xs->size()));
   int64_t k;
   Dims n_shape;
   std::string w2;
   if (wc) {
     int64_t nd = static_cast<int64_t>(wc->shape.size());
     if (ycols < 1 || ycols >= std::max<int64_t>(2, nd))
-      unsupported("has y_num_col_dims=" + std::to_string(ycols) + " for a weight of rank " + std::to_string(nd));
+      unsupported("has y_num_col_dims=" + std::to_string(ycols) + " for a weight of rank " +
+                  std::to_string(nd));
     Array a = *wc;
     if (a_bool(op, "padding_weights", false)) {
-      if (nd != 2 || a.shape[0] < 4 || a.shape[1] < 4) unsupported("pads a weight that is not a matrix");
+      if (nd != 2 || a.shape[0] < 4 || a.shape[1] < 4)
+        unsupported("pads a weight that is not a matrix");
       Array p = ctx.alloc(a.dtype, {a.shape[0] - 4, a.shape[1] - 4});
-      std::size_t item = a.itemsize(), rows = static_cast<std::size_t>(p.shape[0]), cols = static_cast<std::size_t>(p.shape[1]);
+      std::size_t item = a.itemsize(), rows = static_cast<std::size_t>(p.shape[0]),
+                  cols = static_cast<std::size_t>(p.shape[1]);
       for (std::size_t r = 0; r < rows; ++r)
-        std::memcpy(p.mutable_data() + r * cols * item, a.ptr + r * static_cast<std::size_t>(a.shape[1]) * item, cols * item);
+        std::memcpy(p.mutable_data() + r * cols * item,
+                    a.ptr + r * static_cast<std::size_t>(a.shape[1]) * item, cols * item);
       a = p;
     }
     k = prod(Dims(a.shape.begin(), a.shape.begin() + ycols));
@@ -82,7 +89,8 @@ std::string fc_like(Ctx& ctx, const NbOp& op, const std::string& xslot, const st
     w2 = ctx.materialize(ctx.new_const(std::move(a), w + "_2d"));
   } else {
     Shape ws = ctx.shape(w);
-    if (!ws || ws->size() != 2 || ycols != 1) unsupported("multiplies by a computed weight of unsupported shape");
+    if (!ws || ws->size() != 2 || ycols != 1)
+      unsupported("multiplies by a computed weight of unsupported shape");
     k = (*ws)[0];
     n_shape.assign(ws->begin() + 1, ws->end());
     w2 = w;
@@ -117,7 +125,9 @@ std::string fc_like(Ctx& ctx, const NbOp& op, const std::string& xslot, const st
 }
 
 void mul(Ctx& ctx, const NbOp& op) {
-  ctx.out(op, "Out", fc_like(ctx, op, "X", "Y", a_int(op, "x_num_col_dims", 1), a_int(op, "y_num_col_dims", 1), ""));
+  ctx.out(op, "Out",
+          fc_like(ctx, op, "X", "Y", a_int(op, "x_num_col_dims", 1), a_int(op, "y_num_col_dims", 1),
+                  ""));
 }
 
 void fc(Ctx& ctx, const NbOp& op) {
@@ -129,7 +139,8 @@ void fc(Ctx& ctx, const NbOp& op) {
 
 void softmax(Ctx& ctx, const NbOp& op) {
   std::string x = ctx.get(op.input("X"));
-  ctx.out(op, "Out", ctx.node1("Softmax", {x}, ctx.shape(x), kFloat, {ai("axis", a_int(op, "axis", -1))}));
+  ctx.out(op, "Out",
+          ctx.node1("Softmax", {x}, ctx.shape(x), kFloat, {ai("axis", a_int(op, "axis", -1))}));
 }
 
 void layer_norm(Ctx& ctx, const NbOp& op) {
@@ -138,7 +149,8 @@ void layer_norm(Ctx& ctx, const NbOp& op) {
   if (!s) unsupported("normalises a tensor of unknown rank");
   int64_t axis = norm_axis(a_int(op, "begin_norm_axis", 1), s->size(), "begin_norm_axis");
   Dims norm(s->begin() + axis, s->end());
-  if (!all_known(norm)) unsupported("normalises over dims " + dims_str(norm) + " that are not known statically");
+  if (!all_known(norm))
+    unsupported("normalises over dims " + dims_str(norm) + " that are not known statically");
   double eps = a_float(op, "epsilon", 1e-5);
   std::vector<std::string> ins = {x};
   for (auto sf : {std::make_pair("Scale", 1.0), std::make_pair("Bias", 0.0)}) {
@@ -156,7 +168,8 @@ void layer_norm(Ctx& ctx, const NbOp& op) {
       ins.push_back(float_const_as(ctx, *c, norm, base));
     }
   }
-  ctx.out(op, "Y", ctx.node1("LayerNormalization", ins, s, kFloat, {ai("axis", axis), af("epsilon", eps)}));
+  ctx.out(op, "Y",
+          ctx.node1("LayerNormalization", ins, s, kFloat, {ai("axis", axis), af("epsilon", eps)}));
 }
 
 void arg_max(Ctx& ctx, const NbOp& op) {
@@ -207,8 +220,11 @@ void reduce(Ctx& ctx, const NbOp& op) {
     }
   }
   std::string kind = op.type.substr(7);  // reduce_X
-  std::string onnx = kind == "mean" ? "ReduceMean" : kind == "sum" ? "ReduceSum" : kind == "max" ? "ReduceMax"
-                   : kind == "min" ? "ReduceMin" : "ReduceProd";
+  std::string onnx = kind == "mean"  ? "ReduceMean"
+                     : kind == "sum" ? "ReduceSum"
+                     : kind == "max" ? "ReduceMax"
+                     : kind == "min" ? "ReduceMin"
+                                     : "ReduceProd";
   int dt = ctx.dtype(x);
   std::string y;
   if (axes.empty()) {
@@ -248,7 +264,8 @@ void register_math_ops(Registry& r) {
   r["layer_norm"] = layer_norm;
   r["arg_max"] = arg_max;
   r["arg_min"] = arg_max;
-  for (const char* t : {"reduce_mean", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}) r[t] = reduce;
+  for (const char* t : {"reduce_mean", "reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
+    r[t] = reduce;
   r["pow"] = pow_op;
 }
 

@@ -29,9 +29,10 @@ void rnn(Ctx& ctx, const NbOp& op) {
   int64_t layers = a_int(op, "num_layers", 1), hidden = a_int(op, "hidden_size", 0);
   int64_t ndir = bidi ? 2 : 1;
   const auto& wl = op.inputs_of("WeightList");
-  if (layers < 1 || layers > static_cast<int64_t>(wl.size()) || static_cast<int64_t>(wl.size()) != 4 * layers * ndir)
-    unsupported("has " + std::to_string(wl.size()) + " weights for " + std::to_string(layers) + " layers x " +
-                std::to_string(ndir) + " directions");
+  if (layers < 1 || layers > static_cast<int64_t>(wl.size()) ||
+      static_cast<int64_t>(wl.size()) != 4 * layers * ndir)
+    unsupported("has " + std::to_string(wl.size()) + " weights for " + std::to_string(layers) +
+                " layers x " + std::to_string(ndir) + " directions");
   if (hidden <= 0) corrupt("has hidden_size " + std::to_string(hidden));
   std::vector<Array> ws;
   for (const auto& v : wl) {
@@ -39,7 +40,8 @@ void rnn(Ctx& ctx, const NbOp& op) {
     if (!c) unsupported("has computed weights");
     Array f = to_float(ctx, *c);
     if (f.shape.empty() || f.shape[0] != 4 * hidden)
-      corrupt("has an LSTM weight of shape " + dims_str(f.shape) + " for hidden_size " + std::to_string(hidden));
+      corrupt("has an LSTM weight of shape " + dims_str(f.shape) + " for hidden_size " +
+              std::to_string(hidden));
     ws.push_back(f);
   }
   std::size_t half = static_cast<std::size_t>(2 * layers * ndir);
@@ -61,7 +63,8 @@ void rnn(Ctx& ctx, const NbOp& op) {
     Array B = ctx.alloc(kFloat, {ndir, 8 * hidden});
     for (int64_t d = 0; d < ndir; ++d) {
       std::size_t k = static_cast<std::size_t>(layer * ndir + d);
-      const Array* parts[4] = {&ws[2 * k], &ws[2 * k + 1], &ws[half + 2 * k], &ws[half + 2 * k + 1]};
+      const Array* parts[4] = {&ws[2 * k], &ws[2 * k + 1], &ws[half + 2 * k],
+                               &ws[half + 2 * k + 1]};
       if (parts[0]->numel() != 4 * hidden * in_cols || parts[1]->numel() != 4 * hidden * r_cols ||
           parts[2]->numel() != 4 * hidden || parts[3]->numel() != 4 * hidden)
         corrupt("has LSTM weights of inconsistent shapes");
@@ -77,12 +80,14 @@ void rnn(Ctx& ctx, const NbOp& op) {
                                     ctx.materialize(ctx.new_const(std::move(R), "lstm_r")),
                                     ctx.materialize(ctx.new_const(std::move(B), "lstm_b")), ""};
     if (!init_h.empty()) {
-      std::string a = ctx.iconst({layer * ndir}), b = ctx.iconst({(layer + 1) * ndir}), z = ctx.iconst({0});
+      std::string a = ctx.iconst({layer * ndir}), b = ctx.iconst({(layer + 1) * ndir}),
+                  z = ctx.iconst({0});
       ins.push_back(ctx.node1("Slice", {init_h, a, b, z}, Dims{ndir, n, hidden}));
       ins.push_back(ctx.node1("Slice", {init_c, a, b, z}, Dims{ndir, n, hidden}));
     }
-    std::string o = ctx.node1("LSTM", ins, Dims{t, ndir, n, hidden}, kFloat,
-                              {ai("hidden_size", hidden), as("direction", bidi ? "bidirectional" : "forward")});
+    std::string o =
+        ctx.node1("LSTM", ins, Dims{t, ndir, n, hidden}, kFloat,
+                  {ai("hidden_size", hidden), as("direction", bidi ? "bidirectional" : "forward")});
     // [T, D, N, H] -> [T, N, D*H]
     y = ctx.node1("Transpose", {o}, Dims{t, n, ndir, hidden}, kFloat, {ais("perm", {0, 2, 1, 3})});
     y = ctx.node1("Reshape", {y, ctx.iconst({0, 0, ndir * hidden})}, Dims{t, n, ndir * hidden});
@@ -92,7 +97,9 @@ void rnn(Ctx& ctx, const NbOp& op) {
 
 }  // namespace
 
-void register_rnn_ops(Registry& r) { r["rnn"] = rnn; }
+void register_rnn_ops(Registry& r) {
+  r["rnn"] = rnn;
+}
 
 }  // namespace nb
 }  // namespace edgeocr

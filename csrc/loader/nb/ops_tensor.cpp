@@ -56,7 +56,9 @@ Array reshape_const(const Array& c, const Dims& target) {
   }
   int64_t n = c.numel();
   if (infer >= 0) {
-    if (known == 0 || n % known) corrupt("cannot reshape a constant of " + std::to_string(n) + " values to " + dims_str(target));
+    if (known == 0 || n % known)
+      corrupt("cannot reshape a constant of " + std::to_string(n) + " values to " +
+              dims_str(target));
     tgt[infer] = n / known;
   } else if (known != n) {
     corrupt("cannot reshape a constant of " + std::to_string(n) + " values to " + dims_str(target));
@@ -80,7 +82,9 @@ void reshape(Ctx& ctx, const NbOp& op) {
       return;
     }
     std::string x = ctx.get(xv);
-    ctx.out(op, "Out", ctx.node1("Reshape", {x, ctx.iconst(shp.v)}, reshape_shape(ctx.shape(x), shp.v), ctx.dtype(x)));
+    ctx.out(op, "Out",
+            ctx.node1("Reshape", {x, ctx.iconst(shp.v)}, reshape_shape(ctx.shape(x), shp.v),
+                      ctx.dtype(x)));
     return;
   }
   std::string x = ctx.get(xv);
@@ -107,8 +111,10 @@ void squeeze(Ctx& ctx, const NbOp& op) {
   }
   Dims out_shape, sq;
   for (std::size_t i = 0; i < r; ++i) {
-    if (drop[i]) sq.push_back(static_cast<int64_t>(i));
-    else out_shape.push_back((*s)[i]);
+    if (drop[i])
+      sq.push_back(static_cast<int64_t>(i));
+    else
+      out_shape.push_back((*s)[i]);
   }
   if (c) {
     Array a = *c;
@@ -242,7 +248,8 @@ bool fold_concat(Ctx& ctx, const NbOp& op, int64_t axis) {
   int64_t total = 0;
   for (const auto& v : op.inputs_of("X")) {
     const Array* c = ctx.cval(v);
-    if (!c || c->shape.empty() || (!cs.empty() && (c->dtype != cs[0].dtype || c->shape.size() != cs[0].shape.size())))
+    if (!c || c->shape.empty() ||
+        (!cs.empty() && (c->dtype != cs[0].dtype || c->shape.size() != cs[0].shape.size())))
       return false;
     total += c->numel();
     if (total > kMaxFoldElements) return false;
@@ -263,7 +270,8 @@ bool fold_concat(Ctx& ctx, const NbOp& op, int64_t axis) {
   std::size_t item = out.itemsize(), off = 0;
   int64_t inner_out = prod(Dims(oshape.begin() + a, oshape.end()));
   for (const Array& c : cs) {
-    std::size_t chunk = static_cast<std::size_t>(prod(Dims(c.shape.begin() + a, c.shape.end()))) * item;
+    std::size_t chunk =
+        static_cast<std::size_t>(prod(Dims(c.shape.begin() + a, c.shape.end()))) * item;
     for (int64_t o = 0; o < outer; ++o)
       std::memcpy(out.mutable_data() + (static_cast<std::size_t>(o * inner_out)) * item + off,
                   c.ptr + static_cast<std::size_t>(o) * chunk, chunk);
@@ -320,7 +328,8 @@ void split(Ctx& ctx, const NbOp& op) {
   if (!sec.v.empty()) {
     // sections and outputs correspond one to one: check before making anything
     if (sec.v.size() != outs.size())
-      unsupported("has " + std::to_string(outs.size()) + " outputs for " + std::to_string(sec.v.size()) + " sections");
+      unsupported("has " + std::to_string(outs.size()) + " outputs for " +
+                  std::to_string(sec.v.size()) + " sections");
     auto neg = std::find(sec.v.begin(), sec.v.end(), -1);
     if (neg != sec.v.end()) {
       if (d < 0) unsupported("infers a split section on an unknown dim");
@@ -329,14 +338,16 @@ void split(Ctx& ctx, const NbOp& op) {
         if (v != -1) rest -= v;
       *neg = rest;
     }
-    names = ctx.node("Split", {x, ctx.iconst(sec.v)}, static_cast<int>(outs.size()), std::nullopt, ctx.dtype(x),
-                     {ai("axis", axis)});
+    names = ctx.node("Split", {x, ctx.iconst(sec.v)}, static_cast<int>(outs.size()), std::nullopt,
+                     ctx.dtype(x), {ai("axis", axis)});
     sizes = sec.v;
   } else {
     int64_t n = num ? num : static_cast<int64_t>(outs.size());
     if (n != static_cast<int64_t>(outs.size()))
-      unsupported("has " + std::to_string(outs.size()) + " outputs for " + std::to_string(n) + " sections");
-    names = ctx.node("Split", {x}, static_cast<int>(n), std::nullopt, ctx.dtype(x), {ai("axis", axis)});
+      unsupported("has " + std::to_string(outs.size()) + " outputs for " + std::to_string(n) +
+                  " sections");
+    names =
+        ctx.node("Split", {x}, static_cast<int>(n), std::nullopt, ctx.dtype(x), {ai("axis", axis)});
     sizes.assign(static_cast<std::size_t>(n), d >= 0 ? d / n : -1);
   }
   for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -374,12 +385,11 @@ std::pair<int64_t, int64_t> slice_start_len(int64_t d, int64_t b, int64_t e, int
   return {lo, slice_len(d, b, e, st)};
 }
 
-
 // Small constant inputs (shape arithmetic, e.g. x2paddle's shape -> slice ->
 // concat -> reshape chains) are sliced at translation time, so that shapes
 // stay static downstream.
-bool fold_slice(Ctx& ctx, const NbOp& op, const Array& c, const Dims& axes, const Dims& starts, const Dims& ends,
-                const Dims& steps) {
+bool fold_slice(Ctx& ctx, const NbOp& op, const Array& c, const Dims& axes, const Dims& starts,
+                const Dims& ends, const Dims& steps) {
   if (c.numel() > kMaxFoldElements || c.shape.empty()) return false;
   std::size_t r = c.shape.size();
   Dims first(r, 0), step(r, 1), len = c.shape;
@@ -407,7 +417,8 @@ bool fold_slice(Ctx& ctx, const NbOp& op, const Array& c, const Dims& axes, cons
   for (int64_t k = 0; k < total; ++k) {
     int64_t src = 0;
     for (std::size_t i = 0; i < r; ++i) src += (first[i] + idx[i] * step[i]) * stride[i];
-    std::memcpy(out.mutable_data() + static_cast<std::size_t>(k) * item, c.ptr + static_cast<std::size_t>(src) * item, item);
+    std::memcpy(out.mutable_data() + static_cast<std::size_t>(k) * item,
+                c.ptr + static_cast<std::size_t>(src) * item, item);
     for (std::size_t i = r; i-- > 0;) {
       if (++idx[i] < len[i]) break;
       idx[i] = 0;
@@ -429,7 +440,8 @@ void slice_common(Ctx& ctx, const NbOp& op, bool strided) {
       Dims starts = st.kind == IntsArg::kList ? st.v : a_ints(op, "starts", {});
       Dims ends = en.kind == IntsArg::kList ? en.v : a_ints(op, "ends", {});
       Dims steps = sp.kind == IntsArg::kList ? sp.v
-                   : strided ? a_ints(op, "strides", Dims(axes.size(), 1)) : Dims(axes.size(), 1);
+                   : strided                 ? a_ints(op, "strides", Dims(axes.size(), 1))
+                                             : Dims(axes.size(), 1);
       for (int64_t v : steps)
         if (v == 0) corrupt("has a slice step of 0");
       Array copy = *c;  // set_const_out may rebind the input's variable
@@ -444,27 +456,38 @@ void slice_common(Ctx& ctx, const NbOp& op, bool strided) {
   IntsArg ends = shape_input(ctx, op, "EndsTensor", "EndsTensorList");
   IntsArg steps;
   if (strided) steps = shape_input(ctx, op, "StridesTensor", "StridesTensorList");
-  if (starts.kind == IntsArg::kNone) { starts.kind = IntsArg::kList; starts.v = a_ints(op, "starts", {}); }
-  if (ends.kind == IntsArg::kNone) { ends.kind = IntsArg::kList; ends.v = a_ints(op, "ends", {}); }
+  if (starts.kind == IntsArg::kNone) {
+    starts.kind = IntsArg::kList;
+    starts.v = a_ints(op, "starts", {});
+  }
+  if (ends.kind == IntsArg::kNone) {
+    ends.kind = IntsArg::kList;
+    ends.v = a_ints(op, "ends", {});
+  }
   if (steps.kind == IntsArg::kNone) {
     steps.kind = IntsArg::kList;
     steps.v = strided ? a_ints(op, "strides", Dims(axes.size(), 1)) : Dims(axes.size(), 1);
   }
   std::vector<std::string> ins = {x};
-  for (IntsArg* v : {&starts, &ends}) ins.push_back(v->kind == IntsArg::kList ? ctx.iconst(v->v) : v->name);
+  for (IntsArg* v : {&starts, &ends})
+    ins.push_back(v->kind == IntsArg::kList ? ctx.iconst(v->v) : v->name);
   ins.push_back(ctx.iconst(axes));
   ins.push_back(steps.kind == IntsArg::kList ? ctx.iconst(steps.v) : steps.name);
   Shape shape;
   if (s) {
     int64_t r = static_cast<int64_t>(s->size());
     Dims d = *s;
-    bool lists = starts.kind == IntsArg::kList && ends.kind == IntsArg::kList && steps.kind == IntsArg::kList;
-    std::size_t n = lists ? std::min({axes.size(), starts.v.size(), ends.v.size(), steps.v.size()}) : axes.size();
+    bool lists = starts.kind == IntsArg::kList && ends.kind == IntsArg::kList &&
+                 steps.kind == IntsArg::kList;
+    std::size_t n = lists ? std::min({axes.size(), starts.v.size(), ends.v.size(), steps.v.size()})
+                          : axes.size();
     for (std::size_t i = 0; i < n; ++i) {
       int64_t a = norm_axis(axes[i], s->size(), "axis");
       (void)r;
-      if (!lists || (*s)[a] < 0) d[a] = -1;
-      else d[a] = slice_len((*s)[a], starts.v[i], ends.v[i], steps.v[i]);
+      if (!lists || (*s)[a] < 0)
+        d[a] = -1;
+      else
+        d[a] = slice_len((*s)[a], starts.v[i], ends.v[i], steps.v[i]);
     }
     shape = d;
   }
@@ -477,8 +500,10 @@ void slice_common(Ctx& ctx, const NbOp& op, bool strided) {
     for (int64_t v : dec) drop[norm_axis(v, r, "decrease_axis")] = true;
     Dims sq, rest;
     for (std::size_t i = 0; i < r; ++i) {
-      if (drop[i]) sq.push_back(static_cast<int64_t>(i));
-      else rest.push_back((*shape)[i]);
+      if (drop[i])
+        sq.push_back(static_cast<int64_t>(i));
+      else
+        rest.push_back((*shape)[i]);
     }
     if (sq.size() == r)  // Paddle keeps a 1-element 1-D tensor
       y = ctx.node1("Reshape", {y, ctx.iconst({1})}, Dims{1}, ctx.dtype(x));
@@ -488,8 +513,12 @@ void slice_common(Ctx& ctx, const NbOp& op, bool strided) {
   ctx.out(op, "Out", y);
 }
 
-void strided_slice(Ctx& ctx, const NbOp& op) { slice_common(ctx, op, true); }
-void slice(Ctx& ctx, const NbOp& op) { slice_common(ctx, op, false); }
+void strided_slice(Ctx& ctx, const NbOp& op) {
+  slice_common(ctx, op, true);
+}
+void slice(Ctx& ctx, const NbOp& op) {
+  slice_common(ctx, op, false);
+}
 
 void stack(Ctx& ctx, const NbOp& op) {
   std::vector<std::string> xs;
@@ -504,7 +533,8 @@ void stack(Ctx& ctx, const NbOp& op) {
   Dims us = *s0;
   us.insert(us.begin() + axis, 1);
   std::vector<std::string> parts;
-  for (const auto& x : xs) parts.push_back(ctx.node1("Unsqueeze", {x, ctx.iconst({axis})}, us, ctx.dtype(x)));
+  for (const auto& x : xs)
+    parts.push_back(ctx.node1("Unsqueeze", {x, ctx.iconst({axis})}, us, ctx.dtype(x)));
   Dims out = *s0;
   out.insert(out.begin() + axis, static_cast<int64_t>(xs.size()));
   ctx.out(op, "Y", ctx.node1("Concat", parts, out, ctx.dtype(xs[0]), {ai("axis", axis)}));

@@ -2,7 +2,6 @@
 // translator folds. Internal to csrc/loader/nb.
 #pragma once
 
-#include "common/sha256.h"
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -10,13 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "common/sha256.h"
+
 namespace edgeocr {
 namespace nb {
 
 // ONNX TensorProto.DataType values; the translator's one dtype vocabulary.
 enum OnnxType : int {
-  kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-  kBool = 9, kFloat16 = 10, kDouble = 11,
+  kUndefined = 0,
+  kFloat = 1,
+  kUint8 = 2,
+  kInt8 = 3,
+  kInt16 = 5,
+  kInt32 = 6,
+  kInt64 = 7,
+  kBool = 9,
+  kFloat16 = 10,
+  kDouble = 11,
 };
 std::size_t onnx_itemsize(int onnx_type);
 const char* onnx_type_name(int onnx_type);
@@ -25,8 +34,23 @@ int paddle_to_onnx_type(int64_t paddle_type);
 
 // One attribute value, in the type the file declared.
 struct Attr {
-  enum Kind { kNone, kInt, kFloat, kString, kInts, kFloats, kStrings, kBool, kBools, kLong, kLongs,
-              kDouble, kDoubles, kBlock, kBlocks };
+  enum Kind {
+    kNone,
+    kInt,
+    kFloat,
+    kString,
+    kInts,
+    kFloats,
+    kStrings,
+    kBool,
+    kBools,
+    kLong,
+    kLongs,
+    kDouble,
+    kDoubles,
+    kBlock,
+    kBlocks
+  };
   Kind kind = kNone;
   int64_t i = 0;
   double f = 0.0;
@@ -35,8 +59,8 @@ struct Attr {
   std::vector<double> floats;  // kFloats, kDoubles
   std::vector<std::string> strings;
   bool is_list() const {
-    return kind == kInts || kind == kFloats || kind == kStrings || kind == kBools || kind == kLongs ||
-           kind == kDoubles || kind == kBlocks;
+    return kind == kInts || kind == kFloats || kind == kStrings || kind == kBools ||
+           kind == kLongs || kind == kDoubles || kind == kBlocks;
   }
 };
 
@@ -56,8 +80,8 @@ struct NbOp {
   std::map<std::string, Attr> attrs;
   std::size_t index = 0;
 
-  const Attr* attr(const std::string& name) const;  // nullptr when absent or untyped
-  std::string input(const std::string& slot) const;   // first argument or ""
+  const Attr* attr(const std::string& name) const;   // nullptr when absent or untyped
+  std::string input(const std::string& slot) const;  // first argument or ""
   std::string output(const std::string& slot) const;
   const std::vector<std::string>& inputs_of(const std::string& slot) const;
   const std::vector<std::string>& outputs_of(const std::string& slot) const;
@@ -78,11 +102,11 @@ struct Array {
 
   int64_t numel() const;
   std::size_t itemsize() const { return onnx_itemsize(dtype); }
-  double at(std::size_t i) const;     // element i converted to double
-  int64_t iat(std::size_t i) const;   // element i converted to int64 (truncated, saturated)
+  double at(std::size_t i) const;    // element i converted to double
+  int64_t iat(std::size_t i) const;  // element i converted to int64 (truncated, saturated)
   static Array make(int dtype, std::vector<int64_t> shape);  // zero-filled, owned
-  uint8_t* mutable_data();            // only on an array made by make()
-  void set(std::size_t i, double v);  // converts to dtype
+  uint8_t* mutable_data();                                   // only on an array made by make()
+  void set(std::size_t i, double v);                         // converts to dtype
 };
 
 struct NbParam {

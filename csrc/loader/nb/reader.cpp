@@ -56,7 +56,8 @@ struct Table {
 
 class Fb {
  public:
-  Fb(const uint8_t* data, std::size_t base, std::size_t end, const std::string& what, int64_t* budget)
+  Fb(const uint8_t* data, std::size_t base, std::size_t end, const std::string& what,
+     int64_t* budget)
       : data_(data), base_(base), end_(end), what_(what), budget_(budget) {}
 
   [[noreturn]] void fail_msg(const std::string& m) const { bad(what_, m); }
@@ -72,17 +73,27 @@ class Fb {
       fail_msg("the program asks for far more data than the file holds; the file is corrupted");
     *budget_ -= static_cast<int64_t>(n);
   }
-  uint16_t u16(std::size_t pos) const { check(pos, 2); return load<uint16_t>(data_ + pos); }
-  int32_t i32(std::size_t pos) const { check(pos, 4); return load<int32_t>(data_ + pos); }
-  uint32_t u32(std::size_t pos) const { check(pos, 4); return load<uint32_t>(data_ + pos); }
+  uint16_t u16(std::size_t pos) const {
+    check(pos, 2);
+    return load<uint16_t>(data_ + pos);
+  }
+  int32_t i32(std::size_t pos) const {
+    check(pos, 4);
+    return load<int32_t>(data_ + pos);
+  }
+  uint32_t u32(std::size_t pos) const {
+    check(pos, 4);
+    return load<uint32_t>(data_ + pos);
+  }
   const uint8_t* at(std::size_t pos) const { return data_ + pos; }
 
   Table root() const { return table(add(base_, u32(base_))); }
   std::size_t add(std::size_t a, uint64_t b) const {
     uint64_t r = static_cast<uint64_t>(a) + b;  // a < 2^63, b < 2^32: no wrap
     if (r > end_)
-      fail_msg("offset " + std::to_string(r) + " lies outside the buffer [" + std::to_string(base_) + ", " +
-               std::to_string(end_) + "); the file is truncated or corrupted");
+      fail_msg("offset " + std::to_string(r) + " lies outside the buffer [" +
+               std::to_string(base_) + ", " + std::to_string(end_) +
+               "); the file is truncated or corrupted");
     return static_cast<std::size_t>(r);
   }
   Table table(std::size_t pos) const {
@@ -98,11 +109,16 @@ class Fb {
     check(pos, std::max<std::size_t>(tsize, 4));
     spend(64);
     Table t;
-    t.fb = this; t.pos = pos; t.vt = v; t.vt_size = vt_size; t.tsize = tsize;
+    t.fb = this;
+    t.pos = pos;
+    t.vt = v;
+    t.vt_size = vt_size;
+    t.tsize = tsize;
     return t;
   }
   // (start, count) of a vector of `elem`-byte elements; charges `cost` per element.
-  std::pair<std::size_t, std::size_t> vector(std::size_t pos, std::size_t elem, std::size_t cost) const {
+  std::pair<std::size_t, std::size_t> vector(std::size_t pos, std::size_t elem,
+                                             std::size_t cost) const {
     std::size_t n = u32(pos);
     if (elem && n > (end_ - base_) / elem) check(pos + 4, end_);  // cannot fit: report
     check(pos + 4, n * elem);
@@ -127,8 +143,8 @@ std::size_t Table::off(int field) const {
   if (o + 2 > vt_size) return 0;
   std::size_t v = load<uint16_t>(fb->at(vt + o));
   if (v && v >= tsize)
-    fb->fail_msg("field " + std::to_string(field) + " of the table at offset " + std::to_string(pos) +
-                 " lies outside the table");
+    fb->fail_msg("field " + std::to_string(field) + " of the table at offset " +
+                 std::to_string(pos) + " lies outside the table");
   return v;
 }
 template <typename T>
@@ -191,7 +207,11 @@ std::vector<T> Table::scalars(int field) const {
 }
 bool Table::bytes(int field, const uint8_t** ptr, std::size_t* n) const {
   std::size_t p;
-  if (!ref(field, &p)) { *ptr = nullptr; *n = 0; return false; }
+  if (!ref(field, &p)) {
+    *ptr = nullptr;
+    *n = 0;
+    return false;
+  }
   auto sn = fb->vector(p, 1, 0);  // raw data is viewed, not decoded: free
   *ptr = fb->at(sn.first);
   *n = sn.second;
@@ -202,21 +222,68 @@ Attr parse_attr(const Table& t) {
   Attr a;
   int32_t type = t.scalar<int32_t>(1, 0);
   switch (type) {
-    case 0: a.kind = Attr::kInt; a.i = t.scalar<int32_t>(2, 0); break;
-    case 1: a.kind = Attr::kFloat; a.f = t.scalar<float>(3, 0.f); break;
-    case 2: a.kind = Attr::kString; a.s = t.string(4); break;
-    case 3: { a.kind = Attr::kInts; for (int32_t v : t.scalars<int32_t>(5)) a.ints.push_back(v); break; }
-    case 4: { a.kind = Attr::kFloats; for (float v : t.scalars<float>(6)) a.floats.push_back(v); break; }
-    case 5: a.kind = Attr::kStrings; a.strings = t.strings(7); break;
-    case 6: a.kind = Attr::kBool; a.i = t.scalar<uint8_t>(8, 0) != 0; break;
-    case 7: { a.kind = Attr::kBools; for (uint8_t v : t.scalars<uint8_t>(9)) a.ints.push_back(v != 0); break; }
-    case 8: a.kind = Attr::kBlock; a.i = t.scalar<int32_t>(10, 0); break;
-    case 9: a.kind = Attr::kLong; a.i = t.scalar<int64_t>(11, 0); break;
-    case 10: { a.kind = Attr::kBlocks; for (int32_t v : t.scalars<int32_t>(12)) a.ints.push_back(v); break; }
-    case 11: a.kind = Attr::kLongs; a.ints = t.scalars<int64_t>(13); break;
-    case 12: a.kind = Attr::kDoubles; a.floats = t.scalars<double>(15); break;
-    case 15: a.kind = Attr::kDouble; a.f = t.scalar<double>(14, 0.0); break;
-    default: a.kind = Attr::kNone;  // VAR / VARS (v2.13): nothing in PP-OCR uses them
+    case 0:
+      a.kind = Attr::kInt;
+      a.i = t.scalar<int32_t>(2, 0);
+      break;
+    case 1:
+      a.kind = Attr::kFloat;
+      a.f = t.scalar<float>(3, 0.f);
+      break;
+    case 2:
+      a.kind = Attr::kString;
+      a.s = t.string(4);
+      break;
+    case 3: {
+      a.kind = Attr::kInts;
+      for (int32_t v : t.scalars<int32_t>(5)) a.ints.push_back(v);
+      break;
+    }
+    case 4: {
+      a.kind = Attr::kFloats;
+      for (float v : t.scalars<float>(6)) a.floats.push_back(v);
+      break;
+    }
+    case 5:
+      a.kind = Attr::kStrings;
+      a.strings = t.strings(7);
+      break;
+    case 6:
+      a.kind = Attr::kBool;
+      a.i = t.scalar<uint8_t>(8, 0) != 0;
+      break;
+    case 7: {
+      a.kind = Attr::kBools;
+      for (uint8_t v : t.scalars<uint8_t>(9)) a.ints.push_back(v != 0);
+      break;
+    }
+    case 8:
+      a.kind = Attr::kBlock;
+      a.i = t.scalar<int32_t>(10, 0);
+      break;
+    case 9:
+      a.kind = Attr::kLong;
+      a.i = t.scalar<int64_t>(11, 0);
+      break;
+    case 10: {
+      a.kind = Attr::kBlocks;
+      for (int32_t v : t.scalars<int32_t>(12)) a.ints.push_back(v);
+      break;
+    }
+    case 11:
+      a.kind = Attr::kLongs;
+      a.ints = t.scalars<int64_t>(13);
+      break;
+    case 12:
+      a.kind = Attr::kDoubles;
+      a.floats = t.scalars<double>(15);
+      break;
+    case 15:
+      a.kind = Attr::kDouble;
+      a.f = t.scalar<double>(14, 0.0);
+      break;
+    default:
+      a.kind = Attr::kNone;  // VAR / VARS (v2.13): nothing in PP-OCR uses them
   }
   return a;
 }
@@ -235,8 +302,10 @@ NbVar parse_var(const Table& t) {
   if (t.table(1, &vt)) {
     Table lod, tensor;
     bool have = false;
-    if (vt.table(2, &lod) && lod.table(0, &tensor)) have = true;
-    else if (vt.table(1, &tensor)) have = true;
+    if (vt.table(2, &lod) && lod.table(0, &tensor))
+      have = true;
+    else if (vt.table(1, &tensor))
+      have = true;
     if (have) {
       v.has_dtype = true;
       v.dtype = tensor.scalar<int32_t>(0, 0);
@@ -301,7 +370,8 @@ void parse_param(const Fb& fb, const Table& root, NbProgram* prog) {
   t.bytes(4, &data, &n);
   int ot = paddle_to_onnx_type(dtype_id);
   if (ot == kUndefined)
-    fb.fail_msg("parameter '" + name + "' has unsupported data type id " + std::to_string(dtype_id));
+    fb.fail_msg("parameter '" + name + "' has unsupported data type id " +
+                std::to_string(dtype_id));
   std::size_t item = onnx_itemsize(ot);
   uint64_t count = 1;
   bool over = false;
@@ -311,11 +381,14 @@ void parse_param(const Fb& fb, const Table& root, NbProgram* prog) {
     count = over ? count : count * static_cast<uint64_t>(d);
   }
   bool zero = std::find(dims.begin(), dims.end(), int64_t{0}) != dims.end();
-  if (zero) { count = 0; over = false; }
+  if (zero) {
+    count = 0;
+    over = false;
+  }
   if (over || count * item != n)
     fb.fail_msg("parameter '" + name + "' has dims " + dims_str(dims) + " (" +
-                (over ? std::string("too many") : std::to_string(count)) + " x " + std::to_string(item) +
-                " bytes) but " + std::to_string(n) + " bytes of data");
+                (over ? std::string("too many") : std::to_string(count)) + " x " +
+                std::to_string(item) + " bytes) but " + std::to_string(n) + " bytes of data");
   NbParam p;
   p.paddle_dtype = dtype_id;
   p.array.dtype = ot;
@@ -326,12 +399,13 @@ void parse_param(const Fb& fb, const Table& root, NbProgram* prog) {
   prog->params[name] = std::move(p);
 }
 
-void parse_params_v2(const uint8_t* data, std::size_t size, std::size_t pos, const std::string& what,
-                     int64_t* budget, NbProgram* prog) {
+void parse_params_v2(const uint8_t* data, std::size_t size, std::size_t pos,
+                     const std::string& what, int64_t* budget, NbProgram* prog) {
   auto need = [&](std::size_t p, std::size_t n, const std::string& m) {
     if (p > size || n > size - p)
-      bad(what, "truncated parameter section (" + m + " at offset " + std::to_string(p) + " needs " +
-                    std::to_string(n) + " bytes, file has " + std::to_string(size) + ")");
+      bad(what, "truncated parameter section (" + m + " at offset " + std::to_string(p) +
+                    " needs " + std::to_string(n) + " bytes, file has " + std::to_string(size) +
+                    ")");
   };
   need(pos, 2, "format version");
   uint16_t pver = load<uint16_t>(data + pos);
@@ -357,8 +431,8 @@ void parse_params_v2(const uint8_t* data, std::size_t size, std::size_t pos, con
     std::size_t total = load<uint32_t>(data + pos);
     std::size_t off = load<uint32_t>(data + pos + 4);
     if (off < 4 || off > total)
-      bad(what, rec + " has bad offset " + std::to_string(off) + " (total size " + std::to_string(total) +
-                    "); the file is corrupted");
+      bad(what, rec + " has bad offset " + std::to_string(off) + " (total size " +
+                    std::to_string(total) + "); the file is corrupted");
     need(pos + 4, total, rec);
     std::size_t fb_start = pos + 4 + off, fb_end = pos + 4 + total;
     Fb fb(data, fb_start, fb_end, what, budget);
@@ -367,8 +441,8 @@ void parse_params_v2(const uint8_t* data, std::size_t size, std::size_t pos, con
   }
 }
 
-void parse_params_v1(const uint8_t* data, std::size_t size, std::size_t pos, const std::string& what,
-                     int64_t* budget, NbProgram* prog) {
+void parse_params_v1(const uint8_t* data, std::size_t size, std::size_t pos,
+                     const std::string& what, int64_t* budget, NbProgram* prog) {
   Fb fb(data, pos, size, what, budget);
   std::vector<Table> plist = fb.root().tables(0);
   if (plist.size() > kMaxParams)
@@ -380,29 +454,71 @@ void parse_params_v1(const uint8_t* data, std::size_t size, std::size_t pos, con
 
 std::size_t onnx_itemsize(int t) {
   switch (t) {
-    case kFloat: case kInt32: return 4;
-    case kUint8: case kInt8: case kBool: return 1;
-    case kInt16: case kFloat16: return 2;
-    case kInt64: case kDouble: return 8;
-    default: return 0;
+    case kFloat:
+    case kInt32:
+      return 4;
+    case kUint8:
+    case kInt8:
+    case kBool:
+      return 1;
+    case kInt16:
+    case kFloat16:
+      return 2;
+    case kInt64:
+    case kDouble:
+      return 8;
+    default:
+      return 0;
   }
 }
 
 const char* onnx_type_name(int t) {
   switch (t) {
-    case kFloat: return "float32"; case kUint8: return "uint8"; case kInt8: return "int8";
-    case kInt16: return "int16"; case kInt32: return "int32"; case kInt64: return "int64";
-    case kBool: return "bool"; case kFloat16: return "float16"; case kDouble: return "float64";
-    default: return "undefined";
+    case kFloat:
+      return "float32";
+    case kUint8:
+      return "uint8";
+    case kInt8:
+      return "int8";
+    case kInt16:
+      return "int16";
+    case kInt32:
+      return "int32";
+    case kInt64:
+      return "int64";
+    case kBool:
+      return "bool";
+    case kFloat16:
+      return "float16";
+    case kDouble:
+      return "float64";
+    default:
+      return "undefined";
   }
 }
 
 int paddle_to_onnx_type(int64_t p) {
   switch (p) {
-    case 0: return kBool; case 1: return kInt16; case 2: return kInt32; case 3: return kInt64;
-    case 4: return kFloat16; case 5: return kFloat; case 6: return kDouble; case 20: return kUint8;
-    case 21: return kInt8;
-    default: return kUndefined;
+    case 0:
+      return kBool;
+    case 1:
+      return kInt16;
+    case 2:
+      return kInt32;
+    case 3:
+      return kInt64;
+    case 4:
+      return kFloat16;
+    case 5:
+      return kFloat;
+    case 6:
+      return kDouble;
+    case 20:
+      return kUint8;
+    case 21:
+      return kInt8;
+    default:
+      return kUndefined;
   }
 }
 
@@ -414,18 +530,42 @@ const std::vector<std::string>& empty_list() {
   return e;
 }
 const char* lookup(const char* const* table, std::size_t n, const std::string& s) {
-  if (s.empty() || s.size() > 3 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (s.empty() || s.size() > 3 ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return nullptr;
   std::size_t v = std::stoul(s);
   return v < n ? table[v] : nullptr;
 }
-const char* const kTargets[] = {"unk", "host", "x86", "cuda", "arm", "opencl", "any", "fpga", "npu", "xpu",
-                                "bm", "mlu", "rknpu", "apu", "huawei_ascend_npu", "imagination_nna",
-                                "intel_fpga", "metal", "nnadapter"};
-const char* const kPrecisions[] = {"unk", "float", "int8", "int32", "any", "fp16", "bool", "int64",
-                                   "int16", "uint8", "fp64"};
-const char* const kLayouts[] = {"unk", "nchw", "any", "nhwc", "imagedefault", "imagefolder", "imagenw",
-                                "metaltexturearray", "metaltexture2darray"};
+const char* const kTargets[] = {"unk",
+                                "host",
+                                "x86",
+                                "cuda",
+                                "arm",
+                                "opencl",
+                                "any",
+                                "fpga",
+                                "npu",
+                                "xpu",
+                                "bm",
+                                "mlu",
+                                "rknpu",
+                                "apu",
+                                "huawei_ascend_npu",
+                                "imagination_nna",
+                                "intel_fpga",
+                                "metal",
+                                "nnadapter"};
+const char* const kPrecisions[] = {"unk",  "float", "int8",  "int32", "any", "fp16",
+                                   "bool", "int64", "int16", "uint8", "fp64"};
+const char* const kLayouts[] = {"unk",
+                                "nchw",
+                                "any",
+                                "nhwc",
+                                "imagedefault",
+                                "imagefolder",
+                                "imagenw",
+                                "metaltexturearray",
+                                "metaltexture2darray"};
 }  // namespace
 
 const Attr* NbOp::attr(const std::string& name) const {
@@ -465,7 +605,8 @@ std::vector<std::string> NbOp::kernel() const {
   }
   if (parts.size() != 5) return {};
   const char* const* tables[] = {kTargets, kPrecisions, kLayouts};
-  const std::size_t sizes[] = {sizeof(kTargets) / sizeof(*kTargets), sizeof(kPrecisions) / sizeof(*kPrecisions),
+  const std::size_t sizes[] = {sizeof(kTargets) / sizeof(*kTargets),
+                               sizeof(kPrecisions) / sizeof(*kPrecisions),
                                sizeof(kLayouts) / sizeof(*kLayouts)};
   for (int i = 0; i < 3; ++i) {
     const char* n = lookup(tables[i], sizes[i], parts[2 + i]);
@@ -485,8 +626,8 @@ std::string NbOp::describe() const {
     pretty.clear();
     for (std::size_t i = 0; i < k.size(); ++i) pretty += (i ? "/" : "") + k[i];
   }
-  return "op #" + std::to_string(index) + " '" + type + "' (kernel key " + (key.empty() ? "absent" : key) +
-         " = " + pretty + ")";
+  return "op #" + std::to_string(index) + " '" + type + "' (kernel key " +
+         (key.empty() ? "absent" : key) + " = " + pretty + ")";
 }
 
 std::vector<std::string> NbProgram::targets() const {
@@ -510,7 +651,8 @@ std::string NbProgram::target() const {
 NbProgram read_program(const uint8_t* data, std::size_t size, const std::string& what,
                        const std::string& sha256) {
   if (size < kHeaderSize)
-    bad(what, std::to_string(size) + " bytes is too short for a Paddle Lite .nb file (the header alone is " +
+    bad(what, std::to_string(size) +
+                  " bytes is too short for a Paddle Lite .nb file (the header alone is " +
                   std::to_string(kHeaderSize) + " bytes)");
   NbProgram prog;
   prog.source = what;
@@ -524,19 +666,23 @@ NbProgram read_program(const uint8_t* data, std::size_t size, const std::string&
   }
   if (prog.meta_version == 0)
     fail(StatusCode::kUnsupported,
-         what + ": this .nb file uses the legacy NaiveBuffer format (meta_version 0), written by Paddle Lite opt " +
+         what +
+             ": this .nb file uses the legacy NaiveBuffer format (meta_version 0), written by "
+             "Paddle Lite opt " +
              (prog.producer.empty() ? std::string("< v2.7") : prog.producer) +
              " (before v2.7). edgeocr reads only the FlatBuffers formats; re-export the model with "
-             "paddle_lite_opt >= 2.7 (e.g. `pip install paddlelite==2.10` and run paddle_lite_opt on the Paddle "
+             "paddle_lite_opt >= 2.7 (e.g. `pip install paddlelite==2.10` and run paddle_lite_opt "
+             "on the Paddle "
              "inference model).");
   if (prog.meta_version != 1 && prog.meta_version != 2)
     bad(what, "unknown .nb meta_version " + std::to_string(prog.meta_version) +
-                  " (edgeocr reads 1 and 2, written by Paddle Lite 2.7 to 2.13); the file is corrupted or not a "
+                  " (edgeocr reads 1 and 2, written by Paddle Lite 2.7 to 2.13); the file is "
+                  "corrupted or not a "
                   "Paddle Lite model");
   uint64_t topo = load<uint64_t>(data + 18);
   if (topo > size - kHeaderSize || topo < 8)
-    bad(what, "program size " + std::to_string(topo) + " in the header does not fit the " + std::to_string(size) +
-                  "-byte file; the file is truncated or corrupted");
+    bad(what, "program size " + std::to_string(topo) + " in the header does not fit the " +
+                  std::to_string(size) + "-byte file; the file is truncated or corrupted");
   // Bytes of decoded structure (tables, vector elements, strings) a file may
   // ask for: generous for real files, bounded for hostile ones.
   int64_t budget = 16 * static_cast<int64_t>(size) + (1 << 20);

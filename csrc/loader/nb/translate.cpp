@@ -42,23 +42,25 @@ void check_kernel(const NbProgram& prog, const NbOp& op, bool target_check) {
   auto k = op.kernel();
   if (k.empty()) {
     if (target_check && !op.kernel_key().empty())
-      fail(StatusCode::kInvalidModel, prog.source + ": " + op.describe() +
-                                          " has a malformed kernel key; the file is corrupted or was not "
-                                          "written by Paddle Lite's opt");
+      fail(StatusCode::kInvalidModel,
+           prog.source + ": " + op.describe() +
+               " has a malformed kernel key; the file is corrupted or was not "
+               "written by Paddle Lite's opt");
     return;
   }
   if (!target_check) return;
   if (!kHonouredTargets.count(k[2]))
-    fail(StatusCode::kUnsupported,
-         prog.source + ": " + op.describe() + " runs on target '" + k[2] +
-             "', which edgeocr cannot honour. Re-export the model with paddle_lite_opt --valid_targets=arm (or "
-             "x86)");
+    fail(StatusCode::kUnsupported, prog.source + ": " + op.describe() + " runs on target '" + k[2] +
+                                       "', which edgeocr cannot honour. Re-export the model with "
+                                       "paddle_lite_opt --valid_targets=arm (or "
+                                       "x86)");
   if (!kHonouredPrecisions.count(k[3]))
-    fail(StatusCode::kUnsupported,
-         prog.source + ": " + op.describe() + " uses a '" + k[3] +
-             "' kernel (a fully quantised or half-precision model); edgeocr translates fp32 and weight-only int8 "
-             "models. Export the float model (or weight-only int8: --quant_model=true --quant_type=QUANT_INT8) "
-             "with paddle_lite_opt");
+    fail(StatusCode::kUnsupported, prog.source + ": " + op.describe() + " uses a '" + k[3] +
+                                       "' kernel (a fully quantised or half-precision model); "
+                                       "edgeocr translates fp32 and weight-only int8 "
+                                       "models. Export the float model (or weight-only int8: "
+                                       "--quant_model=true --quant_type=QUANT_INT8) "
+                                       "with paddle_lite_opt");
 }
 
 std::string guess_role(const Shape& s) {
@@ -70,7 +72,8 @@ std::string guess_role(const Shape& s) {
 }
 
 std::string finish(const NbProgram& prog, Ctx& ctx) {
-  if (ctx.inputs.empty()) fail(StatusCode::kInvalidModel, prog.source + ": the program has no feed op, so no input");
+  if (ctx.inputs.empty())
+    fail(StatusCode::kInvalidModel, prog.source + ": the program has no feed op, so no input");
   if (ctx.outputs.empty())
     fail(StatusCode::kInvalidModel, prog.source + ": the program has no fetch op, so no output");
   OnnxModel m;
@@ -89,8 +92,10 @@ std::string finish(const NbProgram& prog, Ctx& ctx) {
       static const char* nchw[] = {"N", "C", "H", "W"};
       for (std::size_t i = 0; i < in.shape->size(); ++i) {
         OnnxDim d;
-        if ((*in.shape)[i] >= 0) d.value = (*in.shape)[i];
-        else d.param = in.shape->size() == 4 ? nchw[i] : "d" + std::to_string(i);
+        if ((*in.shape)[i] >= 0)
+          d.value = (*in.shape)[i];
+        else
+          d.param = in.shape->size() == 4 ? nchw[i] : "d" + std::to_string(i);
         v.dims.push_back(d);
       }
     }
@@ -117,11 +122,16 @@ std::string finish(const NbProgram& prog, Ctx& ctx) {
       v.has_shape = true;
       for (std::size_t i = 0; i < s->size(); ++i) {
         OnnxDim d;
-        if ((*s)[i] >= 0) d.value = (*s)[i];
-        else if (i == 0) d.param = "N";
-        else if (s->size() == 4 && i == 2) d.param = "H";
-        else if (s->size() == 4 && i == 3) d.param = "W";
-        else d.param = "out" + std::to_string(col) + "_d" + std::to_string(i);
+        if ((*s)[i] >= 0)
+          d.value = (*s)[i];
+        else if (i == 0)
+          d.param = "N";
+        else if (s->size() == 4 && i == 2)
+          d.param = "H";
+        else if (s->size() == 4 && i == 3)
+          d.param = "W";
+        else
+          d.param = "out" + std::to_string(col) + "_d" + std::to_string(i);
         v.dims.push_back(d);
       }
     }
@@ -153,17 +163,18 @@ std::string finish(const NbProgram& prog, Ctx& ctx) {
 
 namespace {
 
-std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check,
-                              const std::string& sha256);
+std::string translate_checked(const void* data, std::size_t size, const std::string& name,
+                              bool target_check, const std::string& sha256);
 
 }  // namespace
 
-std::string translate_to_onnx(const void* data, std::size_t size, const std::string& name, bool target_check) {
+std::string translate_to_onnx(const void* data, std::size_t size, const std::string& name,
+                              bool target_check) {
   return translate_with_digest(data, size, name, target_check, std::string());
 }
 
-std::string translate_with_digest(const void* data, std::size_t size, const std::string& name, bool target_check,
-                                  const std::string& sha256) {
+std::string translate_with_digest(const void* data, std::size_t size, const std::string& name,
+                                  bool target_check, const std::string& sha256) {
   try {
     return translate_checked(data, size, name, target_check, sha256);
   } catch (const Error& e) {
@@ -182,24 +193,26 @@ bool looks_like_nb(const void* data, std::size_t size) noexcept {
 }
 
 namespace {
-std::string translate_checked(const void* data, std::size_t size, const std::string& name, bool target_check,
-                              const std::string& sha256) {
+std::string translate_checked(const void* data, std::size_t size, const std::string& name,
+                              bool target_check, const std::string& sha256) {
   if (!data && size) fail(StatusCode::kInvalidArgument, name + ": null model data");
   NbProgram prog = read_program(static_cast<const uint8_t*>(data), size, name, sha256);
   auto targets = prog.targets();
   if (target_check && targets.size() > 1)
-    fail(StatusCode::kUnsupported, prog.source + ": the file mixes kernels for targets " + prog.target() +
-                                       "; edgeocr translates files made for one target (--valid_targets=arm or x86)");
+    fail(StatusCode::kUnsupported,
+         prog.source + ": the file mixes kernels for targets " + prog.target() +
+             "; edgeocr translates files made for one target (--valid_targets=arm or x86)");
   const Registry& reg = registry();
   Ctx ctx(prog);
   for (const NbOp& op : prog.ops) {
     check_kernel(prog, op, target_check);
     auto it = reg.find(op.type);
     if (it == reg.end())
-      fail(StatusCode::kUnsupported,
-           prog.source + ": " + op.describe() +
-               " is not supported by edgeocr's .nb translator. Export the source model to ONNX instead "
-               "(paddle2onnx) and use the .onnx file, or report the op type to the edgeocr developers");
+      fail(StatusCode::kUnsupported, prog.source + ": " + op.describe() +
+                                         " is not supported by edgeocr's .nb translator. Export "
+                                         "the source model to ONNX instead "
+                                         "(paddle2onnx) and use the .onnx file, or report the op "
+                                         "type to the edgeocr developers");
     ctx.op = &op;
     // The one error boundary: whatever a converter throws becomes an error
     // naming the file, the op and its kernel key.
@@ -207,20 +220,24 @@ std::string translate_checked(const void* data, std::size_t size, const std::str
       it->second(ctx, op);
     } catch (const ConvertError& e) {
       if (e.corrupt)
-        fail(StatusCode::kInvalidModel, prog.source + ": " + op.describe() + " " + e.what() +
-                                            "; the file is corrupted or uses a form of the op edgeocr does not know");
-      fail(StatusCode::kUnsupported, prog.source + ": " + op.describe() + " " + e.what() +
-                                         ". edgeocr cannot translate this op; export the source model to ONNX "
-                                         "(paddle2onnx) instead");
+        fail(StatusCode::kInvalidModel,
+             prog.source + ": " + op.describe() + " " + e.what() +
+                 "; the file is corrupted or uses a form of the op edgeocr does not know");
+      fail(StatusCode::kUnsupported,
+           prog.source + ": " + op.describe() + " " + e.what() +
+               ". edgeocr cannot translate this op; export the source model to ONNX "
+               "(paddle2onnx) instead");
     } catch (const Error&) {
       throw;
     } catch (const std::bad_alloc&) {
-      fail(StatusCode::kInvalidModel, prog.source + ": " + op.describe() +
-                                          " ran out of memory (std::bad_alloc); the file asks for more than it can justify");
+      fail(StatusCode::kInvalidModel,
+           prog.source + ": " + op.describe() +
+               " ran out of memory (std::bad_alloc); the file asks for more than it can justify");
     } catch (const std::exception& e) {
-      fail(StatusCode::kInvalidModel, prog.source + ": " + op.describe() +
-                                          " has attributes or inputs edgeocr cannot make sense of (" + e.what() +
-                                          "); the file is corrupted or uses a form of the op edgeocr does not know");
+      fail(StatusCode::kInvalidModel,
+           prog.source + ": " + op.describe() +
+               " has attributes or inputs edgeocr cannot make sense of (" + e.what() +
+               "); the file is corrupted or uses a form of the op edgeocr does not know");
     }
   }
   return finish(prog, ctx);

@@ -77,17 +77,22 @@ class Ctx {
   std::map<std::string, Shape> shapes;
   std::map<std::string, int> dtypes;
   std::map<std::string, std::string> cur;  // Paddle variable -> current ONNX name (SSA)
-  struct Input { int64_t col; std::string name; Shape shape; int dtype; };
+  struct Input {
+    int64_t col;
+    std::string name;
+    Shape shape;
+    int dtype;
+  };
   std::vector<Input> inputs;
   std::vector<std::pair<int64_t, std::string>> outputs;
   std::map<std::string, Array> dequantized;
 
   std::string fresh(const std::string& base);
   bool has(const std::string& var) const;
-  std::string get(const std::string& var);             // ONNX name holding var (materialized)
+  std::string get(const std::string& var);  // ONNX name holding var (materialized)
   std::string materialize(const std::string& name);
-  const Array* cval(const std::string& var);           // value of var if constant
-  const Array* cname(const std::string& name) const;   // value of an ONNX name if constant
+  const Array* cval(const std::string& var);          // value of var if constant
+  const Array* cname(const std::string& name) const;  // value of an ONNX name if constant
   Shape shape(const std::string& name) const;
   std::size_t rank(const std::string& name) const;
   int dtype(const std::string& name) const;
@@ -97,16 +102,17 @@ class Ctx {
   Array alloc(int dtype, const Dims& shape);
   std::string new_const(Array a, const std::string& base = "const");
   std::string iconst(const Dims& v, const std::string& base = "shape");  // 1-D int64
-  std::string iconst_empty();                                          // int64[0]
-  std::string fconst(double v, const std::string& base = "c");         // float32 scalar
+  std::string iconst_empty();                                            // int64[0]
+  std::string fconst(double v, const std::string& base = "c");           // float32 scalar
   std::string fconst_arr(const std::vector<float>& v, const Dims& shape, const std::string& base);
   std::string typed_scalar(double v, int dtype);
   void set_const_out(const std::string& var, Array a);
 
-  std::vector<std::string> node(const std::string& op_type, const std::vector<std::string>& ins, int n_out,
-                                const Shape& shape, int dtype = kFloat, std::vector<OnnxAttr> attrs = {});
-  std::string node1(const std::string& op_type, const std::vector<std::string>& ins, const Shape& shape,
-                    int dtype = kFloat, std::vector<OnnxAttr> attrs = {}) {
+  std::vector<std::string> node(const std::string& op_type, const std::vector<std::string>& ins,
+                                int n_out, const Shape& shape, int dtype = kFloat,
+                                std::vector<OnnxAttr> attrs = {});
+  std::string node1(const std::string& op_type, const std::vector<std::string>& ins,
+                    const Shape& shape, int dtype = kFloat, std::vector<OnnxAttr> attrs = {}) {
     return node(op_type, ins, 1, shape, dtype, std::move(attrs))[0];
   }
   void out(const NbOp& op, const std::string& slot, const std::string& name);
@@ -121,12 +127,19 @@ class Ctx {
 // Helpers shared by converters (helpers.cpp).
 std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, const NbOp& op,
                       const Shape& shape, bool fused);
-std::string prelu(Ctx& ctx, const std::string& x, const std::string& alpha_var, const std::string& mode,
-                  const Shape& shape);
-struct ConvPads { bool explicit_pads = true; Dims pads; Dims dilations; std::string auto_pad; };
-ConvPads conv_pads(const NbOp& op, const Dims& in_hw, const Dims& ksize, const Dims& strides, const Dims& dil);
+std::string prelu(Ctx& ctx, const std::string& x, const std::string& alpha_var,
+                  const std::string& mode, const Shape& shape);
+struct ConvPads {
+  bool explicit_pads = true;
+  Dims pads;
+  Dims dilations;
+  std::string auto_pad;
+};
+ConvPads conv_pads(const NbOp& op, const Dims& in_hw, const Dims& ksize, const Dims& strides,
+                   const Dims& dil);
 std::string dequant(Ctx& ctx, const NbOp& op, const std::string& slot, std::size_t axis);
-IntsArg shape_input(Ctx& ctx, const NbOp& op, const std::string& tensor_slot, const std::string& list_slot);
+IntsArg shape_input(Ctx& ctx, const NbOp& op, const std::string& tensor_slot,
+                    const std::string& list_slot);
 // A constant as float32 with a new shape (numel must agree).
 std::string float_const_as(Ctx& ctx, const Array& a, const Dims& shape, const std::string& base);
 Array to_float(Ctx& ctx, const Array& a);

@@ -32,10 +32,13 @@ int source_channel(PixelFormat f, bool to_rgb, int c) {
   const char colour = order[c];
   switch (f) {
     case PixelFormat::kGray:
-    case PixelFormat::kGrayAlpha: return 0;
+    case PixelFormat::kGrayAlpha:
+      return 0;
     case PixelFormat::kRGB:
-    case PixelFormat::kRGBA: return colour == 'R' ? 0 : (colour == 'G' ? 1 : 2);
-    default: return colour == 'B' ? 0 : (colour == 'G' ? 1 : 2);
+    case PixelFormat::kRGBA:
+      return colour == 'R' ? 0 : (colour == 'G' ? 1 : 2);
+    default:
+      return colour == 'B' ? 0 : (colour == 'G' ? 1 : 2);
   }
 }
 
@@ -62,7 +65,9 @@ double bilinear(const ImageView& img, double x, double y, int ch) {
          ay * ((1 - ax) * pixel(img, x0, y0 + 1, ch) + ax * pixel(img, x0 + 1, y0 + 1, ch));
 }
 
-double clamp(double v, double lo, double hi) { return std::min(std::max(v, lo), hi); }
+double clamp(double v, double lo, double hi) {
+  return std::min(std::max(v, lo), hi);
+}
 
 float normalise(double v, const NormalizeParams& n, int c) {
   return static_cast<float>((v / 255.0 - n.mean[c]) / n.std[c]);
@@ -115,10 +120,10 @@ void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, 
                      const NormalizeParams& norm, float pad_value, float* dst) {
   check_common(src, out_w, out_h, norm, dst);
   if (dst_w < out_w) fail(StatusCode::kInvalidArgument, "reference: dst_w < out_w");
-  auto dist = [&](int a, int b) { 
+  auto dist = [&](int a, int b) {
     return std::hypot(static_cast<double>(q.p[a].x - q.p[b].x),
                       static_cast<double>(q.p[a].y - q.p[b].y));
-   };
+  };
   const int cw = std::max(1, static_cast<int>(std::max(dist(0, 1), dist(3, 2))));
   const int ch = std::max(1, static_cast<int>(std::max(dist(0, 3), dist(1, 2))));
 

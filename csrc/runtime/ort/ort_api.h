@@ -35,9 +35,20 @@ struct OrtAllocator;
 struct OrtModelMetadata;
 struct OrtArenaCfg;
 
-enum OrtLoggingLevel : int { kLogVerbose = 0, kLogInfo = 1, kLogWarning = 2, kLogError = 3, kLogFatal = 4 };
+enum OrtLoggingLevel : int {
+  kLogVerbose = 0,
+  kLogInfo = 1,
+  kLogWarning = 2,
+  kLogError = 3,
+  kLogFatal = 4
+};
 enum OrtErrorCode : int { kOrtOk = 0 };
-enum GraphOptimizationLevel : int { kOptDisableAll = 0, kOptBasic = 1, kOptExtended = 2, kOptAll = 99 };
+enum GraphOptimizationLevel : int {
+  kOptDisableAll = 0,
+  kOptBasic = 1,
+  kOptExtended = 2,
+  kOptAll = 99
+};
 enum ExecutionMode : int { kSequential = 0, kParallel = 1 };
 enum OrtAllocatorType : int { kDeviceAllocator = 0, kArenaAllocator = 1 };
 enum OrtMemType : int { kMemTypeDefault = 0 };
@@ -51,85 +62,89 @@ struct OrtApiBase {
 using GetApiBaseFn = const OrtApiBase* (*)();
 
 // Slot index and C signature of each entry used.
-#define EDGEOCR_ORT_ENTRIES(X)                                                                    \
-  X(CreateStatus, 0, OrtStatus*, (int code, const char* msg))                                      \
-  X(GetErrorCode, 1, int, (const OrtStatus*))                                                      \
-  X(GetErrorMessage, 2, const char*, (const OrtStatus*))                                           \
-  X(CreateEnv, 3, OrtStatus*, (int level, const char* logid, OrtEnv** out))                        \
-  X(CreateSession, 7, OrtStatus*,                                                                  \
-    (const OrtEnv*, const char* path, const OrtSessionOptions*, OrtSession** out))                 \
-  X(CreateSessionFromArray, 8, OrtStatus*,                                                         \
-    (const OrtEnv*, const void* data, std::size_t len, const OrtSessionOptions*, OrtSession** out)) \
-  X(Run, 9, OrtStatus*,                                                                            \
-    (OrtSession*, const OrtRunOptions*, const char* const* in_names, const OrtValue* const* in,    \
-     std::size_t n_in, const char* const* out_names, std::size_t n_out, OrtValue** out))           \
-  X(CreateSessionOptions, 10, OrtStatus*, (OrtSessionOptions** out))                               \
-  X(SetOptimizedModelFilePath, 11, OrtStatus*, (OrtSessionOptions*, const char* path))             \
-  X(SetSessionExecutionMode, 13, OrtStatus*, (OrtSessionOptions*, int mode))                       \
-  X(EnableMemPattern, 16, OrtStatus*, (OrtSessionOptions*))                                        \
-  X(DisableMemPattern, 17, OrtStatus*, (OrtSessionOptions*))                                       \
-  X(EnableCpuMemArena, 18, OrtStatus*, (OrtSessionOptions*))                                       \
-  X(DisableCpuMemArena, 19, OrtStatus*, (OrtSessionOptions*))                                      \
-  X(SetSessionGraphOptimizationLevel, 23, OrtStatus*, (OrtSessionOptions*, int level))             \
-  X(SetIntraOpNumThreads, 24, OrtStatus*, (OrtSessionOptions*, int n))                             \
-  X(SetInterOpNumThreads, 25, OrtStatus*, (OrtSessionOptions*, int n))                             \
-  X(SessionGetInputCount, 30, OrtStatus*, (const OrtSession*, std::size_t* out))                   \
-  X(SessionGetOutputCount, 31, OrtStatus*, (const OrtSession*, std::size_t* out))                  \
-  X(SessionGetInputTypeInfo, 33, OrtStatus*, (const OrtSession*, std::size_t i, OrtTypeInfo** out)) \
-  X(SessionGetOutputTypeInfo, 34, OrtStatus*,                                                      \
-    (const OrtSession*, std::size_t i, OrtTypeInfo** out))                                         \
-  X(SessionGetInputName, 36, OrtStatus*,                                                           \
-    (const OrtSession*, std::size_t i, OrtAllocator*, char** out))                                 \
-  X(SessionGetOutputName, 37, OrtStatus*,                                                          \
-    (const OrtSession*, std::size_t i, OrtAllocator*, char** out))                                 \
-  X(CreateRunOptions, 39, OrtStatus*, (OrtRunOptions** out))                                       \
-  X(RunOptionsSetTerminate, 46, OrtStatus*, (OrtRunOptions*))                                      \
-  X(RunOptionsUnsetTerminate, 47, OrtStatus*, (OrtRunOptions*))                                    \
-  X(CreateTensorAsOrtValue, 48, OrtStatus*,                                                        \
-    (OrtAllocator*, const std::int64_t* shape, std::size_t rank, int type, OrtValue** out))        \
-  X(CreateTensorWithDataAsOrtValue, 49, OrtStatus*,                                                \
-    (const OrtMemoryInfo*, void* data, std::size_t bytes, const std::int64_t* shape,               \
-     std::size_t rank, int type, OrtValue** out))                                                  \
-  X(IsTensor, 50, OrtStatus*, (const OrtValue*, int* out))                                         \
-  X(GetTensorMutableData, 51, OrtStatus*, (OrtValue*, void** out))                                 \
-  X(CastTypeInfoToTensorInfo, 55, OrtStatus*,                                                      \
-    (const OrtTypeInfo*, const OrtTensorTypeAndShapeInfo** out))                                   \
-  X(GetOnnxTypeFromTypeInfo, 56, OrtStatus*, (const OrtTypeInfo*, int* out))                       \
-  X(GetTensorElementType, 60, OrtStatus*, (const OrtTensorTypeAndShapeInfo*, int* out))            \
-  X(GetDimensionsCount, 61, OrtStatus*, (const OrtTensorTypeAndShapeInfo*, std::size_t* out))      \
-  X(GetDimensions, 62, OrtStatus*,                                                                 \
-    (const OrtTensorTypeAndShapeInfo*, std::int64_t* dims, std::size_t n))                        \
-  X(GetSymbolicDimensions, 63, OrtStatus*,                                                         \
-    (const OrtTensorTypeAndShapeInfo*, const char** names, std::size_t n))                         \
-  X(GetTensorShapeElementCount, 64, OrtStatus*, (const OrtTensorTypeAndShapeInfo*, std::size_t* out)) \
-  X(GetTensorTypeAndShape, 65, OrtStatus*, (const OrtValue*, OrtTensorTypeAndShapeInfo** out))     \
-  X(GetTypeInfo, 66, OrtStatus*, (const OrtValue*, OrtTypeInfo** out))                             \
-  X(CreateCpuMemoryInfo, 69, OrtStatus*, (int alloc_type, int mem_type, OrtMemoryInfo** out))      \
-  X(AllocatorFree, 76, OrtStatus*, (OrtAllocator*, void* p))                                       \
-  X(GetAllocatorWithDefaultOptions, 78, OrtStatus*, (OrtAllocator** out))                          \
-  X(ReleaseEnv, 92, void, (OrtEnv*))                                                               \
-  X(ReleaseStatus, 93, void, (OrtStatus*))                                                         \
-  X(ReleaseMemoryInfo, 94, void, (OrtMemoryInfo*))                                                 \
-  X(ReleaseSession, 95, void, (OrtSession*))                                                       \
-  X(ReleaseValue, 96, void, (OrtValue*))                                                           \
-  X(ReleaseRunOptions, 97, void, (OrtRunOptions*))                                                 \
-  X(ReleaseTypeInfo, 98, void, (OrtTypeInfo*))                                                     \
-  X(ReleaseTensorTypeAndShapeInfo, 99, void, (OrtTensorTypeAndShapeInfo*))                         \
-  X(ReleaseSessionOptions, 100, void, (OrtSessionOptions*))                                        \
-  X(SessionGetModelMetadata, 111, OrtStatus*, (const OrtSession*, OrtModelMetadata** out))         \
-  X(ModelMetadataGetProducerName, 112, OrtStatus*,                                                 \
-    (const OrtModelMetadata*, OrtAllocator*, char** out))                                          \
-  X(ModelMetadataLookupCustomMetadataMap, 116, OrtStatus*,                                         \
-    (const OrtModelMetadata*, OrtAllocator*, const char* key, char** out))                         \
-  X(ReleaseModelMetadata, 118, void, (OrtModelMetadata*))                                          \
-  X(ModelMetadataGetCustomMetadataMapKeys, 123, OrtStatus*,                                        \
-    (const OrtModelMetadata*, OrtAllocator*, char*** keys, std::int64_t* n))                       \
-  X(AddSessionConfigEntry, 130, OrtStatus*, (OrtSessionOptions*, const char* key, const char* value)) \
-  X(CreateAndRegisterAllocator, 144, OrtStatus*,                                                   \
-    (OrtEnv*, const OrtMemoryInfo*, const OrtArenaCfg*))                                           \
-  X(ReleaseArenaCfg, 157, void, (OrtArenaCfg*))                                                    \
-  X(CreateArenaCfgV2, 164, OrtStatus*,                                                             \
-    (const char* const* keys, const std::size_t* values, std::size_t n, OrtArenaCfg** out))       \
+#define EDGEOCR_ORT_ENTRIES(X)                                                                  \
+  X(CreateStatus, 0, OrtStatus*, (int code, const char* msg))                                   \
+  X(GetErrorCode, 1, int, (const OrtStatus*))                                                   \
+  X(GetErrorMessage, 2, const char*, (const OrtStatus*))                                        \
+  X(CreateEnv, 3, OrtStatus*, (int level, const char* logid, OrtEnv** out))                     \
+  X(CreateSession, 7, OrtStatus*,                                                               \
+    (const OrtEnv*, const char* path, const OrtSessionOptions*, OrtSession** out))              \
+  X(CreateSessionFromArray, 8, OrtStatus*,                                                      \
+    (const OrtEnv*, const void* data, std::size_t len, const OrtSessionOptions*,                \
+     OrtSession** out))                                                                         \
+  X(Run, 9, OrtStatus*,                                                                         \
+    (OrtSession*, const OrtRunOptions*, const char* const* in_names, const OrtValue* const* in, \
+     std::size_t n_in, const char* const* out_names, std::size_t n_out, OrtValue** out))        \
+  X(CreateSessionOptions, 10, OrtStatus*, (OrtSessionOptions * *out))                           \
+  X(SetOptimizedModelFilePath, 11, OrtStatus*, (OrtSessionOptions*, const char* path))          \
+  X(SetSessionExecutionMode, 13, OrtStatus*, (OrtSessionOptions*, int mode))                    \
+  X(EnableMemPattern, 16, OrtStatus*, (OrtSessionOptions*))                                     \
+  X(DisableMemPattern, 17, OrtStatus*, (OrtSessionOptions*))                                    \
+  X(EnableCpuMemArena, 18, OrtStatus*, (OrtSessionOptions*))                                    \
+  X(DisableCpuMemArena, 19, OrtStatus*, (OrtSessionOptions*))                                   \
+  X(SetSessionGraphOptimizationLevel, 23, OrtStatus*, (OrtSessionOptions*, int level))          \
+  X(SetIntraOpNumThreads, 24, OrtStatus*, (OrtSessionOptions*, int n))                          \
+  X(SetInterOpNumThreads, 25, OrtStatus*, (OrtSessionOptions*, int n))                          \
+  X(SessionGetInputCount, 30, OrtStatus*, (const OrtSession*, std::size_t* out))                \
+  X(SessionGetOutputCount, 31, OrtStatus*, (const OrtSession*, std::size_t* out))               \
+  X(SessionGetInputTypeInfo, 33, OrtStatus*,                                                    \
+    (const OrtSession*, std::size_t i, OrtTypeInfo** out))                                      \
+  X(SessionGetOutputTypeInfo, 34, OrtStatus*,                                                   \
+    (const OrtSession*, std::size_t i, OrtTypeInfo** out))                                      \
+  X(SessionGetInputName, 36, OrtStatus*,                                                        \
+    (const OrtSession*, std::size_t i, OrtAllocator*, char** out))                              \
+  X(SessionGetOutputName, 37, OrtStatus*,                                                       \
+    (const OrtSession*, std::size_t i, OrtAllocator*, char** out))                              \
+  X(CreateRunOptions, 39, OrtStatus*, (OrtRunOptions * *out))                                   \
+  X(RunOptionsSetTerminate, 46, OrtStatus*, (OrtRunOptions*))                                   \
+  X(RunOptionsUnsetTerminate, 47, OrtStatus*, (OrtRunOptions*))                                 \
+  X(CreateTensorAsOrtValue, 48, OrtStatus*,                                                     \
+    (OrtAllocator*, const std::int64_t* shape, std::size_t rank, int type, OrtValue** out))     \
+  X(CreateTensorWithDataAsOrtValue, 49, OrtStatus*,                                             \
+    (const OrtMemoryInfo*, void* data, std::size_t bytes, const std::int64_t* shape,            \
+     std::size_t rank, int type, OrtValue** out))                                               \
+  X(IsTensor, 50, OrtStatus*, (const OrtValue*, int* out))                                      \
+  X(GetTensorMutableData, 51, OrtStatus*, (OrtValue*, void** out))                              \
+  X(CastTypeInfoToTensorInfo, 55, OrtStatus*,                                                   \
+    (const OrtTypeInfo*, const OrtTensorTypeAndShapeInfo** out))                                \
+  X(GetOnnxTypeFromTypeInfo, 56, OrtStatus*, (const OrtTypeInfo*, int* out))                    \
+  X(GetTensorElementType, 60, OrtStatus*, (const OrtTensorTypeAndShapeInfo*, int* out))         \
+  X(GetDimensionsCount, 61, OrtStatus*, (const OrtTensorTypeAndShapeInfo*, std::size_t* out))   \
+  X(GetDimensions, 62, OrtStatus*,                                                              \
+    (const OrtTensorTypeAndShapeInfo*, std::int64_t* dims, std::size_t n))                      \
+  X(GetSymbolicDimensions, 63, OrtStatus*,                                                      \
+    (const OrtTensorTypeAndShapeInfo*, const char** names, std::size_t n))                      \
+  X(GetTensorShapeElementCount, 64, OrtStatus*,                                                 \
+    (const OrtTensorTypeAndShapeInfo*, std::size_t* out))                                       \
+  X(GetTensorTypeAndShape, 65, OrtStatus*, (const OrtValue*, OrtTensorTypeAndShapeInfo** out))  \
+  X(GetTypeInfo, 66, OrtStatus*, (const OrtValue*, OrtTypeInfo** out))                          \
+  X(CreateCpuMemoryInfo, 69, OrtStatus*, (int alloc_type, int mem_type, OrtMemoryInfo** out))   \
+  X(AllocatorFree, 76, OrtStatus*, (OrtAllocator*, void* p))                                    \
+  X(GetAllocatorWithDefaultOptions, 78, OrtStatus*, (OrtAllocator * *out))                      \
+  X(ReleaseEnv, 92, void, (OrtEnv*))                                                            \
+  X(ReleaseStatus, 93, void, (OrtStatus*))                                                      \
+  X(ReleaseMemoryInfo, 94, void, (OrtMemoryInfo*))                                              \
+  X(ReleaseSession, 95, void, (OrtSession*))                                                    \
+  X(ReleaseValue, 96, void, (OrtValue*))                                                        \
+  X(ReleaseRunOptions, 97, void, (OrtRunOptions*))                                              \
+  X(ReleaseTypeInfo, 98, void, (OrtTypeInfo*))                                                  \
+  X(ReleaseTensorTypeAndShapeInfo, 99, void, (OrtTensorTypeAndShapeInfo*))                      \
+  X(ReleaseSessionOptions, 100, void, (OrtSessionOptions*))                                     \
+  X(SessionGetModelMetadata, 111, OrtStatus*, (const OrtSession*, OrtModelMetadata** out))      \
+  X(ModelMetadataGetProducerName, 112, OrtStatus*,                                              \
+    (const OrtModelMetadata*, OrtAllocator*, char** out))                                       \
+  X(ModelMetadataLookupCustomMetadataMap, 116, OrtStatus*,                                      \
+    (const OrtModelMetadata*, OrtAllocator*, const char* key, char** out))                      \
+  X(ReleaseModelMetadata, 118, void, (OrtModelMetadata*))                                       \
+  X(ModelMetadataGetCustomMetadataMapKeys, 123, OrtStatus*,                                     \
+    (const OrtModelMetadata*, OrtAllocator*, char*** keys, std::int64_t* n))                    \
+  X(AddSessionConfigEntry, 130, OrtStatus*,                                                     \
+    (OrtSessionOptions*, const char* key, const char* value))                                   \
+  X(CreateAndRegisterAllocator, 144, OrtStatus*,                                                \
+    (OrtEnv*, const OrtMemoryInfo*, const OrtArenaCfg*))                                        \
+  X(ReleaseArenaCfg, 157, void, (OrtArenaCfg*))                                                 \
+  X(CreateArenaCfgV2, 164, OrtStatus*,                                                          \
+    (const char* const* keys, const std::size_t* values, std::size_t n, OrtArenaCfg** out))     \
   X(AddRunConfigEntry, 165, OrtStatus*, (OrtRunOptions*, const char* key, const char* value))
 
 // The loaded runtime: typed accessors to each entry above.
@@ -152,7 +167,8 @@ struct Runtime {
   explicit Runtime(Api a) : api(a) {}
   Api api;
   OrtEnv* env = nullptr;
-  OrtAllocator* allocator = nullptr;  // ORT's default CPU allocator (for names and metadata strings)
+  OrtAllocator* allocator =
+      nullptr;  // ORT's default CPU allocator (for names and metadata strings)
   OrtMemoryInfo* cpu_memory = nullptr;
   std::string version;  // e.g. "1.32.0"
   std::string library_path;
@@ -173,7 +189,6 @@ void ensure_shared_arena(const Runtime& rt);
 // Throws edgeocr::Error(code) with `context` and ORT's message when `st` is
 // an error; releases `st`.
 void check(OrtStatus* st, const std::string& context, int code = 4 /* kBackendError */);
-
 
 }  // namespace ort
 }  // namespace edgeocr

@@ -5,8 +5,8 @@
 
 #include "common/checked.h"
 #include "edgeocr/model.h"
-#include "runtime/malloc_tuning.h"
 #include "edgeocr/status.h"
+#include "runtime/malloc_tuning.h"
 #include "runtime/ort/ort_api.h"
 
 namespace edgeocr {
@@ -46,9 +46,9 @@ TensorInfo tensor_info(const ort::Runtime& rt, ort::OrtTypeInfo* ti, std::string
   int onnx_type = 0;
   check(api.GetOnnxTypeFromTypeInfo()(ti, &onnx_type), "GetOnnxTypeFromTypeInfo", kBackend);
   if (onnx_type != ort::kOnnxTypeTensor) {
-    fail(StatusCode::kInvalidModel,
-         "input/output '" + info.name + "' is not a tensor (ONNX type " +
-             std::to_string(onnx_type) + "); edgeocr runs tensor-in, tensor-out models");
+    fail(StatusCode::kInvalidModel, "input/output '" + info.name + "' is not a tensor (ONNX type " +
+                                        std::to_string(onnx_type) +
+                                        "); edgeocr runs tensor-in, tensor-out models");
   }
   const ort::OrtTensorTypeAndShapeInfo* tsi = nullptr;
   check(api.CastTypeInfoToTensorInfo()(ti, &tsi), "CastTypeInfoToTensorInfo", kBackend);
@@ -84,10 +84,10 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
         "SetSessionExecutionMode", kBackend);
   check(api.SetSessionGraphOptimizationLevel()(so, static_cast<int>(o.optimization)),
         "SetSessionGraphOptimizationLevel", kBackend);
-  check((o.memory_arena ? api.EnableCpuMemArena() : api.DisableCpuMemArena())(so),
-        "CpuMemArena", kBackend);
-  check((o.memory_pattern ? api.EnableMemPattern() : api.DisableMemPattern())(so),
-        "MemPattern", kBackend);
+  check((o.memory_arena ? api.EnableCpuMemArena() : api.DisableCpuMemArena())(so), "CpuMemArena",
+        kBackend);
+  check((o.memory_pattern ? api.EnableMemPattern() : api.DisableMemPattern())(so), "MemPattern",
+        kBackend);
   if (o.shared_arena) {
     ort::ensure_shared_arena(rt);
     check(api.AddSessionConfigEntry()(so, "session.use_env_allocators", "1"),
@@ -112,9 +112,8 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
 
 std::shared_ptr<Model> Model::from_file(const std::string& path, const SessionOptions& opts,
                                         std::shared_ptr<MemoryPool> pool) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    fail(StatusCode::kNotFound, "model file not found: " + path);
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) fail(StatusCode::kNotFound, "model file not found: " + path);
   if (S_ISDIR(st.st_mode))
     fail(StatusCode::kInvalidArgument, "model path is a directory, not a file: " + path);
   if (st.st_size == 0) fail(StatusCode::kInvalidModel, path + ": model file is empty (0 bytes)");
@@ -157,7 +156,8 @@ void Model::init(const SessionOptions& opts, std::shared_ptr<MemoryPool> pool) {
   pool_ = pool ? std::move(pool) : MemoryPool::create();
   if (opts.shrink_arena) {
     if (!opts.memory_arena && !opts.shared_arena)
-      fail(StatusCode::kInvalidArgument, "shrink_arena needs an arena (memory_arena or shared_arena)");
+      fail(StatusCode::kInvalidArgument,
+           "shrink_arena needs an arena (memory_arena or shared_arena)");
     check(api.CreateRunOptions()(&run_options_), "CreateRunOptions", kBackend);
     check(api.AddRunConfigEntry()(run_options_, "memory.enable_memory_arena_shrinkage", "cpu:0"),
           "AddRunConfigEntry", kBackend);
@@ -167,7 +167,8 @@ void Model::init(const SessionOptions& opts, std::shared_ptr<MemoryPool> pool) {
   check(api.SessionGetOutputCount()(session_, &n_out), "SessionGetOutputCount", kBackend);
   for (std::size_t i = 0; i < n_in; ++i) {
     char* nm = nullptr;
-    check(api.SessionGetInputName()(session_, i, rt.allocator, &nm), "SessionGetInputName", kBackend);
+    check(api.SessionGetInputName()(session_, i, rt.allocator, &nm), "SessionGetInputName",
+          kBackend);
     std::string name = take_string(rt, nm);
     ort::OrtTypeInfo* ti = nullptr;
     check(api.SessionGetInputTypeInfo()(session_, i, &ti), "SessionGetInputTypeInfo", kBackend);
@@ -175,7 +176,8 @@ void Model::init(const SessionOptions& opts, std::shared_ptr<MemoryPool> pool) {
   }
   for (std::size_t i = 0; i < n_out; ++i) {
     char* nm = nullptr;
-    check(api.SessionGetOutputName()(session_, i, rt.allocator, &nm), "SessionGetOutputName", kBackend);
+    check(api.SessionGetOutputName()(session_, i, rt.allocator, &nm), "SessionGetOutputName",
+          kBackend);
     std::string name = take_string(rt, nm);
     ort::OrtTypeInfo* ti = nullptr;
     check(api.SessionGetOutputTypeInfo()(session_, i, &ti), "SessionGetOutputTypeInfo", kBackend);
@@ -215,22 +217,25 @@ void Model::check_inputs(const std::vector<TensorView>& in) const {
     const TensorView& v = in[i];
     if (v.dtype != decl.dtype)
       fail(StatusCode::kInvalidArgument, name_ + ": input '" + decl.name + "' must be " +
-                                             dtype_name(decl.dtype) + ", got " + dtype_name(v.dtype));
+                                             dtype_name(decl.dtype) + ", got " +
+                                             dtype_name(v.dtype));
     if (v.shape.size() != decl.shape.size())
-      fail(StatusCode::kInvalidArgument,
-           name_ + ": input '" + decl.name + "' must have rank " + std::to_string(decl.shape.size()) +
-               " (shape " + shape_str(decl.shape) + "), got shape " + shape_str(v.shape));
+      fail(StatusCode::kInvalidArgument, name_ + ": input '" + decl.name + "' must have rank " +
+                                             std::to_string(decl.shape.size()) + " (shape " +
+                                             shape_str(decl.shape) + "), got shape " +
+                                             shape_str(v.shape));
     for (std::size_t d = 0; d < v.shape.size(); ++d) {
       if (v.shape[d] <= 0)
-        fail(StatusCode::kInvalidArgument, name_ + ": input '" + decl.name + "' has an empty shape " +
-                                               shape_str(v.shape));
+        fail(StatusCode::kInvalidArgument,
+             name_ + ": input '" + decl.name + "' has an empty shape " + shape_str(v.shape));
       if (decl.shape[d] >= 0 && decl.shape[d] != v.shape[d])
         fail(StatusCode::kInvalidArgument,
              name_ + ": input '" + decl.name + "' dimension " + std::to_string(d) + " must be " +
                  std::to_string(decl.shape[d]) + " (shape " + shape_str(decl.shape) +
                  ", -1 = any), got shape " + shape_str(v.shape));
     }
-    if (!v.data) fail(StatusCode::kInvalidArgument, name_ + ": input '" + decl.name + "' has no data");
+    if (!v.data)
+      fail(StatusCode::kInvalidArgument, name_ + ": input '" + decl.name + "' has no data");
   }
 }
 
@@ -248,16 +253,19 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
     std::vector<ort::OrtValue*>& a;
     std::vector<ort::OrtValue*>& b;
     ~Cleanup() {
-      for (auto* v : a) if (v) api.ReleaseValue()(v);
-      for (auto* v : b) if (v) api.ReleaseValue()(v);
+      for (auto* v : a)
+        if (v) api.ReleaseValue()(v);
+      for (auto* v : b)
+        if (v) api.ReleaseValue()(v);
     }
   } cleanup{api, in_vals, out_vals};
 
   std::vector<std::int64_t> key;
   for (std::size_t i = 0; i < n_in; ++i) {
     const TensorView& v = in[i];
-    std::size_t bytes = checked_mul(static_cast<std::size_t>(element_count(v.shape)), dtype_size(v.dtype),
-                                    "model input bytes", StatusCode::kInvalidArgument);
+    std::size_t bytes =
+        checked_mul(static_cast<std::size_t>(element_count(v.shape)), dtype_size(v.dtype),
+                    "model input bytes", StatusCode::kInvalidArgument);
     check(api.CreateTensorWithDataAsOrtValue()(rt.cpu_memory, const_cast<void*>(v.data), bytes,
                                                v.shape.data(), v.shape.size(),
                                                static_cast<int>(v.dtype), &in_vals[i]),

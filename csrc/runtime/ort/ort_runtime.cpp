@@ -1,8 +1,8 @@
-#include <dlfcn.h>
 #include <dirent.h>
+#include <dlfcn.h>
 
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -21,7 +21,8 @@ Runtime* g_runtime = nullptr;  // never freed: ORT must outlive every session
 
 std::string dir_of_this_library() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&dir_of_this_library), &info) == 0 || !info.dli_fname) return {};
+  if (dladdr(reinterpret_cast<void*>(&dir_of_this_library), &info) == 0 || !info.dli_fname)
+    return {};
   std::string p(info.dli_fname);
   auto slash = p.rfind('/');
   return slash == std::string::npos ? std::string(".") : p.substr(0, slash);
@@ -132,7 +133,8 @@ const Runtime& runtime() {
     candidates.emplace_back(env, "EDGEOCR_ORT_LIBRARY");
   const std::string here = dir_of_this_library();
   if (!here.empty()) {
-    for (const std::string& dir : {here, here + "/../onnxruntime/capi", here + "/../../onnxruntime/capi"}) {
+    for (const std::string& dir :
+         {here, here + "/../onnxruntime/capi", here + "/../../onnxruntime/capi"}) {
       std::string p = find_in_dir(dir);
       if (!p.empty()) candidates.emplace_back(p, "next to edgeocr");
     }
@@ -171,9 +173,9 @@ void check(OrtStatus* st, const std::string& context, int code) {
 void set_ort_library_path(const std::string& path) {
   std::lock_guard<std::mutex> lock(ort::g_mu);
   if (ort::g_runtime && ort::g_runtime->library_path != path) {
-    fail(StatusCode::kInvalidArgument,
-         "ONNX Runtime is already loaded from " + ort::g_runtime->library_path +
-             "; cannot switch to " + path + " in the same process");
+    fail(StatusCode::kInvalidArgument, "ONNX Runtime is already loaded from " +
+                                           ort::g_runtime->library_path + "; cannot switch to " +
+                                           path + " in the same process");
   }
   ort::g_requested_path = path;
 }

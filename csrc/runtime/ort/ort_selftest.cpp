@@ -45,7 +45,10 @@ Pb float_tensor_type(const std::vector<std::pair<std::int64_t, std::string>>& di
   Pb shape;
   for (const auto& [value, param] : dims) {
     Pb d;
-    if (param.empty()) d.i64(1, value); else d.bytes(2, param);
+    if (param.empty())
+      d.i64(1, value);
+    else
+      d.bytes(2, param);
     shape.msg(1, d);
   }
   Pb tensor;
@@ -96,8 +99,8 @@ std::string ort_selftest_model() {
   Pb meta;
   meta.bytes(1, "edgeocr.selftest").bytes(2, "ok");
   Pb model;
-  model.i64(1, 8);                // ir_version
-  model.bytes(2, "edgeocr");      // producer_name
+  model.i64(1, 8);            // ir_version
+  model.bytes(2, "edgeocr");  // producer_name
   model.msg(7, graph);
   model.msg(8, opset);
   model.msg(14, meta);
@@ -149,12 +152,14 @@ SelfTestReport ort_selftest() {
     ok(api.SetIntraOpNumThreads()(so, 1), "SetIntraOpNumThreads");
     ok(api.SetInterOpNumThreads()(so, 1), "SetInterOpNumThreads");
     ok(api.SetSessionExecutionMode()(so, ort::kSequential), "SetSessionExecutionMode");
-    ok(api.SetSessionGraphOptimizationLevel()(so, ort::kOptAll), "SetSessionGraphOptimizationLevel");
+    ok(api.SetSessionGraphOptimizationLevel()(so, ort::kOptAll),
+       "SetSessionGraphOptimizationLevel");
     ok(api.EnableCpuMemArena()(so), "EnableCpuMemArena");
     ok(api.DisableCpuMemArena()(so), "DisableCpuMemArena");
     ok(api.EnableMemPattern()(so), "EnableMemPattern");
     ok(api.DisableMemPattern()(so), "DisableMemPattern");
-    ok(api.AddSessionConfigEntry()(so, "session.intra_op.allow_spinning", "0"), "AddSessionConfigEntry");
+    ok(api.AddSessionConfigEntry()(so, "session.intra_op.allow_spinning", "0"),
+       "AddSessionConfigEntry");
     ok(api.SetOptimizedModelFilePath()(so, opt_path.c_str()), "SetOptimizedModelFilePath");
     // An invalid config value must be rejected: proves the entry really parses arguments.
     ort::OrtStatus* bad = api.SetSessionExecutionMode()(so, 12345);
@@ -183,7 +188,8 @@ SelfTestReport ort_selftest() {
       } catch (const Error& e) {
         expect(false, std::string("shared arena: ") + e.what());
       }
-      ok(api.AddSessionConfigEntry()(so2, "session.use_env_allocators", "1"), "AddSessionConfigEntry");
+      ok(api.AddSessionConfigEntry()(so2, "session.use_env_allocators", "1"),
+         "AddSessionConfigEntry");
     }
     ok(api.CreateSessionFromArray()(rt.env, model.data(), model.size(), so2, &sess2),
        "CreateSessionFromArray");
@@ -193,7 +199,9 @@ SelfTestReport ort_selftest() {
     expect(js != nullptr && junk == nullptr, "CreateSessionFromArray rejects junk bytes");
     if (js) api.ReleaseStatus()(js);
     api.ReleaseSessionOptions()(so2);
-    struct stat_probe { bool exists; } probe{access(opt_path.c_str(), F_OK) == 0};
+    struct stat_probe {
+      bool exists;
+    } probe{access(opt_path.c_str(), F_OK) == 0};
     expect(probe.exists, "SetOptimizedModelFilePath wrote the optimised model");
     unlink(opt_path.c_str());
     unlink(model_path.c_str());
@@ -243,14 +251,16 @@ SelfTestReport ort_selftest() {
       ok(api.SessionGetModelMetadata()(ss, &md), "SessionGetModelMetadata");
       if (md) {
         char* producer = nullptr;
-        ok(api.ModelMetadataGetProducerName()(md, rt.allocator, &producer), "ModelMetadataGetProducerName");
+        ok(api.ModelMetadataGetProducerName()(md, rt.allocator, &producer),
+           "ModelMetadataGetProducerName");
         expect(producer && std::strcmp(producer, "edgeocr") == 0, "producer name");
         if (producer) api.AllocatorFree()(rt.allocator, producer);
         char** keys = nullptr;
         std::int64_t n_keys = 0;
         ok(api.ModelMetadataGetCustomMetadataMapKeys()(md, rt.allocator, &keys, &n_keys),
            "ModelMetadataGetCustomMetadataMapKeys");
-        expect(n_keys == 1 && keys && std::strcmp(keys[0], "edgeocr.selftest") == 0, "metadata keys");
+        expect(n_keys == 1 && keys && std::strcmp(keys[0], "edgeocr.selftest") == 0,
+               "metadata keys");
         for (std::int64_t k = 0; k < n_keys; ++k) api.AllocatorFree()(rt.allocator, keys[k]);
         if (keys) api.AllocatorFree()(rt.allocator, keys);
         char* value = nullptr;
@@ -261,7 +271,8 @@ SelfTestReport ort_selftest() {
         api.ReleaseModelMetadata()(md);
       }
 
-      // Run twice: output allocated by ORT (CreateTensorAsOrtValue-free path), then into our memory.
+      // Run twice: output allocated by ORT (CreateTensorAsOrtValue-free path), then into our
+      // memory.
       float x[6] = {1, 2, 3, -4, 0.5f, 10};
       std::int64_t shape[2] = {2, 3};
       ort::OrtValue* xv = nullptr;
@@ -320,12 +331,14 @@ SelfTestReport ort_selftest() {
       if (ss == sess2) {
         ort::OrtRunOptions* shrink = nullptr;
         ok(api.CreateRunOptions()(&shrink), "CreateRunOptions");
-        ok(api.AddRunConfigEntry()(shrink, "memory.enable_memory_arena_shrinkage", "cpu:0"), "AddRunConfigEntry");
+        ok(api.AddRunConfigEntry()(shrink, "memory.enable_memory_arena_shrinkage", "cpu:0"),
+           "AddRunConfigEntry");
         ort::OrtValue* yv4 = nullptr;
         ok(api.Run()(ss, shrink, in_names, &xv, 1, out_names, 1, &yv4), "Run with arena shrinkage");
         if (yv4) api.ReleaseValue()(yv4);
         yv4 = nullptr;
-        ok(api.AddRunConfigEntry()(shrink, "memory.enable_memory_arena_shrinkage", "edgeocr-no-device"),
+        ok(api.AddRunConfigEntry()(shrink, "memory.enable_memory_arena_shrinkage",
+                                   "edgeocr-no-device"),
            "AddRunConfigEntry (malformed value)");
         ort::OrtStatus* bs = api.Run()(ss, shrink, in_names, &xv, 1, out_names, 1, &yv4);
         expect(bs != nullptr, "Run refuses a malformed arena shrinkage list");
@@ -341,7 +354,8 @@ SelfTestReport ort_selftest() {
          "CreateTensorWithDataAsOrtValue");
       ort::OrtValue* bo = nullptr;
       ort::OrtStatus* bs = api.Run()(ss, nullptr, in_names, &bv, 1, out_names, 1, &bo);
-      expect(bs != nullptr && api.GetErrorCode()(bs) != 0 && std::strlen(api.GetErrorMessage()(bs)) > 0,
+      expect(bs != nullptr && api.GetErrorCode()(bs) != 0 &&
+                 std::strlen(api.GetErrorMessage()(bs)) > 0,
              "Run rejects a wrong shape with a message");
       if (bs) api.ReleaseStatus()(bs);
       if (bo) api.ReleaseValue()(bo);
@@ -361,7 +375,8 @@ SelfTestReport ort_selftest() {
     // ReleaseEnv and ReleaseMemoryInfo run only at process exit in real use;
     // check them on objects of their own.
     ort::OrtMemoryInfo* mi = nullptr;
-    ok(api.CreateCpuMemoryInfo()(ort::kArenaAllocator, ort::kMemTypeDefault, &mi), "CreateCpuMemoryInfo");
+    ok(api.CreateCpuMemoryInfo()(ort::kArenaAllocator, ort::kMemTypeDefault, &mi),
+       "CreateCpuMemoryInfo");
     if (mi) api.ReleaseMemoryInfo()(mi);
     (void)&ort::Api::ReleaseEnv;  // the process env is never released (ORT allows only one)
   } catch (const std::exception& e) {
