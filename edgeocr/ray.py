@@ -258,6 +258,25 @@ def _require_ray():
     return ray
 
 
+#: Ray's own default starts workers (our actors) at niceness 15, below the raylet and GCS, so
+#: on a node that also runs anything else the OCR actors get only what that leaves: measured
+#: here, 1.3-2x the in-process time per page (docs/scale-out.md). A local Ray that edgeocr
+#: starts runs its workers at the caller's priority instead; a cluster you start yourself keeps
+#: its own setting (``RAY_worker_niceness=0 ray start ...`` to match).
+LOCAL_RAY_SYSTEM_CONFIG = {"worker_niceness": 0}
+
+
+def init_local_ray(ray, **kwargs):
+    """``ray.init(**kwargs)`` for a Ray that edgeocr starts on this machine (no ``address``):
+    quiet logs, no dashboard, workers at the caller's priority (:data:`LOCAL_RAY_SYSTEM_CONFIG`).
+    With an ``address`` it only connects: a running cluster's settings are its own."""
+    kw = {"logging_level": "WARNING", "log_to_driver": False, **kwargs}
+    if not kw.get("address"):
+        kw.setdefault("include_dashboard", False)
+        kw["_system_config"] = {**LOCAL_RAY_SYSTEM_CONFIG, **kw.get("_system_config", {})}
+    return ray.init(**kw)
+
+
 def ocr_dataset(
     source,
     model=None,
@@ -288,7 +307,7 @@ def ocr_dataset(
     _check_workers(threads)
     _check_workers(batch_size)
     if not ray.is_initialized():
-        ray.init()
+        init_local_ray(ray)
     if workers is None:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
     _check_workers(workers)
@@ -495,8 +514,7 @@ def run_cli(args) -> int:
     skipped = len(paths) - len(todo)
     started = False
     if not ray.is_initialized():
-        kw = {"address": args.address} if args.address else {"include_dashboard": False}
-        ray.init(logging_level="WARNING", log_to_driver=False, **kw)
+        init_local_ray(ray, address=args.address)
         started = True
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False  # our own bar counts errors too

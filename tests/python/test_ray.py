@@ -27,13 +27,9 @@ def ray_cluster():
     pytest.importorskip(
         "ray.data", reason="ray[data] is not installed (pip install 'edgeocr[ray]')"
     )
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        object_store_memory=256 * 2**20,
-        log_to_driver=False,
-        logging_level="WARNING",
-    )
+    from edgeocr.ray import init_local_ray
+
+    init_local_ray(ray, num_cpus=2, object_store_memory=256 * 2**20)
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
     ray.shutdown()
@@ -163,6 +159,17 @@ def test_expand_inputs(pages):
 
 
 # -- on a local Ray cluster --------------------------------------------------------
+
+
+def test_local_ray_workers_run_at_the_callers_priority(ray_cluster):
+    """Ray starts workers at niceness 15 by default; a local Ray edgeocr starts must not, or its
+    actors get only what every other process on the machine leaves them."""
+
+    @ray_cluster.remote(num_cpus=1)
+    def niceness():
+        return os.getpriority(os.PRIO_PROCESS, 0)
+
+    assert ray_cluster.get(niceness.remote()) == os.getpriority(os.PRIO_PROCESS, 0)
 
 
 def test_ray_rows_match_in_process(ray_cluster, v4_paths, reference, pages):
