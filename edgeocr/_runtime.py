@@ -12,6 +12,14 @@ from .errors import RuntimeLibraryError
 _configured = False
 
 
+def cpu_count() -> int:
+    """The cores this process may run on (its affinity mask), at least 1."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def find_ort_library() -> str | None:
     """Path of libonnxruntime.so* inside the installed onnxruntime wheel, or None."""
     try:

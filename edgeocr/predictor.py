@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import warnings
@@ -16,19 +15,12 @@ import numpy as np
 
 from . import _core, _runtime
 from .config import PipelineConfig
-from .errors import InvalidInputError, ModelError, ModelNotFoundError
+from .errors import InvalidInputError, ModelNotFoundError
 from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import session_options
-from .models import MODEL_SETS, resolve_model_set
+from .models import MODEL_SETS, find_model_file, resolve_model_set
 from .results import OcrLine, OcrResult
-
-
-def _cpu_count() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _check_workers(workers) -> int:
@@ -48,17 +40,6 @@ def _check_budget(mb, whose: str = "") -> float | None:
             f"{whose + ' ' if whose else ''}max_memory_mb must be a positive number, got {mb!r}"
         )
     return mb
-
-
-def _find_in_dir(folder: str, role: str) -> str | None:
-    hits = []
-    for ext in ("onnx", "ort", "nb"):
-        hits += glob.glob(os.path.join(folder, f"*{role}*.{ext}"))
-    if len(hits) > 1:
-        raise ModelError(
-            f"{folder}: several {role} models ({', '.join(sorted(hits))}); pass {role}= explicitly"
-        )
-    return hits[0] if hits else None
 
 
 class Predictor:
@@ -125,7 +106,7 @@ class Predictor:
         self.max_image_pixels = max_image_pixels
         if threads is None and self.workers > 1:
             # Throughput mode: the cores are shared out between the images in flight.
-            threads = max(1, _cpu_count() // self.workers)
+            threads = max(1, _runtime.cpu_count() // self.workers)
         if preprocess is not None and not callable(preprocess):
             raise InvalidInputError(
                 "preprocess must be a callable taking and returning an image array"
@@ -240,7 +221,7 @@ class Predictor:
                     f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
                 )
             if os.path.isdir(path):
-                paths = {r: _find_in_dir(path, r) for r in ("det", "cls", "rec")}
+                paths = {r: find_model_file(path, r) for r in ("det", "cls", "rec")}
                 if paths["det"] is None and paths["rec"] is None:
                     raise ModelNotFoundError(
                         f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder"

@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def _load_evaluate():
     spec = importlib.util.spec_from_file_location(
-        "_edgeocr_evaluate", REPO / "edgeocr" / "evaluate.py"
+        "_edgeocr_evaluate", REPO / "edgeocr" / "evaluate" / "metrics.py"
     )
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod

@@ -11,7 +11,7 @@ from conftest import REPO
 
 import edgeocr
 from edgeocr import cli
-from edgeocr.eager import PythonPipeline, ctc_greedy_decode, det_target_size
+from edgeocr.bench.eager import PythonPipeline, ctc_greedy_decode, det_target_size
 
 DATA = REPO / "tests" / "data"
 

@@ -1,4 +1,4 @@
-"""Tests for edgeocr/evaluate.py with hand-computed expectations.
+"""Tests for edgeocr/evaluate/metrics.py with hand-computed expectations.
 
 The module is loaded straight from its file so that these tests do not depend
 on the rest of the package importing cleanly.
@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _load():
     spec = importlib.util.spec_from_file_location(
-        "_edgeocr_evaluate_under_test", REPO / "edgeocr" / "evaluate.py"
+        "_edgeocr_evaluate_under_test", REPO / "edgeocr" / "evaluate" / "metrics.py"
     )
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod

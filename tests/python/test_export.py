@@ -248,7 +248,7 @@ def test_shape_branch_is_reported_with_line_and_refused(tmp_path):
 
 @needs_torch
 def test_shape_branch_found_by_each_probe():
-    from edgeocr.export_diag import compare_traces, export_guards
+    from edgeocr.export.diag import compare_traces, export_guards
 
     m = build_branchy()
     line = _line_of("BRANCH-LINE")

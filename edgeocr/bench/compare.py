@@ -9,7 +9,7 @@ the same det/cls/rec model files, images decoded once beforehand):
 
 * ``edgeocr``: ``Predictor.predict`` at batch 1, ``predict_batch`` of N images at batch N;
 * ``onnxruntime``: Python onnxruntime sessions + numpy/OpenCV pre/post-processing
-  following PaddleOCR's steps (:mod:`edgeocr.eager`);
+  following PaddleOCR's steps (:mod:`edgeocr.bench.eager`);
 * ``eager``: the same Python pipeline with the ONNX models turned into PyTorch
   modules by onnx2torch and run as a dynamic graph (``pip install edgeocr[bench]``);
 * ``rapidocr``: ``rapidocr_onnxruntime.RapidOCR`` given the same model files
@@ -109,13 +109,12 @@ def machine() -> dict:
 
 def resolve_paths(model: str | None) -> dict | None:
     """det/cls/rec files of a model set name or folder; None otherwise (one file, a bundle)."""
-    from .models import MODEL_SETS, resolve_model_set
-    from .predictor import _find_in_dir
+    from ..models import MODEL_SETS, find_model_file, resolve_model_set
 
     if model is None or model in MODEL_SETS:
         return resolve_model_set(model)
     if os.path.isdir(model):
-        return {r: _find_in_dir(model, r) for r in ("det", "cls", "rec")}
+        return {r: find_model_file(model, r) for r in ("det", "cls", "rec")}
     return None
 
 
@@ -134,7 +133,7 @@ class Contender:
 
 class EdgeocrContender(Contender):
     def __init__(self, model, paths, threads):
-        from .predictor import Predictor
+        from ..predictor import Predictor
 
         self.p = Predictor(model, threads=threads)
 
@@ -205,7 +204,7 @@ def batches_of(images: list, batch: int) -> list:
 
 
 def _load_images(files: list):
-    from .image_io import load_image
+    from ..image_io import load_image
 
     return [load_image(f) for f in files]
 
@@ -394,10 +393,11 @@ def measure_throughput(model, threads, images: list, workers: list, rounds: int)
     configurations take turns, the order flipping every round. Model share =
     the networks' time / (wall time x w): what is left is pre/post-processing,
     decoding, Python and idle workers."""
-    from .predictor import Predictor, _cpu_count
+    from .._runtime import cpu_count
+    from ..predictor import Predictor
 
     # --threads is the total: each of w images in flight gets threads // w (at least 1).
-    per_run = {w: (threads if w == 1 else max(1, (threads or _cpu_count()) // w)) for w in workers}
+    per_run = {w: (threads if w == 1 else max(1, (threads or cpu_count()) // w)) for w in workers}
     preds = {w: Predictor(model, threads=per_run[w], workers=w) for w in workers}
     for p in preds.values():
         p.predict(images[0])
@@ -535,7 +535,7 @@ def format_table(rows: list) -> str:
 
 def cmd_bench(args) -> int:
     if args.memory:
-        from .bench_memory import run_memory
+        from .memory import run_memory
 
         return run_memory(args)
     _quiet_onnx2torch()
@@ -574,7 +574,7 @@ def cmd_bench(args) -> int:
         else (lambda *a: print(*a, flush=True))
     )
     log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
-    from .pack.quantize import cpu_flags_line
+    from ..pack.quantize import cpu_flags_line
 
     info["int8_features"] = cpu_flags_line()
     log(f"CPU features for int8: {info['int8_features']}")
@@ -620,9 +620,9 @@ def cmd_bench(args) -> int:
     tput = None
     if args.throughput:
         contenders.clear()  # free the other contenders' memory first
-        from .predictor import _cpu_count
+        from .._runtime import cpu_count
 
-        workers = throughput_configs(_cpu_count())
+        workers = throughput_configs(cpu_count())
         log(
             f"throughput: edgeocr predict_iter over {len(images)} images, images in flight {workers}"
         )
@@ -678,7 +678,7 @@ def _int8_bundle(args, paths, folder, log):
         return args.int8_bundle
     if paths is None:
         raise ValueError("give --int8-bundle FILE (the model is not a model set or folder)")
-    from .pack.int8_cache import cached_int8_bundle
+    from ..pack.int8_cache import cached_int8_bundle
 
     calib = args.calib or folder
     log(f"int8: the bundle of these models calibrated on {calib} (packed once, then cached) ...")

@@ -6,7 +6,7 @@
 >>> print(check("rec.onnx", model, layerwise=True))
 
 ``export_torch`` diagnoses shape- and value-dependent control flow first
-(edgeocr.export_diag) and refuses to write a graph that froze a branch; it
+(edgeocr.export.diag) and refuses to write a graph that froze a branch; it
 then exports with the TorchScript-based ONNX exporter (dynamic axes, an opset
 that the bundled ONNX Runtime runs), writes the task metadata edgeocr reads
 (``edgeocr.role``, ``character``, normalisation) and compares the static graph
@@ -31,14 +31,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import (
+from ..errors import (
     EdgeOCRError,
     InvalidInputError,
     ModelError,
     ModelNotFoundError,
     UnsupportedError,
 )
-from .export_diag import CONTROL_FLOW, MEMORY, NO_SPEEDUP, NUMERICAL, Finding, format_report
+from .diag import CONTROL_FLOW, MEMORY, NO_SPEEDUP, NUMERICAL, Finding, format_report
 
 
 class ExportError(ModelError):
@@ -126,7 +126,7 @@ def check_task(task: str) -> str:
 
 def choose_opset(requested: int | None = None) -> int:
     """The opset to export: the requested one, else PREFERRED_OPSET capped by the runtime's."""
-    from . import runtime_info
+    from .._runtime import runtime_info
 
     try:
         version = tuple(int(v) for v in runtime_info()["version"].split(".")[:2])
@@ -192,7 +192,7 @@ def _keys_list(keys) -> list[str] | None:
         return keys.splitlines()
     if isinstance(keys, (list, tuple)):
         return [str(k) for k in keys]
-    from . import _core
+    from .. import _core
 
     return _core.loader.read_keys_file(os.fspath(keys))
 
@@ -351,8 +351,8 @@ def export_torch(
     torch = require_torch()
     import onnx
 
-    from .export_diag import diagnose, probe_shapes, tracer_findings
-    from .model import Model
+    from ..model import Model
+    from .diag import diagnose, probe_shapes, tracer_findings
 
     task = check_task(task)
     shape = (
@@ -587,7 +587,7 @@ def image_input(path: str, meta: dict, shape: tuple) -> np.ndarray:
     """A real image as the model's input: resized for the task, normalised as the metadata says."""
     import cv2
 
-    from .image_io import load_image
+    from ..image_io import load_image
 
     img = load_image(path)
     if img.ndim == 2:
@@ -648,8 +648,8 @@ def check(
     torch = require_torch()
     import onnx
 
-    from .export_diag import leaf_outputs, probe_shapes, scope_outputs, with_outputs
-    from .model import Model
+    from ..model import Model
+    from .diag import leaf_outputs, probe_shapes, scope_outputs, with_outputs
 
     onnx_path = os.fspath(onnx_path)
     static = Model(onnx_path, threads=threads)

@@ -53,22 +53,22 @@ def _measure(make, image: str) -> dict:
 
 
 def worker_main(argv) -> int:
-    import edgeocr
+    from ..predictor import Predictor
 
     model, image, threads = argv[0], argv[1], int(argv[2]) or None
     budgets = [float(b) for b in argv[3].split(",")]
     out = {"budgets": {}}
     for b in budgets:
         out["budgets"][str(b)] = _measure(
-            lambda b=b: edgeocr.Predictor(models=model, threads=threads, max_memory_mb=b), image
+            lambda b=b: Predictor(models=model, threads=threads, max_memory_mb=b), image
         )
-    out["none"] = _measure(lambda: edgeocr.Predictor(models=model, threads=threads), image)
+    out["none"] = _measure(lambda: Predictor(models=model, threads=threads), image)
     print(_PREFIX + json.dumps(out), flush=True)
     return 0
 
 
 def _default_page(folder: str | None) -> str:
-    from .bench import IMAGE_EXTS, default_images
+    from .compare import IMAGE_EXTS, default_images
 
     folder = folder or default_images()
     if folder and os.path.isdir(folder):
@@ -100,7 +100,7 @@ def _default_page(folder: str | None) -> str:
 def scaled_pages(page: str, sizes: list, folder: str) -> dict:
     import cv2
 
-    from .image_io import load_image
+    from ..image_io import load_image
 
     src = load_image(page)
     h, w = src.shape[:2]
@@ -116,7 +116,7 @@ def scaled_pages(page: str, sizes: list, folder: str) -> dict:
 
 
 def run_memory(args) -> int:
-    from .bench import render_table
+    from .compare import render_table
 
     if not sys.platform.startswith("linux"):
         print("edgeocr bench --memory: peak RSS is read from /proc (Linux only)", file=sys.stderr)
@@ -138,7 +138,7 @@ def run_memory(args) -> int:
                 cmd = [
                     sys.executable,
                     "-m",
-                    "edgeocr.bench_memory",
+                    "edgeocr.bench.memory",
                     model,
                     path,
                     str(args.threads or 0),

@@ -29,7 +29,7 @@ import types
 
 import numpy as np
 
-from .config import PipelineConfig
+from ..config import PipelineConfig
 
 ROLES = ("det", "cls", "rec")
 
