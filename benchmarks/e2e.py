@@ -107,10 +107,11 @@ class RapidV6:
 
 
 class Edgeocr:
-    def __init__(self, models: str, threads: int):
+    def __init__(self, models: str | None, threads: int, precision: str | None = None):
         import edgeocr
 
-        self.predictor = edgeocr.Predictor(models=models, threads=threads)
+        # models None: Predictor()'s default set; precision None: Predictor()'s default (auto).
+        self.predictor = edgeocr.Predictor(models=models, threads=threads, precision=precision)
         self.last = None
 
     def __call__(self, path: str) -> int:
@@ -118,9 +119,12 @@ class Edgeocr:
         return len(self.last.lines)
 
 
-def make_engine(name: str, models: str, threads: int):
+def make_engine(name: str, models: str, threads: int, args=None):
     if name == "edgeocr":
-        return Edgeocr(models, threads)
+        own = getattr(args, "edgeocr_models", None)
+        return Edgeocr(
+            None if own == "default" else own or models, threads, getattr(args, "precision", None)
+        )
     return {"ppocr-v4-mobile": RapidV4, "ppocr-v6-small": RapidV6}[models](threads)
 
 
@@ -138,7 +142,7 @@ def worker(args) -> None:
     import_engine(args.worker, args.models)
     rss_import = _bench.rss_mb()
     t0 = time.perf_counter()
-    engine = make_engine(args.worker, args.models, args.threads)
+    engine = make_engine(args.worker, args.models, args.threads, args)
     load_s = time.perf_counter() - t0
     rss_loaded = _bench.rss_mb()
     for path in args.worker_images:
@@ -158,7 +162,8 @@ def worker(args) -> None:
 
 
 def latency(images: list[str], args) -> dict:
-    engines = {name: make_engine(name, args.models, args.threads) for name in ENGINES}
+    engines = {name: make_engine(name, args.models, args.threads, args) for name in ENGINES}
+    precision_ran = engines["edgeocr"].predictor.precision
     for _ in range(args.warmup):
         for e in engines.values():
             e(images[0])
@@ -191,6 +196,7 @@ def latency(images: list[str], args) -> dict:
         "lines": lines,
         "edgeocr_timings": timings,
         "wall_s": time.perf_counter() - t_start,
+        "edgeocr_precision": precision_ran,
     }
 
 
@@ -220,6 +226,11 @@ def report(lat: dict, mem: dict, args) -> str:
         f"{args.models}: {selected} from {args.images}, interleaved, {args.threads} threads, "
         f"{args.warmup} warm-up"
     )
+    if args.edgeocr_models or args.precision:
+        head += (
+            f"; edgeocr: models {args.edgeocr_models or args.models}, "
+            f"precision {args.precision or 'auto'} (ran {lat.get('edgeocr_precision')})"
+        )
     out = [head, _bench.table(["metric", "RapidOCR", "edgeocr", "edgeocr/RapidOCR"], rows)]
     notes = [_bench.rss_note(c, mem[c]) for c in ENGINES]
     out += [n for n in notes if n]
@@ -286,6 +297,18 @@ def main(argv=None) -> int:
         default=None,
         help="only N images evenly spaced over the sorted list (all kinds)",
     )
+    ap.add_argument(
+        "--edgeocr-models",
+        default=None,
+        help="edgeocr's model set if not --models ('default': Predictor()'s own, e.g. to compare "
+        "the default against RapidOCR's v4)",
+    )
+    ap.add_argument(
+        "--precision",
+        choices=["auto", "fp32", "int8"],
+        default=None,
+        help="edgeocr's Predictor(precision=...) (default: its own default, auto)",
+    )
     ap.add_argument("--threads", type=int, default=2, help="intra-op threads for both (default 2)")
     ap.add_argument(
         "--warmup", type=int, default=1, help="untimed calls per engine first (default 1)"
@@ -328,6 +351,10 @@ def main(argv=None) -> int:
     # Memory first, while this process is small (see _bench.peak_rss_mb).
     script = os.path.abspath(__file__)
     common = ["--models", args.models, "--threads", str(args.threads)]
+    if args.edgeocr_models:
+        common += ["--edgeocr-models", args.edgeocr_models]
+    if args.precision:
+        common += ["--precision", args.precision]
     mem = {c: _bench.run_worker(script, ["--worker", c, *common, *args.rss_list]) for c in ENGINES}
 
     lat = latency(images, args)

@@ -54,6 +54,8 @@ def _predictor(args):
     kw = {"threads": args.threads}
     if getattr(args, "no_cls", False):
         kw["use_cls"] = False
+    if getattr(args, "precision", None):
+        kw["precision"] = args.precision
     return Predictor(args.model, **kw)
 
 
@@ -236,6 +238,13 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--no-cls", action="store_true", help="skip the 180-degree direction classifier"
+        )
+        p.add_argument(
+            "--precision",
+            choices=["auto", "fp32", "int8"],
+            default=None,
+            help="a model set's int8 models (made once, cached) or fp32 (default: "
+            "$EDGEOCR_PRECISION, else auto: int8 where the CPU has VNNI / dot product)",
         )
         p.add_argument(
             "--progress",

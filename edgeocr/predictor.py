@@ -74,6 +74,12 @@ class Predictor:
     ``arm64_bf16_fastmath=True`` (aarch64 only, ignored elsewhere) lets ONNX
     Runtime run fp32 GEMMs in bf16: faster on CPUs with BF16 instructions, low
     bits of the outputs differ (docs/performance.md, "ARM64 bf16 fast math").
+    ``precision`` (default ``$EDGEOCR_PRECISION``, else ``"auto"``): a model set
+    chosen by name runs as int8 models made from it once, on first use, and
+    cached (``"auto"``: where the CPU has VNNI / dot-product instructions, and
+    only if the int8 models pass their accuracy gate; else fp32), ``"fp32"``
+    always runs the float models, ``"int8"`` insists (edgeocr/int8_default.py;
+    ``.precision`` says which runs, ``.int8_bundle`` where the int8 models are).
     """
 
     def __init__(
@@ -98,9 +104,13 @@ class Predictor:
         arm64_bf16_fastmath: bool = False,
         workers: int = 1,
         max_image_pixels: int | None = None,
+        precision: str | None = None,
         **overrides,
     ):
         self.workers = _check_workers(workers)
+        from .int8_default import requested_precision
+
+        precision = requested_precision(precision)
         if max_image_pixels is not None:
             max_image_pixels_in_force(max_image_pixels)  # checked now, not at the first image
         self.max_image_pixels = max_image_pixels
@@ -126,6 +136,25 @@ class Predictor:
             ) from e
         sources, self.paths = self._sources(model, models, det, cls, rec, keys, task)
         _runtime.configure(ort_library)
+        # A model set chosen by name runs as int8 where that pays (edgeocr/int8_default.py):
+        # the cached int8 bundle, with the settings the float set would have.
+        self.precision, self.int8_bundle = "fp32", None
+        named_set = model is None or (isinstance(model, str) and model in MODEL_SETS)
+        if named_set and all(v is None for v in (det, cls, rec)) and precision != "fp32":
+            from .int8_default import int8_bundle_for
+
+            bundle = int8_bundle_for(self.paths, precision, threads=threads)
+            if bundle is not None:
+                set_name, set_json = _core.loader.model_set_settings(
+                    **{r: os.fspath(p) for r, p in self.paths.items() if p is not None}
+                )
+                merged = json.loads(_core.loader.default_settings_json())
+                merged.update(json.loads(set_json) if set_json else {})
+                merged.update(settings)
+                settings_json = json.dumps(merged)
+                sources = {"model": os.fspath(bundle), "keys": keys}
+                self.precision, self.int8_bundle = "int8", os.fspath(bundle)
+                self._int8_set = set_name or None
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
         # and the lowest peak RSS; the pattern was faster on some pages but holds its planned
@@ -137,7 +166,7 @@ class Predictor:
             spinning=spinning,
             arm64_bf16_fastmath=arm64_bf16_fastmath,
         )
-        if "model" in sources and str(sources["model"]).endswith(".eocr"):
+        if "model" in sources and str(sources["model"]).endswith(".eocr") and not self.int8_bundle:
             # The bundle's manifest only (no checksums here, the loader checks them): the budget
             # it was packed for, if any, and a note on int8 speed on this CPU.
             manifest = json.loads(_core.loader.Bundle.open(sources["model"], False).manifest_json)
@@ -161,7 +190,10 @@ class Predictor:
             max_memory_bytes=int(max_memory_mb * 2**20) if max_memory_mb else 0,
             settings_json=settings_json,
         )
+        fp32_paths = self.paths
         self._adopt(loaded)
+        if self.int8_bundle:  # the float files it was made from, as for precision="fp32"
+            self.paths, self.model_set = fp32_paths, self._int8_set
         self.preprocess = preprocess
         self.max_memory_mb = max_memory_mb
         if max_memory_mb:

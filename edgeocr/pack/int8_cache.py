@@ -6,7 +6,9 @@ the gate included) calibrated on the images in ``calib``, the first time it
 is asked; later calls with the same model bytes, calibration images, recipe,
 edgeocr and ONNX Runtime versions return the stored bundle. Entries live in
 ``$EDGEOCR_CACHE_DIR/int8`` (default ``~/.cache/edgeocr/int8``) and are
-written atomically (temporary file + rename).
+written atomically (temporary file + rename). A bundle the gate refuses is
+remembered too (``KEY.refused.json``, the gate's message), so that it is not
+made again on every call: the refusal is raised again at once.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ def _sha(path) -> str:
     return h.hexdigest()
 
 
-def cache_key(paths: dict, calib_files: list, recipe: str, target: str) -> str:
+def cache_key(
+    paths: dict, calib_files: list, recipe: str, target: str, max_drop: float = 0.5
+) -> str:
     import onnxruntime
 
     from .. import __version__
@@ -45,6 +49,7 @@ def cache_key(paths: dict, calib_files: list, recipe: str, target: str) -> str:
         "calib": sorted(_sha(p) for p in calib_files),
         "recipe": recipe,
         "target": target,
+        "max_drop": max_drop,
         "edgeocr": __version__,
         "onnxruntime": onnxruntime.__version__,
     }
@@ -60,23 +65,37 @@ def cached_int8_bundle(
     target: str = "generic",
     threads: int | None = None,
     cache_dir: str | os.PathLike | None = None,
+    max_drop: float = 0.5,
     log=print,
+    on_make=None,
 ) -> Path:
     """Path of the int8 bundle of ``paths`` calibrated on ``calib`` (packed on first use).
 
     Raises :class:`edgeocr.pack.AccuracyGateError` when the bundle fails the
-    gate (nothing is cached then).
+    gate (its refusal is cached instead), ``OSError`` when the cache folder
+    cannot be written. ``on_make(entry)`` is called before a bundle is made.
     """
-    from .packer import pack
+    from .packer import AccuracyGateError, pack
 
     files = V.list_images(calib, calib_limit)
     root = Path(cache_dir).expanduser() if cache_dir is not None else cache_root()
-    entry = root / f"{cache_key(paths, files, recipe, target)[:40]}.eocr"
+    key = cache_key(paths, files, recipe, target, max_drop)[:40]
+    entry = root / f"{key}.eocr"
+    refused = root / f"{key}.refused.json"
     if entry.is_file():
         return entry
+    if refused.is_file():
+        try:
+            why = json.loads(refused.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            why = None
+        if isinstance(why, dict) and isinstance(why.get("message"), str):
+            raise AccuracyGateError(f"(cached refusal, {refused}) {why['message']}", why)
     root.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".eocr", dir=root)
     os.close(fd)
+    if on_make is not None:
+        on_make(entry)
     try:
         pack(
             tmp,
@@ -90,9 +109,18 @@ def cached_int8_bundle(
             target=target,
             threads=threads,
             measure_latency=False,
+            max_drop=max_drop,
+            progress=False,
             log=log,
         )
         os.replace(tmp, entry)
+    except AccuracyGateError as e:
+        doc = {"message": str(e), "drop_points": e.report.get("drop_points")}
+        fd, tmp_r = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=root)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        os.replace(tmp_r, refused)
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

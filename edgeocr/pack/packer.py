@@ -175,7 +175,7 @@ def pack(
             for role, data in sources.items():
                 named[role] = Q.load_named(Q.optimize_graph(data, "basic"))
                 for pattern, why in settings.keep_for(role):
-                    for n in Q.match_nodes(named[role], [pattern]):
+                    for n in Q.match_keep(named[role], pattern):
                         why_kept[role].setdefault(n, f"recipe: {why}")
                 for n in Q.match_nodes(named[role], keep_float):
                     why_kept[role].setdefault(n, "--keep-float")

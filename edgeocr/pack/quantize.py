@@ -92,6 +92,13 @@ RECIPES = {
         "ops": {"det": ("Conv",), "cls": ("Conv",), "rec": ("Conv",)},
         "keep": {},
     },
+    # v1, with rec's products of two activations (attention Q.K^T and softmax.V) left float:
+    # their per-tensor ranges follow the line's length (the softmax input grows with it) and
+    # 8-bit softmax probabilities lose the small weights; the weight MatMuls stay int8.
+    "edgeocr-int8-v2": {
+        "ops": {"det": None, "cls": None, "rec": ("Conv", "MatMul")},
+        "keep": {"rec": [("@activation-matmul", "MatMul of two activations (attention)")]},
+    },
     # Every op ONNX Runtime can quantize (edgeocr's int8 before the recipe).
     "all-ops": {"ops": {"det": None, "cls": None, "rec": None}, "keep": {}},
 }
@@ -247,6 +254,32 @@ def match_nodes(model, patterns: Iterable[str]) -> list[str]:
         ):
             out.append(n.name)
     return out
+
+
+def _activation_matmuls(model) -> list[str]:
+    """MatMul nodes with no constant input (no initializer, no Constant output)."""
+    const = {i.name for i in model.graph.initializer}
+    const |= {o for n in model.graph.node if n.op_type == "Constant" for o in n.output}
+    return [
+        n.name
+        for n in model.graph.node
+        if n.op_type == "MatMul" and not any(i in const for i in n.input)
+    ]
+
+
+# Structural keep-float rules a recipe can name instead of node names ("@rule").
+KEEP_RULES = {"@activation-matmul": _activation_matmuls}
+
+
+def match_keep(model, pattern: str) -> list[str]:
+    """Node names a recipe's keep entry selects: a structural rule ("@...") or a shell pattern."""
+    if pattern.startswith("@"):
+        if pattern not in KEEP_RULES:
+            raise InvalidInputError(
+                f"unknown keep-float rule {pattern!r}; known: {sorted(KEEP_RULES)}"
+            )
+        return KEEP_RULES[pattern](model)
+    return match_nodes(model, [pattern])
 
 
 @contextlib.contextmanager

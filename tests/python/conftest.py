@@ -12,6 +12,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
+# The suite runs the float models: Predictor()'s int8 default (edgeocr/int8_default.py) would
+# make int8 models on first use on a CPU with fast int8 and change every default-model result
+# with the machine. tests/python/test_int8_default.py asks for precision explicitly.
+os.environ.setdefault("EDGEOCR_PRECISION", "fp32")
+
 
 def shared_dir() -> Path:
     env = os.environ.get("EDGEOCR_SHARED_DIR")

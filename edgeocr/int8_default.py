@@ -1,0 +1,143 @@
+"""int8 models of a known model set, made once on first use and cached: what
+``Predictor(precision=...)`` runs.
+
+* ``precision="auto"`` (the default, or ``$EDGEOCR_PRECISION``): a model set
+  chosen by name (``Predictor()``, ``Predictor(models="ppocr-v6-small")``)
+  runs as int8 where this CPU has fast int8 dot products (x86 VNNI:
+  avx512_vnni / avx_vnni; aarch64: asimddp), else as fp32. Models given as
+  files (``det=``, a folder, a bundle) are run as given.
+* ``precision="fp32"``: the float models, always.
+* ``precision="int8"``: int8 even without fast int8 instructions; errors are
+  raised instead of falling back.
+
+The int8 bundle is made by :func:`edgeocr.pack.int8_cache.cached_int8_bundle`
+(``edgeocr-pack --quantize int8`` with its defaults: the recipe per model,
+and the accuracy gate, which holds back every third calibration page and
+refuses a bundle whose text drifts more than 0.5 points of 1-NED from the
+float pipeline's), calibrated on the pages shipped in ``edgeocr/data/calib``
+(rendered by ``tools/make_calib_pages.py``), and stored in
+``$EDGEOCR_CACHE_DIR/int8`` (default ``~/.cache/edgeocr/int8``) under a hash
+of the model files, the calibration pages, the recipe, the target and the
+edgeocr and ONNX Runtime versions. Making it takes a minute or so once per
+model set and machine; it is announced on the ``edgeocr`` logger. With
+``auto``, a cache folder that cannot be written, a refusal by the gate (also
+cached, so it is not retried) or any failure while making it leaves the
+Predictor on fp32, logged at INFO.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from .errors import InvalidInputError
+
+PRECISIONS = ("auto", "fp32", "int8")
+ENV = "EDGEOCR_PRECISION"
+
+log = logging.getLogger("edgeocr")
+
+
+def calib_pages_dir() -> Path:
+    """The calibration pages shipped in the package."""
+    return Path(__file__).resolve().parent / "data" / "calib"
+
+
+def requested_precision(precision: str | None) -> str:
+    """``precision`` checked; None: ``$EDGEOCR_PRECISION``, else 'auto'."""
+    where = "precision"
+    if precision is None:
+        precision = os.environ.get(ENV) or "auto"
+        where = f"${ENV}"
+    if precision not in PRECISIONS:
+        raise InvalidInputError(f"{where} must be one of {PRECISIONS}, got {precision!r}")
+    return precision
+
+
+def fast_int8(features: dict | None = None) -> bool:
+    """Whether this CPU has the int8 dot-product instructions that make int8 pay."""
+    from .pack.quantize import cpu_features
+
+    f = features if features is not None else cpu_features()
+    return bool(f.get("int8_dot"))
+
+
+def target_for(features: dict | None = None) -> str:
+    """The pack target for this CPU: 'arm' (S8S8) on aarch64, else 'x86' (U8S8)."""
+    from .pack.quantize import cpu_features
+
+    f = features if features is not None else cpu_features()
+    return "arm" if f.get("arch") == "aarch64" else "x86"
+
+
+def int8_bundle_for(
+    paths: dict,
+    precision: str,
+    *,
+    threads: int | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    calib: str | os.PathLike | None = None,
+) -> Path | None:
+    """The int8 bundle to run for the model set ``paths`` ({role: file}), or None for fp32.
+
+    ``precision`` as :func:`requested_precision` returns it. With 'auto' every
+    failure gives None (logged); with 'int8' it is raised, and an unwritable
+    cache folder gives an uncached bundle in a temporary folder instead.
+    """
+    from .pack import AccuracyGateError
+    from .pack.int8_cache import cached_int8_bundle
+    from .pack.quantize import cpu_features, cpu_flags_line
+
+    if precision == "fp32":
+        return None
+    features = cpu_features()
+    if precision == "auto" and not fast_int8(features):
+        log.info("edgeocr: fp32 models: no fast int8 on this CPU (%s)", cpu_flags_line(features))
+        return None
+    calib = os.fspath(calib) if calib is not None else str(calib_pages_dir())
+
+    def announce(entry):
+        log.warning(
+            "edgeocr: making int8 models for this CPU once (about a minute; cached as %s; "
+            "precision='fp32' or %s=fp32 to skip)",
+            entry,
+            ENV,
+        )
+
+    kw = dict(
+        calib=calib,
+        target=target_for(features),
+        threads=threads,
+        log=lambda msg: log.info("%s", msg),
+        on_make=announce,
+    )
+    try:
+        return cached_int8_bundle(paths, cache_dir=cache_dir, **kw)
+    except AccuracyGateError as e:
+        if precision == "int8":
+            raise
+        log.info("edgeocr: fp32 models: the int8 models failed their accuracy gate: %s", e)
+    except OSError as e:
+        if precision == "int8":
+            return _uncached(paths, kw)
+        log.info("edgeocr: fp32 models: cannot cache int8 models: %s", e)
+    except Exception as e:  # noqa: BLE001 - auto never fails a Predictor over int8
+        if precision == "int8":
+            raise
+        log.info("edgeocr: fp32 models: making int8 models failed: %r", e)
+    return None
+
+
+_TEMP_DIRS: list = []
+
+
+def _uncached(paths: dict, kw: dict) -> Path:
+    """An int8 bundle made in a temporary folder (removed at exit)."""
+    import tempfile
+
+    from .pack.int8_cache import cached_int8_bundle
+
+    tmp = tempfile.TemporaryDirectory(prefix="edgeocr-int8-")
+    _TEMP_DIRS.append(tmp)  # kept until the process exits: the loader maps the file
+    return cached_int8_bundle(paths, cache_dir=tmp.name, **kw)
