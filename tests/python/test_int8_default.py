@@ -142,7 +142,10 @@ def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path):
 
     calib, cache = _refusing_calib(tmp_path), tmp_path / "cache"
     made = []
-    kw = dict(calib=str(calib), cache_dir=cache, threads=1, log=lambda m: None)
+    # The target Predictor() would use here, so that the calls below find the same entry.
+    kw = dict(
+        calib=str(calib), cache_dir=cache, target=D.target_for(), threads=1, log=lambda m: None
+    )
     with pytest.raises(AccuracyGateError, match="accuracy drops"):
         cached_int8_bundle(default_paths, on_make=made.append, **kw)
     assert len(made) == 1 and not list(cache.glob("*.eocr"))
