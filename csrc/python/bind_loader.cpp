@@ -10,6 +10,7 @@
 #include "edgeocr/status.h"
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
+#include "loader/paddle_config.h"
 #include "loader/settings.h"
 
 namespace py = pybind11;
@@ -207,6 +208,20 @@ void bind_loader(py::module_& m) {
       },
       py::arg("det") = py::none(), py::arg("cls") = py::none(), py::arg("rec") = py::none(),
       "(model set name or '', its settings as JSON) for these models (paths or buffers).");
+  lm.def(
+      "paddle_model_config",
+      [](const std::string& yml_json, const std::string& role, const std::string& where) {
+        nlohmann::json j;
+        try {
+          j = nlohmann::json::parse(yml_json);
+        } catch (const nlohmann::json::exception& e) {
+          throw Error(StatusCode::kInvalidArgument, where + " is not JSON: " + e.what());
+        }
+        loader::PaddleModelConfig c = loader::paddle_model_config(j, role, where);
+        return py::make_tuple(c.settings.dump(), c.characters, c.notes);
+      },
+      py::arg("yml_json"), py::arg("role"), py::arg("where") = "inference.yml",
+      "(settings as JSON, characters, notes) from a Paddle model's inference.yml (as JSON).");
   lm.def("default_settings_json", [] { return loader::settings_to_json(PipelineConfig{}).dump(); });
   lm.def(
       "check_settings_json",

@@ -28,9 +28,13 @@ def build_pack_parser() -> argparse.ArgumentParser:
 
 
 def add_pack_args(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--det", help="detection model (.onnx or Paddle Lite .nb)")
-    ap.add_argument("--cls", help="direction classifier (.onnx or .nb)")
-    ap.add_argument("--rec", help="recognition model (.onnx or .nb)")
+    ap.add_argument(
+        "--det",
+        help="detection model: .onnx, Paddle Lite .nb, or a Paddle inference model folder "
+        "(inference.json or .pdmodel + .pdiparams [+ inference.yml]; needs edgeocr[paddle])",
+    )
+    ap.add_argument("--cls", help="direction classifier (.onnx, .nb or a Paddle model folder)")
+    ap.add_argument("--rec", help="recognition model (.onnx, .nb or a Paddle model folder)")
     ap.add_argument(
         "--models",
         help="an installed model set instead of --det/--cls/--rec (e.g. ppocr-v4-mobile)",
@@ -101,7 +105,9 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--layerwise",
         action="store_true",
-        help="report the nodes whose quantization adds the most error (float vs quantized graph)",
+        help="report the nodes whose quantization adds the most error (float vs quantized "
+        "graph); for Paddle model folders, the first tensor where the converted graph leaves "
+        "Paddle's",
     )
     ap.add_argument(
         "--eval", metavar="DIR", help="labelled set (e2e_synth.jsonl + images) for accuracy"
@@ -118,7 +124,17 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
         "text on the held-back calibration pages",
     )
     ap.add_argument(
-        "--force", action="store_true", help="write the bundle even when it fails --max-drop"
+        "--force",
+        action="store_true",
+        help="write the bundle even when it fails --max-drop or --paddle-tol",
+    )
+    ap.add_argument(
+        "--paddle-tol",
+        type=float,
+        default=None,
+        help="Paddle model folders: largest max abs difference allowed between the converted "
+        "model and Paddle Inference on any output (default 1e-3); --layerwise names the first "
+        "diverging tensor",
     )
     ap.add_argument(
         "--target",
@@ -213,6 +229,7 @@ def cmd_pack(args) -> int:
             threads=args.threads,
             measure_latency=not args.no_latency,
             progress=True if args.progress else None,
+            paddle_tolerance=args.paddle_tol,
         )
     except (OSError, json.JSONDecodeError) as e:  # a file given on the command line
         raise InvalidInputError(str(e)) from e

@@ -8,7 +8,7 @@ import time
 from collections.abc import Sequence
 
 from ..config import PipelineConfig
-from ..errors import EdgeOCRError, InvalidInputError, ModelNotFoundError
+from ..errors import EdgeOCRError, InvalidInputError, ModelError, ModelNotFoundError
 from . import bundle as B
 from . import quantize as Q
 from . import verify as V
@@ -28,6 +28,156 @@ class AccuracyGateError(EdgeOCRError, ValueError):
         self.report = report
 
 
+class ConversionMismatchError(ModelError):
+    """A converted Paddle model reads differently from Paddle Inference; no bundle was written.
+
+    ``report`` holds the comparison (max abs diff per output, the first diverging layer).
+    """
+
+    def __init__(self, message: str, report: dict):
+        super().__init__(message)
+        self.report = report
+
+
+def _convert_paddle(paths: dict, tmp: str, log) -> tuple[dict, dict]:
+    """Converts the Paddle inference model folders among ``paths`` (updated in place to the
+    converted .onnx files in ``tmp``); returns (role -> PaddleModel, role -> source info)."""
+    models, infos = {}, {}
+    for role, p in paths.items():
+        if p is None or not _is_paddle(p):
+            continue
+        from . import paddle as P
+
+        m = P.read_config(P.find_model(p), role)
+        t0 = time.perf_counter()
+        data = P.with_characters(P.convert(m), m.characters)
+        seconds = time.perf_counter() - t0
+        out = os.path.join(tmp, f"{role}.onnx")
+        with open(out, "wb") as f:
+            f.write(data)
+        with open(m.params_file, "rb") as f:
+            params_sha = B.sha256_of(f.read())
+        with open(m.model_file, "rb") as f:
+            model_raw = f.read()
+        import paddle
+        import paddle2onnx
+
+        infos[role] = {
+            "file": os.path.basename(os.path.normpath(m.folder)),
+            "format": m.format,
+            "model_file": os.path.basename(m.model_file),
+            "sha256": B.sha256_of(model_raw),
+            "size": len(model_raw),
+            "params_sha256": params_sha,
+            "converter": f"paddle2onnx {paddle2onnx.__version__} (paddle {paddle.__version__}, "
+            f"opset {P.OPSET})",
+            "convert_seconds": round(seconds, 3),
+            "inference_yml": {
+                "settings": m.settings,
+                "characters": len(m.characters or []),
+                "notes": m.notes,
+            }
+            if m.yml
+            else None,
+        }
+        log(f"{role}: converted {m.model_file} ({m.format}) in {seconds:.2f} s")
+        for n in m.notes:
+            log(f"{role}: note: {n}")
+        models[role] = m
+        paths[role] = out
+    return models, infos
+
+
+def _is_paddle(p) -> bool:
+    from .paddle import is_paddle_source
+
+    return isinstance(p, (str, os.PathLike)) and is_paddle_source(p)
+
+
+def _page_strips(images, config, role: str, per_image: int = 4) -> list:
+    """cls/rec inputs cut from real pages as horizontal strips (when det finds no lines)."""
+    import numpy as np
+
+    from .._core import kernels
+
+    c = config
+    h_in = c.rec_height if role == "rec" else c.cls_height
+    mean, std = (c.rec_mean, c.rec_std) if role == "rec" else (c.cls_mean, c.cls_std)
+    out = []
+    for img in images:
+        h, w = img.shape[:2]
+        sh = max(4, h // 24)
+        for i in range(per_image):
+            y = (i + 1) * h // (per_image + 1)
+            q = np.array([[0, y], [w - 1, y], [w - 1, y + sh], [0, y + sh]], dtype=np.float32)
+            ratio = w / sh
+            if role == "rec":
+                ow = dst = min(960, max(8, int(np.ceil(h_in * ratio / 8)) * 8))
+            else:
+                dst = c.cls_width
+                ow = min(dst, max(1, int(np.ceil(h_in * ratio))))
+            out.append(
+                kernels.crop_preprocess(img, q, ow, h_in, dst, tuple(mean), tuple(std), 0.0)[None]
+            )
+    return out
+
+
+def _check_paddle(
+    models, sources, sample_imgs, inputs, config, *, tolerance, layerwise, force, threads, log
+) -> dict:
+    """Converted models against Paddle Inference: per role, max abs diff per output."""
+    from . import paddle as P
+
+    tol = P.DEFAULT_TOLERANCE if tolerance is None else float(tolerance)
+    out, failed = {}, []
+    for role, m in models.items():
+        xs = {"random": P.random_inputs(role)}
+        page = list(inputs.get(role) or [])[:4]
+        if not page and sample_imgs:
+            page = _page_strips(sample_imgs[:2], config, role) if role != "det" else []
+        if page:
+            xs["pages"] = page
+        r = P.compare(m, sources[role], xs, tolerance=tol, threads=threads or 1)
+        worst = max(r["max_abs_diff"].values(), default=0.0)
+        log(
+            f"{role}: converted vs Paddle Inference: max abs diff "
+            + ", ".join(f"{k} {v:.3g}" for k, v in r["max_abs_diff"].items())
+            + f" on {sum(r['inputs'].values())} inputs ({', '.join(r['inputs'])}); "
+            f"tolerance {tol:g}"
+        )
+        if layerwise or not r["ok"]:
+            x = min((a for v in xs.values() for a in v), key=lambda a: a.size)
+            r["layerwise"] = P.layerwise(m, sources[role], x, tolerance=tol)
+            first = r["layerwise"].get("first_diverging")
+            if first:
+                log(
+                    f"{role}: first diverging tensor {first['tensor']} (Paddle {first['paddle_op']}"
+                    f", ONNX node {first['onnx_node']} {first['onnx_op']}): relative error "
+                    f"{first['rel_error']:.3g}"
+                )
+        if not r["ok"]:
+            failed.append((role, worst, r))
+        out[role] = r
+    if failed:
+        parts = []
+        for role, worst, r in failed:
+            first = (r.get("layerwise") or {}).get("first_diverging")
+            where = (
+                f", first diverging at {first['tensor']} ({first['onnx_node']})" if first else ""
+            )
+            parts.append(f"{role} ({models[role].model_file}): max abs diff {worst:.3g}{where}")
+        msg = (
+            "the converted model reads differently from Paddle Inference (tolerance "
+            f"{tol:g}): " + "; ".join(parts)
+        )
+        if not force:
+            raise ConversionMismatchError(msg + "; bundle not written (--force writes it)", out)
+        log(f"warning: {msg}; written anyway (--force)")
+        for _, _, r in failed:
+            r["forced"] = True
+    return out
+
+
 def read_source(path) -> tuple[bytes, dict]:
     """ONNX bytes of a source model (.onnx; .nb translated; Paddle inference via paddle2onnx)."""
     p = os.fspath(path)
@@ -41,12 +191,6 @@ def read_source(path) -> tuple[bytes, dict]:
 
         info["format"] = "paddle-lite-nb"
         return _core.nb_cached_to_onnx(raw, p), info
-    if p.endswith((".pdmodel", ".json")) and os.path.exists(p.rsplit(".", 1)[0] + ".pdiparams"):
-        raise InvalidInputError(
-            f"{p}: Paddle inference models need paddle2onnx; convert first "
-            "(pip install paddle2onnx; paddle2onnx --model_dir ... --save_file model.onnx), then "
-            "pack the .onnx"
-        )
     if p.endswith(".ort"):
         raise InvalidInputError(f"{p}: ORT-format models cannot be repacked; give the source .onnx")
     info["format"] = "onnx"
@@ -81,6 +225,7 @@ def pack(
     threads: int | None = None,
     measure_latency: bool = True,
     progress: bool | None = None,
+    paddle_tolerance: float | None = None,
     log=print,
 ) -> dict:
     """Make a bundle at ``output``; returns its manifest.
@@ -92,6 +237,15 @@ def pack(
     pipeline reads the float pipeline's own text (1-NED agreement). Past
     ``max_drop`` points it raises :class:`AccuracyGateError` (writing nothing,
     naming the model and nodes that cost the most), unless ``force``.
+
+    det/cls/rec may be Paddle inference model folders (``inference.json`` or
+    ``inference.pdmodel`` + ``.pdiparams``; needs ``edgeocr[paddle]``): they are
+    converted with paddle2onnx, their ``inference.yml`` gives the settings and
+    dictionary (unless ``config``/``keys`` are given), and each converted model
+    is compared with Paddle Inference on random and page inputs: a max abs
+    difference past ``paddle_tolerance`` (default 1e-3) raises
+    :class:`ConversionMismatchError` unless ``force``; ``layerwise`` (or the
+    failure) names the first diverging tensor.
     """
 
     from ..image_io import load_image
@@ -123,11 +277,31 @@ def pack(
     if paths["det"] is None and paths["rec"] is None:
         raise InvalidInputError("give at least a det or a rec model")
 
+    # Paddle inference model folders: converted to ONNX first (edgeocr/pack/paddle.py), their
+    # inference.yml's settings used unless config= is given, checked against Paddle below.
+    paddle_tmp = tempfile.TemporaryDirectory(prefix="edgeocr-paddle-")
+    try:
+        paddle_models, paddle_info = _convert_paddle(paths, paddle_tmp.name, log)
+    except BaseException:
+        paddle_tmp.cleanup()
+        raise
+    if not paddle_models:
+        paddle_tmp.cleanup()
+    else:
+        det, cls, rec = paths["det"], paths["cls"], paths["rec"]
+        yml_settings = {k: v for m in paddle_models.values() for k, v in m.settings.items()}
+        if config is None and yml_settings:
+            config = PipelineConfig.from_dict(yml_settings)
+        elif yml_settings:
+            log("note: --config given: the settings in inference.yml are not used")
+
     # Sources, and the float predictor everything is compared with.
     sources, source_info = {}, {}
     for role, p in paths.items():
         if p is not None:
             sources[role], source_info[role] = read_source(p)
+            if role in paddle_info:
+                source_info[role] = paddle_info[role]
     t0 = time.perf_counter()
     ref = Predictor(det=det, cls=cls, rec=rec, keys=keys, threads=threads, config=config)
     load_before = time.perf_counter() - t0
@@ -161,6 +335,23 @@ def pack(
     # Histogram calibrators (entropy, percentile) need one input shape per model.
     uniform = quantize == "int8" and method != "minmax"
     inputs = Q.calibration_inputs(sample_imgs, config, ref, uniform=uniform) if sample_imgs else {}
+    conversion = {}
+    if paddle_models:
+        try:
+            conversion = _check_paddle(
+                paddle_models,
+                sources,
+                sample_imgs,
+                inputs,
+                config,
+                tolerance=paddle_tolerance,
+                layerwise=layerwise,
+                force=force,
+                threads=threads,
+                log=log,
+            )
+        finally:
+            paddle_tmp.cleanup()
 
     settings = (
         Q.settings_for(quantize, target, method, dynamic_ops, recipe=recipe)
@@ -384,6 +575,8 @@ def pack(
     finally:
         tmp.cleanup()
 
+    if conversion:
+        report["conversion"] = conversion
     report["drop_points"] = drop_of(report)
     report["drop_measure"] = (
         "eval: max drop of det_hmean and 1-NED against the labels"

@@ -1,0 +1,88 @@
+"""Converts one Paddle inference model with paddle2onnx, in a process of its own.
+
+``python -m edgeocr.pack._paddle_worker MODEL_FILE PARAMS_FILE FORMAT OUT.onnx OPSET``
+
+paddle2onnx aborts the process (SIGABRT) on an operator it does not know, so
+edgeocr/pack/paddle.py runs it here: the parent reads what was said before a crash.
+Before converting it prints {"suspects": [...]}: the model's operators that
+are in neither of paddle2onnx's operator lists (its PIR list lacks some that
+it converts, so this is a hint for the error message, not a gate); at the
+end {"ok": true} or {"error": "..."}.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+# Operators of the program that are not computations (feeds, fetches, parameters).
+_NOT_COMPUTE = {"data", "feed", "fetch"}
+# PIR names whose entry in paddle2onnx's operator lists has the older name.
+_OLD_NAMES = {
+    "add": "elementwise_add",
+    "subtract": "elementwise_sub",
+    "multiply": "elementwise_mul",
+    "divide": "elementwise_div",
+    "maximum": "elementwise_max",
+    "minimum": "elementwise_min",
+    "elementwise_pow": "elementwise_pow",
+    "remainder": "elementwise_mod",
+    "floor_divide": "elementwise_floordiv",
+    "hardswish": "hard_swish",
+    "hardsigmoid": "hard_sigmoid",
+    "matmul": "matmul_v2",
+    "full": "fill_constant",
+}
+
+
+def _program_ops(model_file: str, fmt: str) -> list:
+    import os
+
+    import paddle
+
+    paddle.enable_static()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    prefix = os.path.splitext(model_file)[0]
+    if fmt == "paddle-pir-json":
+        with paddle.pir_utils.IrGuard():
+            prog, _, _ = paddle.static.load_inference_model(prefix, exe)
+    else:
+        with paddle.pir_utils.OldIrGuard():
+            old, _, _ = paddle.static.load_inference_model(prefix, exe)
+        prog = paddle.pir.translate_to_pir(old.desc)
+    return [op.name() for op in prog.global_block().ops]
+
+
+def main(argv) -> int:
+    model_file, params_file, fmt, out, opset = argv
+    try:
+        import paddle2onnx
+        from paddle2onnx import paddle2onnx_cpp2py_export as c_p2o
+
+        supported = set(c_p2o.get_all_supported_operators_pir())
+        supported |= set(c_p2o.get_all_supported_operators())
+        suspects = []
+        for name in _program_ops(model_file, fmt):
+            dialect, _, op = name.partition(".")
+            op = op.rstrip("_")  # in-place variants
+            if dialect != "pd_op" or op in _NOT_COMPUTE:
+                continue
+            if op not in supported and _OLD_NAMES.get(op) not in supported:
+                suspects.append(name)
+        # Said before converting: paddle2onnx aborts the process on an unknown operator.
+        print(json.dumps({"suspects": sorted(set(suspects))}), flush=True)
+        data = paddle2onnx.export(model_file, params_file, save_file=None, opset_version=int(opset))
+        if not isinstance(data, (bytes, bytearray)) or not data:
+            print(json.dumps({"error": "paddle2onnx returned no model"}))
+            return 4
+        with open(out, "wb") as f:
+            f.write(data)
+    except Exception as e:  # noqa: BLE001 - reported to the parent, which raises ModelError
+        print(json.dumps({"error": f"{type(e).__name__}: {e}"[:4000]}))
+        return 4
+    print(json.dumps({"ok": True}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
