@@ -47,7 +47,19 @@ import sys
 import time
 import warnings
 
-CONTENDERS = ("edgeocr", "onnxruntime", "eager", "rapidocr", "int8")
+CONTENDERS = (
+    "edgeocr",
+    "onnxruntime",
+    "eager",
+    "rapidocr",
+    "int8",
+    "paddle-ir",
+    "paddle-noir",
+    "paddle-ir-mkldnn",
+    "paddle-noir-mkldnn",
+)
+# `--compare paddle`: Paddle Inference with IR optimisation and oneDNN each on and off.
+_ALIASES = {"paddle": ("paddle-ir", "paddle-noir", "paddle-ir-mkldnn", "paddle-noir-mkldnn")}
 IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 _RESULT_PREFIX = "@@EDGEOCR-BENCH "
 # What each contender needs besides edgeocr's own dependencies (module names, not installed).
@@ -56,6 +68,10 @@ _NEEDS = {
     "eager": ("torch", "onnx2torch", "onnx", "pyclipper"),
     "rapidocr": ("rapidocr_onnxruntime",),
     "int8": ("onnx",),
+    **{
+        v: ("paddle", "paddle2onnx", "yaml", "pyclipper")
+        for v in ("paddle-ir", "paddle-noir", "paddle-ir-mkldnn", "paddle-noir-mkldnn")
+    },
 }
 
 
@@ -181,6 +197,15 @@ class RapidContender(Contender):
         return out
 
 
+class PaddleContender(PythonContender):
+    """The onnxruntime contender's Python pipeline on Paddle Inference (edgeocr.bench.paddle)."""
+
+    def __init__(self, name, model, threads):
+        from .paddle import make_pipeline
+
+        self.p = make_pipeline(name, model, threads)
+
+
 def make_contender(name: str, model, paths, threads) -> Contender:
     if name in ("edgeocr", "int8"):  # int8: `model` is the int8 bundle
         return EdgeocrContender(model, paths, threads)
@@ -190,6 +215,8 @@ def make_contender(name: str, model, paths, threads) -> Contender:
         return PythonContender(name, paths, threads)
     if name == "rapidocr":
         return RapidContender(paths, threads)
+    if name.startswith("paddle-"):
+        return PaddleContender(name, model, threads)
     raise ValueError(f"unknown contender {name!r}; choose from {', '.join(CONTENDERS)}")
 
 
@@ -543,9 +570,11 @@ def cmd_bench(args) -> int:
     if not batch_sizes or batch_sizes[0] < 1:
         print("edgeocr bench: --batch takes positive integers, e.g. 1,8,32", file=sys.stderr)
         return 2
-    wanted = ["edgeocr"] + [
-        c.strip() for c in args.compare.split(",") if c.strip() and c.strip() != "edgeocr"
-    ]
+    wanted = ["edgeocr"]
+    for c in (c.strip() for c in args.compare.split(",")):
+        for name in _ALIASES.get(c, (c,)):
+            if name and name not in wanted:
+                wanted.append(name)
     for c in wanted:
         if c not in CONTENDERS:
             print(
@@ -558,12 +587,22 @@ def cmd_bench(args) -> int:
         print("edgeocr bench: pass --images DIR (a folder of images)", file=sys.stderr)
         return 2
     files = list_images(folder, args.limit)
+    from .paddle import is_paddle_dir
+
+    paddle_dir = None
+    if is_paddle_dir(args.model):
+        # Paddle inference models: everyone else runs their ONNX conversion (cached).
+        from .paddle import prepare
+
+        paddle_dir = args.model
+        args.model = prepare(paddle_dir, log=lambda *a: print(*a, file=sys.stderr, flush=True))
     paths = resolve_paths(args.model)
     skipped = {}
     for c in wanted[1:]:
         miss = missing_modules(c)
         if miss:
-            skipped[c] = f"not installed: {', '.join(miss)} (pip install 'edgeocr[bench]')"
+            extra = "paddle" if c.startswith("paddle-") else "bench"
+            skipped[c] = f"not installed: {', '.join(miss)} (pip install 'edgeocr[{extra}]')"
         elif paths is None:
             skipped[c] = "needs a model set name or a folder of det/cls/rec files"
     names = [c for c in wanted if c not in skipped]
@@ -637,6 +676,7 @@ def cmd_bench(args) -> int:
         "throughput_rounds": args.rounds if args.throughput else None,
         "paths": paths,
         "int8_bundle": str(models_of["int8"]) if "int8" in models_of else None,
+        "paddle_models": paddle_dir,
     }
     doc = {
         "machine": info,
@@ -697,7 +737,9 @@ def register(subparsers) -> None:
         nargs="?",
         default=None,
         metavar="MODEL_OR_SET",
-        help="model set name or a folder of det/cls/rec files (default: the default set)",
+        help="model set name, a folder of det/cls/rec files, or a folder of Paddle inference "
+        "model folders det/ cls/ rec/ (converted with paddle2onnx for the others; default: the "
+        "default set)",
     )
     p.add_argument("--images", help="image folder (default: the shared dev set, when there is one)")
     p.add_argument(
@@ -715,7 +757,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--compare",
         default="onnxruntime,rapidocr",
-        help=f"comma-separated, from {', '.join(CONTENDERS[1:])} (default onnxruntime,rapidocr)",
+        help=f"comma-separated, from {', '.join(CONTENDERS[1:])} (default onnxruntime,rapidocr); "
+        "paddle: the four paddle-* (Paddle Inference, IR optimisation and oneDNN on/off; "
+        "MODEL_OR_SET is then a folder of Paddle inference models det/, cls/, rec/)",
     )
     p.add_argument(
         "--int8-bundle",

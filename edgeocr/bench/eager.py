@@ -449,6 +449,22 @@ class PythonPipeline:
         ).shape[-1]
         self.charset = charset_from_metadata(self.nets["rec"].metadata, n_classes)
 
+    @classmethod
+    def from_nets(cls, nets: dict, config: PipelineConfig | None = None) -> PythonPipeline:
+        """The pipeline over callables ``nets[role](x) -> output`` with a ``metadata`` dict
+        (another runtime's networks, e.g. Paddle Inference: edgeocr.bench.paddle)."""
+        self = cls.__new__(cls)
+        self.config = config or PipelineConfig()
+        self.backend = "custom"
+        self.nets = dict(nets)
+        if "det" not in self.nets or "rec" not in self.nets:
+            raise ValueError("the Python pipeline needs det and rec models")
+        n_classes = self.nets["rec"](
+            np.zeros((1, 3, self.config.rec_height, 320), np.float32)
+        ).shape[-1]
+        self.charset = charset_from_metadata(self.nets["rec"].metadata, n_classes)
+        return self
+
     def _timed(self, role: str, x: np.ndarray, t: dict) -> np.ndarray:
         t0 = time.perf_counter()
         y = self.nets[role](np.ascontiguousarray(x))

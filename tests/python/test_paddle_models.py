@@ -405,3 +405,34 @@ def test_cli_packs_a_folder(paddle_nets, tmp_path):
         assert np.isfinite(
             list(b.manifest["verification"]["conversion"]["rec"]["max_abs_diff"].values())[0]
         )
+
+
+def test_bench_compare_paddle_runs_the_same_networks(paddle_nets, tmp_path):
+    """`edgeocr bench DIR --compare paddle`: the four Paddle Inference variants and onnxruntime
+    run the same (converted) networks through the same Python pipeline: the same lines."""
+    pytest.importorskip("pyclipper", reason="pyclipper (edgeocr[bench]) is not installed")
+    images = tmp_path / "images"
+    images.mkdir()
+    shutil.copy(DATA / "sample_en.png", images / "sample_en.png")
+    env = dict(os.environ, OMP_NUM_THREADS="1", EDGEOCR_CACHE_DIR=str(tmp_path / "cache"))
+    r = subprocess.run(
+        [sys.executable, "-c", "import sys; from edgeocr.cli import main; sys.exit(main())"]
+        + ["bench", str(paddle_nets["json"]["det"].parent)]
+        + ["--compare", "paddle,onnxruntime", "--images", str(images), "--limit", "1"]
+        + ["--threads", "1", "--no-memory", "--warmup", "0", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    doc = json.loads(r.stdout)
+    rows = {row["contender"]: row for row in doc["results"]}
+    # Every variant runs or says why not (Paddle 3.3's oneDNN path refuses some PIR attributes).
+    variants = {"paddle-ir", "paddle-noir", "paddle-ir-mkldnn", "paddle-noir-mkldnn"}
+    assert set(rows) | set(doc["skipped"]) == {"edgeocr", "onnxruntime"} | variants
+    for name, why in doc["skipped"].items():
+        assert name.endswith("-mkldnn") and "Paddle Inference cannot run" in why, (name, why)
+    assert {"edgeocr", "onnxruntime", "paddle-ir", "paddle-noir"} <= set(rows)
+    lines = {n: rows[n]["lines"] for n in rows if n != "edgeocr"}
+    assert len(set(lines.values())) == 1, lines
