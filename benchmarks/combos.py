@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 
 SETS = {"v4": "ppocr-v4-mobile", "v6": "ppocr-v6-small"}
+REC_SETTINGS = {"v4": {"drop_score": 0.65}, "v6": {}}  # as csrc/loader/model_sets.cpp
 COMBOS = [
     f"det-{d}.rec-{r}.{c}" for d in ("v4", "v6") for r in ("v4", "v6") for c in ("cls", "nocls")
 ]
@@ -66,7 +67,9 @@ def predictor_for(combo: str, threads: int | None):
     dp, rp = dset.paths(), rset.paths()
     if dp is None or rp is None:
         raise SystemExit(f"{combo}: needs {dset.requirement} and {rset.requirement}")
-    settings = {**dict(rset.config), **overrides}
+    # The sets' own settings live in the C++ loader, keyed by the files' sha256; a mixed pair that
+    # is no set gets the rec set's (the drop score is a property of the recogniser's confidence).
+    settings = {**REC_SETTINGS[rec[4:]], **overrides}
     return edgeocr.Predictor(
         det=dp["det"],
         cls=dp["cls"],
