@@ -72,6 +72,7 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
       cls_(std::move(cls)),
       rec_(std::move(rec)),
       charset_(std::move(charset)),
+      space_class_(ctc_space_class(charset_)),
       config_(std::move(config)),
       pool_(pool ? std::move(pool) : MemoryPool::create()) {
   if (!det_ && !rec_) fail(StatusCode::kInvalidArgument, "a pipeline needs a det or a rec model");
@@ -282,8 +283,10 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
     const int T = checked_rec_output(*rec_, out, n, charset_.size());
     const int C = static_cast<int>(charset_.size());
     const float* probs = out[0].ptr<float>();
+    const CtcSpaces spaces{space_class_, config_.rec_space_gap};
     for (int i = 0; i < n; ++i) {
-      CtcResult r = ctc_greedy_decode(probs + static_cast<std::size_t>(i) * T * C, T, C, charset_);
+      CtcResult r =
+          ctc_greedy_decode(probs + static_cast<std::size_t>(i) * T * C, T, C, charset_, spaces);
       OcrLine& line = lines[crops[order[start + i]].index];
       line.text = std::move(r.text);
       line.score = r.score;

@@ -232,6 +232,10 @@ std::vector<SettingInfo> build_table() {
                             "crops with height / width at or above are turned 90 degrees"));
   t.push_back(float_setting("drop_score", EDGEOCR_FIELD(drop_score), closed(0, 1),
                             "lines recognised with a lower score are dropped"));
+  t.push_back(float_setting("rec_space_gap", EDGEOCR_FIELD(rec_space_gap), closed(0, 1),
+                            "CTC decoding writes a space between two characters when the space "
+                            "class reaches this probability on a blank frame between them (0: "
+                            "plain greedy decoding)"));
   t.push_back(
       int_setting("det_stretch_below", EDGEOCR_FIELD(det_stretch_below), 0, 256,
                   "det reads the page's levels stretched to 0..255 when its luminance range "

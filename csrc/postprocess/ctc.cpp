@@ -55,8 +55,15 @@ int argmax(const float* row, int C, float* best_p) {
 
 }  // namespace
 
+int ctc_space_class(const std::vector<std::string>& charset) {
+  // Dictionaries append the space last; search from the end.
+  for (std::size_t i = charset.size(); i-- > 1;)
+    if (charset[i] == " ") return static_cast<int>(i);
+  return -1;
+}
+
 CtcResult ctc_greedy_decode(const float* probs, int T, int C,
-                            const std::vector<std::string>& charset) {
+                            const std::vector<std::string>& charset, const CtcSpaces& spaces) {
   if (T < 0)
     fail(StatusCode::kInvalidArgument,
          "ctc_greedy_decode: T must be >= 0, got " + std::to_string(T));
@@ -70,15 +77,32 @@ CtcResult ctc_greedy_decode(const float* probs, int T, int C,
   if (probs == nullptr && T > 0)
     fail(StatusCode::kInvalidArgument, "ctc_greedy_decode: probs is null");
 
+  const int space =
+      spaces.space > 0 && spaces.space < C && spaces.gap_prob > 0.f ? spaces.space : -1;
   CtcResult res;
   double conf_sum = 0.0;
   int emitted = 0;
   int prev = -1;
+  int last = -1;        // the last class emitted
+  float gap_max = 0.f;  // the space class's highest probability on blank frames since then
   for (int t = 0; t < T; ++t) {
     const float* row = probs + static_cast<size_t>(t) * static_cast<size_t>(C);
     float best_p = 0.f;
     const int best = argmax(row, C, &best_p);
+    if (space >= 0) {
+      if (best == 0) {
+        const float ps = row[space];
+        if (ps > gap_max) gap_max = ps;  // NaN never raises it
+      } else if (best != prev) {
+        if (best != space && last > 0 && last != space && gap_max >= spaces.gap_prob)
+          res.text += ' ';
+        gap_max = 0.f;
+      } else {
+        gap_max = 0.f;  // inside a character's run
+      }
+    }
     if (best != 0 && best != prev) {
+      last = best;
       res.text += charset[static_cast<size_t>(best)];
       conf_sum += best_p;
       ++emitted;

@@ -117,7 +117,10 @@ void bind_postprocess(py::module_& m) {
            py::arg("chars"))
       .def("__len__", [](const Charset& c) { return c.chars.size(); });
 
-  auto decode = [](const py::array& probs, const std::vector<std::string>& charset) {
+  auto decode = [](const py::array& probs, const std::vector<std::string>& charset,
+                   float space_gap) {
+    if (!(space_gap >= 0.f && space_gap <= 1.f))
+      throw py::value_error("space_gap: expected a number in [0, 1]");
     const py::array_t<float> a = float_array(probs, 2, "probs");
     const py::ssize_t nd = a.ndim();
     const int T = checked_int(a.shape(nd - 2), "probs steps");
@@ -125,21 +128,26 @@ void bind_postprocess(py::module_& m) {
     edgeocr::CtcResult r;
     {
       py::gil_scoped_release nogil;
-      r = edgeocr::ctc_greedy_decode(a.data(), T, C, charset);
+      r = edgeocr::ctc_greedy_decode(
+          a.data(), T, C, charset,
+          edgeocr::CtcSpaces{edgeocr::ctc_space_class(charset), space_gap});
     }
     return py::make_tuple(py::str(r.text), r.score);
   };
   const char* doc =
       "Greedy CTC decoding of float32 probabilities (T, C); charset[0] is the blank (a list of "
       "strings, or a Charset built once).\n"
-      "Returns (text, score), score being the mean max-probability of the emitted characters.";
+      "Returns (text, score), score being the mean max-probability of the emitted characters.\n"
+      "space_gap > 0: a space is also written between two characters when the charset's \" \" "
+      "class reaches space_gap on a blank frame between them (the pipeline's rec_space_gap).";
   m.def(
       "ctc_greedy_decode",
-      [decode](const py::array& probs, const Charset& charset) {
-        return decode(probs, charset.chars);
+      [decode](const py::array& probs, const Charset& charset, float space_gap) {
+        return decode(probs, charset.chars, space_gap);
       },
-      py::arg("probs"), py::arg("charset"), doc);
-  m.def("ctc_greedy_decode", decode, py::arg("probs"), py::arg("charset"), doc);
+      py::arg("probs"), py::arg("charset"), py::arg("space_gap") = 0.f, doc);
+  m.def("ctc_greedy_decode", decode, py::arg("probs"), py::arg("charset"),
+        py::arg("space_gap") = 0.f, doc);
 
   m.def(
       "reading_order",

@@ -265,6 +265,32 @@ def test_ctc_greedy_decode():
         kernels.ctc_greedy_decode(eye, charset[:3])
 
 
+def test_ctc_space_gap():
+    """A space that loses to blank on the frames between two characters is written when the
+    space class reaches space_gap there; nothing else changes (the characters, the score)."""
+    charset = ["", "1", "2", " "]
+
+    def frames(*rows):  # (blank, "1", "2", " ") per frame, rows summing to 1
+        return np.array(rows, dtype=np.float32)
+
+    one, two = (0.1, 0.8, 0.0, 0.1), (0.1, 0.0, 0.8, 0.1)
+    gap = lambda ps: (1.0 - ps, 0.0, 0.0, ps)  # noqa: E731
+    probs = frames(gap(0.3), one, gap(0.05), gap(0.3), two, gap(0.3))
+    assert kernels.ctc_greedy_decode(probs, charset) == pytest.approx(("12", 0.8))
+    text, score = kernels.ctc_greedy_decode(probs, charset, space_gap=0.15)
+    assert (text, score) == ("1 2", pytest.approx(0.8))  # none before the first or after the last
+    assert kernels.ctc_greedy_decode(probs, charset, space_gap=0.35)[0] == "12"
+    # A space the greedy path emits is not doubled; a run of one character is not split.
+    emitted = frames(one, gap(0.3), gap(0.9), gap(0.3), two)
+    assert kernels.ctc_greedy_decode(emitted, charset, space_gap=0.15)[0] == "1 2"
+    run = frames(one, one, two, gap(0.3), two)
+    assert kernels.ctc_greedy_decode(run, charset, space_gap=0.15)[0] == "12 2"
+    # Without a space class the option does nothing.
+    assert kernels.ctc_greedy_decode(probs, ["", "1", "2", "x"], space_gap=0.15)[0] == "12"
+    with pytest.raises(ValueError):
+        kernels.ctc_greedy_decode(probs, charset, space_gap=1.5)
+
+
 def test_reading_order():
     def box(x0, y0, x1, y1):
         return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]

@@ -52,6 +52,10 @@ struct PipelineConfig {
   // Lines whose recognition score is below are dropped (model sets may set
   // their own: PP-OCRv4 mobile uses 0.65, measured on the dev set).
   float drop_score = 0.5f;
+  // CTC decoding writes a space between two characters when the space class
+  // reaches this probability on a blank frame between them (0: plain greedy;
+  // see CtcSpaces in csrc/postprocess/ctc.h). Only spaces change.
+  float rec_space_gap = 0.15f;
   // Faded, washed-out and low-contrast captures. The page's luminance range
   // (its 0.5th to 99.5th percentile, on a sparse grid) is measured once per
   // call; when it spans fewer grey levels than this, the stage reads the page
@@ -143,6 +147,7 @@ class Pipeline {
 
   std::shared_ptr<Model> det_, cls_, rec_;
   std::vector<std::string> charset_;
+  int space_class_ = -1;  // the charset's " " class (-1: none)
   PipelineConfig config_;
   std::shared_ptr<MemoryPool> pool_;
   std::shared_ptr<MemoryBudget> budget_;
