@@ -130,3 +130,23 @@ TEST(bad_arguments_throw) {
 }
 
 TEST_MAIN()
+
+// A space that loses to blank on the frames between two characters (rec_space_gap).
+TEST(space_gap_writes_a_losing_space) {
+  const std::vector<std::string> cs = {"", "1", "2", " "};
+  auto row = [](float blank, float one, float two, float space) {
+    return std::vector<float>{blank, one, two, space};
+  };
+  std::vector<float> probs;
+  for (const auto& r : {row(.7f, 0, 0, .3f), row(.1f, .8f, 0, .1f), row(.95f, 0, 0, .05f),
+                        row(.7f, 0, 0, .3f), row(.1f, 0, .8f, .1f), row(.7f, 0, 0, .3f)})
+    probs.insert(probs.end(), r.begin(), r.end());
+  CHECK(ctc_space_class(cs) == 3);
+  CHECK(ctc_space_class(kAbc) == -1);
+  CHECK(ctc_greedy_decode(probs.data(), 6, 4, cs).text == "12");
+  const CtcResult r = ctc_greedy_decode(probs.data(), 6, 4, cs, CtcSpaces{3, .15f});
+  CHECK(r.text == "1 2");  // not before the first character nor after the last
+  CHECK_NEAR(r.score, 0.8, 1e-6);
+  CHECK(ctc_greedy_decode(probs.data(), 6, 4, cs, CtcSpaces{3, .35f}).text == "12");
+  CHECK(ctc_greedy_decode(probs.data(), 6, 4, cs, CtcSpaces{-1, .15f}).text == "12");
+}
