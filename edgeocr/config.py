@@ -52,7 +52,7 @@ class PipelineConfig:
     drop_score: float = 0.5  # model sets may set their own (ppocr-v4-mobile: 0.65)
     # CTC decoding writes a space between two characters when the space class reaches this
     # probability on a blank frame between them (0: plain greedy decoding).
-    rec_space_gap: float = 0.15
+    rec_space_gap: float = 0.1
     # Faded / washed-out / low-contrast pages: when the page's luminance range (0.5th to 99.5th
     # percentile) spans fewer grey levels than this, the stage reads it stretched to 0..255 (0: never).
     det_stretch_below: int = 128

@@ -55,7 +55,7 @@ struct PipelineConfig {
   // CTC decoding writes a space between two characters when the space class
   // reaches this probability on a blank frame between them (0: plain greedy;
   // see CtcSpaces in csrc/postprocess/ctc.h). Only spaces change.
-  float rec_space_gap = 0.15f;
+  float rec_space_gap = 0.1f;
   // Faded, washed-out and low-contrast captures. The page's luminance range
   // (its 0.5th to 99.5th percentile, on a sparse grid) is measured once per
   // call; when it spans fewer grey levels than this, the stage reads the page
