@@ -5,17 +5,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import resource
-import subprocess
 import sys
-import time
 
-_RESULT_PREFIX = "@@RESULT "
-
-
-# The statistics live in the package, shared with `edgeocr bench`.
-from edgeocr.bench import median, p90, render_table  # noqa: E402,F401
+# The statistics, the host description and the worker protocol live in the package, shared with
+# `edgeocr bench`.
+from edgeocr.bench import machine, median, p90, render_table  # noqa: F401
+from edgeocr.bench.worker import emit  # noqa: F401
+from edgeocr.bench.worker import run_worker as _run_worker
 
 
 def _proc_status_mb(key: str) -> float:
@@ -46,25 +43,12 @@ def hwm_mb() -> float:
     return _proc_status_mb("VmHWM")
 
 
-def emit(result: dict) -> None:
-    """Worker side: hand a JSON result back to the parent on stdout."""
-    print(_RESULT_PREFIX + json.dumps(result), flush=True)
-
-
 def run_worker(script: str, args: list[str], timeout: float = 900.0) -> dict:
     """Run `python script --worker ...` in a fresh process and return what it emitted.
 
     Call it before this process loads models: see `peak_rss_mb`.
     """
-    cmd = [sys.executable, script, *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith(_RESULT_PREFIX):
-            return json.loads(line[len(_RESULT_PREFIX) :])
-    raise RuntimeError(
-        f"worker {' '.join(args)} failed (exit {proc.returncode}):\n"
-        f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
-    )
+    return _run_worker([sys.executable, script, *args], timeout)
 
 
 def rss_note(name: str, mem: dict) -> str | None:
@@ -72,26 +56,6 @@ def rss_note(name: str, mem: dict) -> str | None:
     if abs(mem["peak_rss_mb"] - mem["hwm_mb"]) <= 2.0:
         return None
     return f"  note: {name} ru_maxrss {mem['peak_rss_mb']:.1f} MiB != VmHWM {mem['hwm_mb']:.1f} MiB"
-
-
-def machine() -> dict:
-    model = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "cpu": model,
-        "nproc": os.cpu_count(),
-        "affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "loadavg": [round(x, 2) for x in os.getloadavg()],
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-    }
 
 
 def header(info: dict) -> str:

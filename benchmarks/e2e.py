@@ -32,7 +32,8 @@ from pathlib import Path
 
 import _bench
 
-IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+from edgeocr.image_io import image_files
+
 ENGINES = ("rapidocr", "edgeocr")
 
 
@@ -45,7 +46,7 @@ def default_images() -> Path:
 def list_images(folder: Path) -> list[str]:
     if not folder.is_dir():
         raise SystemExit(f"image folder not found: {folder}")
-    files = sorted(str(p) for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS)
+    files = image_files(folder)
     if not files:
         raise SystemExit(f"no images in {folder}")
     return files

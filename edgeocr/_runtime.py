@@ -20,6 +20,30 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def machine_info() -> dict:
+    """This host for reports: CPU model, arch, cores (all / usable), load average, Python, date."""
+    import platform
+    import time
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(
+                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu
+            )
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "arch": platform.machine(),
+        "nproc": os.cpu_count(),
+        "affinity": cpu_count(),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+
+
 def find_ort_library() -> str | None:
     """Path of libonnxruntime.so* inside the installed onnxruntime wheel, or None."""
     try:

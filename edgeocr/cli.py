@@ -6,49 +6,25 @@ import argparse
 import json
 import os
 import sys
-import time
 
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"}
+from .progress import Progress
 
 
 def _expand(inputs: list[str]) -> tuple[list[str], bool]:
+    from .image_io import image_files
+
     files, from_dir = [], False
     for item in inputs:
         if os.path.isdir(item):
             from_dir = True
-            for root, _, names in os.walk(item):
-                files += [
-                    os.path.join(root, n)
-                    for n in sorted(names)
-                    if os.path.splitext(n)[1].lower() in IMAGE_EXTS
-                ]
+            files += image_files(item, recursive=True)
         else:
             files.append(item)
     return files, from_dir
 
 
-class _Progress:
-    """A one-line progress bar on stderr (only when asked for and stderr is a terminal or forced)."""
-
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.enabled, self.done, self.t0 = total, enabled, 0, time.perf_counter()
-
-    def step(self):
-        self.done += 1
-        if not self.enabled:
-            return
-        width = 30
-        filled = int(width * self.done / max(1, self.total))
-        rate = self.done / max(1e-9, time.perf_counter() - self.t0)
-        sys.stderr.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {rate:.2f} img/s"
-        )
-        if self.done == self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
-def _predictor(args):
+def predictor_from_args(args):
+    """The Predictor that ``--model/--threads/--no-cls`` (:func:`add_model_arguments`) ask for."""
     from .predictor import Predictor
 
     kw = {"threads": args.threads}
@@ -72,10 +48,10 @@ def cmd_predict(args) -> int:
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
         return 2
-    p = _predictor(args)
+    p = predictor_from_args(args)
     if args.draw:
         os.makedirs(args.draw, exist_ok=True)
-    progress = _Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
+    progress = Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
     failures = 0
     for path in files:
         try:
@@ -133,47 +109,6 @@ def cmd_models(args) -> int:
     return 0
 
 
-def cmd_eval(args) -> int:
-    from . import evaluate
-
-    p = _predictor(args)
-    samples = evaluate.load_e2e(args.dataset)
-    if args.limit:
-        samples = samples[: args.limit]
-    preds = {}
-    progress = _Progress(len(samples), sys.stderr.isatty() or args.progress)
-    t0 = time.perf_counter()
-    for s in samples:
-        r = p.predict(s["path"] if "path" in s else os.path.join(args.dataset, s["file"]))
-        preds[s["id"]] = [
-            {"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines
-        ]
-        progress.step()
-    elapsed = time.perf_counter() - t0
-    report = {"e2e": evaluate.evaluate_e2e(samples, preds), "seconds": elapsed}
-    rec_preds = {}
-    if not args.no_rec and os.path.exists(os.path.join(args.dataset, "rec_synth.jsonl")):
-        rec_samples = evaluate.load_rec(args.dataset)
-        for s in rec_samples:
-            path = s["path"] if "path" in s else os.path.join(args.dataset, s["file"])
-            rec_preds[s["id"]] = p.recognize(path).text
-        report["rec"] = evaluate.evaluate_rec(rec_samples, rec_preds)
-    baseline = None
-    if args.baseline:
-        with open(args.baseline, encoding="utf-8") as f:
-            baseline = json.load(f)
-        baseline = baseline.get("report", baseline)
-    print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as f:
-            json.dump(
-                {"report": report, "predictions": preds, "rec_predictions": rec_preds},
-                f,
-                ensure_ascii=False,
-            )
-    return 0
-
-
 def cmd_convert(args) -> int:
     from . import _core
     from .errors import ModelNotFoundError
@@ -191,7 +126,7 @@ def cmd_convert(args) -> int:
 
 
 def cmd_runtime(args) -> int:
-    from . import runtime_info, selftest
+    from ._runtime import runtime_info, selftest
 
     info = runtime_info()
     print(f"ONNX Runtime {info['version']} from {info['library_path']}")
@@ -217,8 +152,34 @@ def cmd_config(args) -> int:
     return 0
 
 
+def add_model_arguments(p) -> None:
+    """The model options every predicting subcommand takes (``--model``, ``--threads`` ...)."""
+    p.add_argument(
+        "--model",
+        "-m",
+        default=None,
+        help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file (default: the default set)",
+    )
+    p.add_argument(
+        "--threads", "-t", type=int, default=None, help="intra-op threads (default: runtime's)"
+    )
+    p.add_argument("--no-cls", action="store_true", help="skip the 180-degree direction classifier")
+    p.add_argument(
+        "--precision",
+        choices=["auto", "fp32", "int8"],
+        default=None,
+        help="a model set's int8 models (made once, cached) or fp32 (default: "
+        "$EDGEOCR_PRECISION, else auto: int8 where the CPU has VNNI / dot product)",
+    )
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar even when not on a terminal",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ._core import __version__
 
     ap = argparse.ArgumentParser(
         prog="edgeocr", description="OCR on edge devices: PP-OCR models in a C++ core."
@@ -226,35 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"edgeocr {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    def model_args(p):
-        p.add_argument(
-            "--model",
-            "-m",
-            default=None,
-            help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file (default: the default set)",
-        )
-        p.add_argument(
-            "--threads", "-t", type=int, default=None, help="intra-op threads (default: runtime's)"
-        )
-        p.add_argument(
-            "--no-cls", action="store_true", help="skip the 180-degree direction classifier"
-        )
-        p.add_argument(
-            "--precision",
-            choices=["auto", "fp32", "int8"],
-            default=None,
-            help="a model set's int8 models (made once, cached) or fp32 (default: "
-            "$EDGEOCR_PRECISION, else auto: int8 where the CPU has VNNI / dot product)",
-        )
-        p.add_argument(
-            "--progress",
-            action="store_true",
-            help="show a progress bar even when not on a terminal",
-        )
-
     p = sub.add_parser("predict", help="OCR images or folders of images")
     p.add_argument("inputs", nargs="+", metavar="IMAGE_OR_DIR")
-    model_args(p)
+    add_model_arguments(p)
     p.add_argument("--json", action="store_true", help="one JSON object per image (JSON lines)")
     p.add_argument("--draw", metavar="OUT_DIR", help="write annotated copies of the images here")
     from .ray import add_arguments as ray_arguments
@@ -265,19 +200,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("models", help="list the model sets and whether they are installed")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_models)
-
-    p = sub.add_parser("eval", help="accuracy on a labelled folder (format of shared/datasets/dev)")
-    p.add_argument("dataset", metavar="DIR")
-    model_args(p)
-    p.add_argument("--limit", type=int, default=0)
-    p.add_argument("--no-rec", action="store_true", help="skip the recognition-only crops")
-    p.add_argument(
-        "--baseline",
-        help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)",
-    )
-    p.add_argument("--baseline-name", default="baseline")
-    p.add_argument("--output", "-o", help="write the report and predictions as JSON")
-    p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("convert", help="translate a Paddle Lite .nb model to ONNX")
     p.add_argument("model")
@@ -310,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Modules under edgeocr/ that add subcommands (see build_parser).
-_PLUGIN_COMMANDS = ("pack.cli", "bench", "export")
+_PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
 
 
 def main(argv=None) -> int:

@@ -16,6 +16,27 @@ from .errors import InvalidInputError
 # EDGEOCR_MAX_IMAGE_PIXELS environment variable; per Predictor: max_image_pixels=.
 DEFAULT_MAX_PIXELS = 100_000_000
 
+# What a folder of images holds: the file names every command line and tool takes from a folder.
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm")
+
+
+def image_files(folder: str | os.PathLike, *, recursive: bool = False) -> list[str]:
+    """The image files (by extension, :data:`IMAGE_EXTENSIONS`) in ``folder``, in sorted order.
+
+    ``recursive``: also those in its sub-folders, folder by folder in sorted order.
+    """
+    out = []
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        out += [
+            os.path.join(root, n)
+            for n in sorted(names)
+            if os.path.splitext(n)[1].lower() in IMAGE_EXTENSIONS
+        ]
+        if not recursive:
+            break
+    return out
+
 # Decoding may use at most this many bytes per allowed pixel (the size of a
 # BGRA result), i.e. max_pixels * 4 bytes (400 MB by default). Decoders that
 # need more working memory per pixel get proportionally fewer pixels: the

@@ -23,7 +23,8 @@ from .models import MODEL_SETS, find_model_file, resolve_model_set
 from .results import OcrLine, OcrResult
 
 
-def _check_workers(workers) -> int:
+def check_workers(workers) -> int:
+    """``workers`` if it is an int >= 1 (images in flight at once), else InvalidInputError."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidInputError(f"workers must be an integer >= 1, got {workers!r}")
     return workers
@@ -107,7 +108,7 @@ class Predictor:
         precision: str | None = None,
         **overrides,
     ):
-        self.workers = _check_workers(workers)
+        self.workers = check_workers(workers)
         from .int8_default import requested_precision
 
         precision = requested_precision(precision)
@@ -316,7 +317,7 @@ class Predictor:
         fails raises its error at its place in the stream; stopping early
         cancels what is queued.
         """
-        n = self.workers if workers is None else _check_workers(workers)
+        n = self.workers if workers is None else check_workers(workers)
         # Threads per call: concurrent callers sharing a Predictor each decode and run on their
         # own (a shared decode thread would serialise them); starting them costs ~0.1 ms.
         decode = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-decode")

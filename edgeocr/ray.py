@@ -224,20 +224,14 @@ def expand_inputs(source) -> list[str]:
 
     A path that does not exist is kept (its row will say so); a glob matching nothing adds nothing.
     """
-    from .cli import IMAGE_EXTS
+    from .image_io import image_files
 
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
     out = []
     for item in items:
         item = os.fspath(item)
         if os.path.isdir(item):
-            for root, dirs, names in os.walk(item):
-                dirs.sort()
-                out += [
-                    os.path.join(root, n)
-                    for n in sorted(names)
-                    if os.path.splitext(n)[1].lower() in IMAGE_EXTS
-                ]
+            out += image_files(item, recursive=True)
         elif _glob.has_magic(item) and not os.path.exists(item):
             out += sorted(p for p in _glob.glob(item, recursive=True) if not os.path.isdir(p))
         else:
@@ -302,15 +296,15 @@ def ocr_dataset(
     it is iterated or written. Starts a local Ray if none is running.
     """
     ray = _require_ray()
-    from .predictor import _check_workers
+    from .predictor import check_workers
 
-    _check_workers(threads)
-    _check_workers(batch_size)
+    check_workers(threads)
+    check_workers(batch_size)
     if not ray.is_initialized():
         init_local_ray(ray)
     if workers is None:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)) // threads)
-    _check_workers(workers)
+    check_workers(workers)
     if isinstance(source, ray.data.Dataset):
         ds = source
         if skip:
@@ -518,7 +512,7 @@ def run_cli(args) -> int:
         started = True
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False  # our own bar counts errors too
-    from .cli import _Progress
+    from .progress import Progress
 
     cpus = int(ray.cluster_resources().get("CPU", 1))
     threads = args.threads or min(2, cpus)  # docs/scale-out.md: N x 2 measured best here
@@ -533,7 +527,7 @@ def run_cli(args) -> int:
     kw = {"use_cls": False} if getattr(args, "no_cls", False) else {}
     pages = errors = 0
     t0 = time.perf_counter()
-    progress = _Progress(len(todo), sys.stderr.isatty() or args.progress)
+    progress = Progress(len(todo), sys.stderr.isatty() or args.progress)
     try:
         if todo:
             ds = ocr_dataset(

@@ -12,6 +12,8 @@ Not part of the SDK core: nothing outside ``edgeocr.bench`` imports it.
 
 from __future__ import annotations
 
-from .compare import machine, median, p90, register, render_table
+from .._runtime import machine_info as machine
+from .common import median, p90, render_table
+from .compare import register
 
 __all__ = ["machine", "median", "p90", "register", "render_table"]

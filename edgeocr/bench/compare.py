@@ -42,10 +42,14 @@ import importlib.util
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 import warnings
+
+from .._runtime import machine_info
+from . import worker
+from .common import default_images, median, p90, render_table
+from .worker import emit
 
 CONTENDERS = (
     "edgeocr",
@@ -60,8 +64,6 @@ CONTENDERS = (
 )
 # `--compare paddle`: Paddle Inference with IR optimisation and oneDNN each on and off.
 _ALIASES = {"paddle": ("paddle-ir", "paddle-noir", "paddle-ir-mkldnn", "paddle-noir-mkldnn")}
-IMAGE_EXTS = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
-_RESULT_PREFIX = "@@EDGEOCR-BENCH "
 # What each contender needs besides edgeocr's own dependencies (module names, not installed).
 _NEEDS = {
     "onnxruntime": ("onnxruntime", "pyclipper"),
@@ -75,21 +77,7 @@ _NEEDS = {
 }
 
 
-# -- statistics and memory (the same definitions as benchmarks/_bench.py) -------
-
-
-def median(xs) -> float:
-    s = sorted(xs)
-    n = len(s)
-    if n == 0:
-        return float("nan")
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-
-
-def p90(xs) -> float:
-    """Nearest-rank 90th percentile."""
-    s = sorted(xs)
-    return s[max(0, math.ceil(0.9 * len(s)) - 1)] if s else float("nan")
+# -- memory ---------------------------------------------------------------------
 
 
 def _status_mb(key: str) -> float:
@@ -98,26 +86,6 @@ def _status_mb(key: str) -> float:
             if line.startswith(key + ":"):
                 return int(line.split()[1]) / 1024.0
     return float("nan")
-
-
-def machine() -> dict:
-    import platform
-
-    cpu = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(
-                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu
-            )
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "nproc": os.cpu_count(),
-        "loadavg": [round(x, 2) for x in os.getloadavg()],
-        "python": platform.python_version(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-    }
 
 
 # -- contenders -----------------------------------------------------------------
@@ -267,7 +235,7 @@ def worker_main(argv) -> int:
             c.run(group, b)
         out["peak_rss_mb"][str(b)] = _status_mb("VmHWM")
         out["pool_high_water_mb"][str(b)] = c.high_water_mb()
-    print(_RESULT_PREFIX + json.dumps(out), flush=True)
+    emit(out)
     return 0
 
 
@@ -278,12 +246,7 @@ def run_worker(name, args, files, timeout=1800.0, model=None) -> dict:
         cmd += ["--model", str(model)]
     if args.threads:
         cmd += ["--threads", str(args.threads)]
-    proc = subprocess.run(cmd + files, capture_output=True, text=True, timeout=timeout)
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith(_RESULT_PREFIX):
-            return json.loads(line[len(_RESULT_PREFIX) :])
-    last = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else ""
-    raise RuntimeError(f"exit {proc.returncode}: {last}")
+    return worker.run_worker(cmd + files, timeout)
 
 
 # -- the command ------------------------------------------------------------------
@@ -292,9 +255,9 @@ def run_worker(name, args, files, timeout=1800.0, model=None) -> dict:
 def list_images(folder: str, limit: int) -> list:
     if not os.path.isdir(folder):
         raise SystemExit(f"edgeocr bench: image folder not found: {folder}")
-    files = sorted(
-        os.path.join(folder, n) for n in os.listdir(folder) if n.lower().endswith(IMAGE_EXTS)
-    )
+    from ..image_io import image_files
+
+    files = image_files(folder)
     if not files:
         raise SystemExit(f"edgeocr bench: no images in {folder}")
     if (
@@ -303,18 +266,6 @@ def list_images(folder: str, limit: int) -> list:
         step = len(files) / limit
         files = [files[int(i * step)] for i in range(limit)]
     return files
-
-
-def default_images() -> str | None:
-    shared = os.environ.get("EDGEOCR_SHARED_DIR")
-    for root in ([shared] if shared else []) + [
-        os.path.join(os.getcwd(), "..", "shared"),
-        os.path.join(os.getcwd(), "shared"),
-    ]:
-        folder = os.path.join(root, "datasets", "dev", "images")
-        if os.path.isdir(folder):
-            return os.path.normpath(folder)
-    return None
 
 
 def measure(contenders: dict, images: list, batch_sizes: list, warmup: int) -> dict:
@@ -491,21 +442,6 @@ def format_throughput(rows: list) -> str:
     return "\n".join(out)
 
 
-def render_table(cells: list) -> str:
-    """Rows of strings (the first the header) as aligned columns: the first left, the rest right."""
-    widths = [max(len(c[i]) for c in cells) for i in range(len(cells[0]))]
-    out = []
-    for k, c in enumerate(cells):
-        out.append(
-            "  ".join(
-                x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(c, widths))
-            )
-        )
-        if k == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
-
-
 def _fmt(v, spec="{:.1f}"):
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else spec.format(v)
 
@@ -606,7 +542,7 @@ def cmd_bench(args) -> int:
         elif paths is None:
             skipped[c] = "needs a model set name or a folder of det/cls/rec files"
     names = [c for c in wanted if c not in skipped]
-    info = machine()
+    info = machine_info()
     log = (
         (lambda *a: print(*a, file=sys.stderr, flush=True))
         if args.json

@@ -16,12 +16,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
-_PREFIX = "@@EDGEOCR-BENCH-MEMORY "
+from . import worker
 
 
 def _status_mb() -> dict:
@@ -63,20 +62,19 @@ def worker_main(argv) -> int:
             lambda b=b: Predictor(models=model, threads=threads, max_memory_mb=b), image
         )
     out["none"] = _measure(lambda: Predictor(models=model, threads=threads), image)
-    print(_PREFIX + json.dumps(out), flush=True)
+    worker.emit(out)
     return 0
 
 
 def _default_page(folder: str | None) -> str:
-    from .compare import IMAGE_EXTS, default_images
+    from ..image_io import image_files
+    from .common import default_images
 
     folder = folder or default_images()
     if folder and os.path.isdir(folder):
         from PIL import Image
 
-        files = [
-            os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(IMAGE_EXTS)
-        ]
+        files = image_files(folder)
         sized = []
         for f in files:
             try:
@@ -116,7 +114,7 @@ def scaled_pages(page: str, sizes: list, folder: str) -> dict:
 
 
 def run_memory(args) -> int:
-    from .compare import render_table
+    from .common import render_table
 
     if not sys.platform.startswith("linux"):
         print("edgeocr bench --memory: peak RSS is read from /proc (Linux only)", file=sys.stderr)
@@ -144,23 +142,11 @@ def run_memory(args) -> int:
                     str(args.threads or 0),
                     ",".join(str(b) for b in budgets),
                 ]
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-                res = next(
-                    (
-                        json.loads(line[len(_PREFIX) :])
-                        for line in proc.stdout.splitlines()
-                        if line.startswith(_PREFIX)
-                    ),
-                    None,
-                )
-                if res is None:
+                try:
+                    res = worker.run_worker(cmd, timeout=3600)
+                except worker.WorkerError as e:
                     rows.append(
-                        {
-                            "model": model,
-                            "mpx": mpx,
-                            "size": size,
-                            "error": proc.stderr.strip()[-300:],
-                        }
+                        {"model": model, "mpx": mpx, "size": size, "error": e.stderr.strip()[-300:]}
                     )
                     continue
                 ref = res["none"]

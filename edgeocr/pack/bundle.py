@@ -124,7 +124,7 @@ def build_manifest(
     extra: Mapping[str, Any] | None = None,
 ) -> dict:
     """The manifest for ``models`` (role -> {"data": bytes, plus any descriptive fields})."""
-    from .. import __version__
+    from .._core import __version__
 
     entries = []
     for role in ROLES:

@@ -19,7 +19,7 @@ _INFO_HELP = "Describe and check a .eocr bundle: manifest, sizes, checksums, ver
 
 
 def build_pack_parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from .._core import __version__
 
     ap = argparse.ArgumentParser(prog="edgeocr-pack", description=_PACK_HELP)
     ap.add_argument("--version", action="version", version=f"edgeocr {__version__}")

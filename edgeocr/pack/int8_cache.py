@@ -42,7 +42,7 @@ def cache_key(
 ) -> str:
     import onnxruntime
 
-    from .. import __version__
+    from .._core import __version__
 
     doc = {
         "models": {r: _sha(p) for r, p in sorted(paths.items()) if p},

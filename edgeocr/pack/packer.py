@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from ..config import PipelineConfig
 from ..errors import EdgeOCRError, InvalidInputError, ModelError, ModelNotFoundError
+from ..progress import Progress
 from . import bundle as B
 from . import quantize as Q
 from . import verify as V
@@ -250,7 +251,7 @@ def pack(
 
     from ..image_io import load_image
     from ..predictor import Predictor
-    from . import predictor_from_models
+    from .predictors import predictor_from_models
 
     if quantize not in QUANTIZE:
         raise InvalidInputError(f"quantize must be one of {QUANTIZE}, got {quantize!r}")
@@ -314,7 +315,7 @@ def pack(
     calib_paths = V.list_images(calib, calib_limit) if calib else []
     samples = []
     if eval_dir:
-        from .. import evaluate
+        from ..evaluate import metrics as evaluate
 
         if not os.path.isfile(os.path.join(eval_dir, "e2e_synth.jsonl")):
             raise InvalidInputError(
@@ -389,7 +390,7 @@ def pack(
                 cache = os.path.join(tmp.name, f"{role}.calib.json")
                 bar = None
                 if settings.mode == "int8" and not os.path.exists(cache):
-                    bar = V.Progress(f"calibrate {role}", len(inputs.get(role, [])), progress)
+                    bar = Progress(len(inputs.get(role, [])), progress, f"calibrate {role}")
                 data = Q.quantize_bytes(
                     named[role],
                     settings,
@@ -410,7 +411,7 @@ def pack(
 
         def reference() -> list:
             if "r" not in ref_results:
-                bar = V.Progress("verify (float)", len(verify_imgs), progress)
+                bar = Progress(len(verify_imgs), progress, "verify (float)")
                 ref_results["r"], ref_results["t"] = V.run_images(ref, verify_imgs, bar)
             return ref_results["r"]
 
@@ -429,7 +430,7 @@ def pack(
             if not verify_imgs:
                 return report
             a = reference()
-            bar = V.Progress("verify (packed)", len(verify_imgs), progress)
+            bar = Progress(len(verify_imgs), progress, "verify (packed)")
             b, _ = V.run_images(pred, verify_imgs, bar)
             report["agreement"] = {
                 **V.text_agreement(a, b),
@@ -725,20 +726,12 @@ def _blame(report: dict) -> str:
 
 
 def _machine() -> dict:
-    import platform
+    from .._runtime import machine_info
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    m = machine_info()
     return {
-        "cpu": cpu,
-        "arch": platform.machine(),
-        "cores": os.cpu_count(),
+        "cpu": m["cpu"],
+        "arch": m["arch"],
+        "cores": m["nproc"],
         "int8_features": Q.cpu_flags_line(),
     }

@@ -12,44 +12,14 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from .. import evaluate
-
-_IMAGE_EXT = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
-
-
-class Progress:
-    """A one-line progress bar on stderr (only on a terminal unless forced)."""
-
-    def __init__(self, label: str, total: int, enabled: bool | None = None):
-        self.label, self.total, self.n = label, max(total, 1), 0
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._t0 = time.perf_counter()
-        self._draw()
-
-    def step(self, k: int = 1) -> None:
-        self.n = min(self.total, self.n + k)
-        self._draw()
-
-    def _draw(self) -> None:
-        if not self.enabled:
-            return
-        frac = self.n / self.total
-        bar = "#" * int(24 * frac)
-        dt = time.perf_counter() - self._t0
-        sys.stderr.write(f"\r{self.label:<22} [{bar:<24}] {self.n}/{self.total} {dt:5.1f}s")
-        if self.n >= self.total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled and self.n < self.total:
-            sys.stderr.write("\n")
+from ..evaluate import metrics as evaluate
+from ..image_io import IMAGE_EXTENSIONS, image_files
+from ..progress import Progress
 
 
 def list_images(folder: str, limit: int = 0) -> list[str]:
@@ -59,11 +29,9 @@ def list_images(folder: str, limit: int = 0) -> list[str]:
 
     if not os.path.isdir(folder):
         raise InvalidInputError(f"not a folder of images: {folder}")
-    out = sorted(
-        os.path.join(folder, f) for f in os.listdir(folder) if f.lower().endswith(_IMAGE_EXT)
-    )
+    out = image_files(folder)
     if not out:
-        raise InvalidInputError(f"{folder}: no images ({', '.join(_IMAGE_EXT)})")
+        raise InvalidInputError(f"{folder}: no images ({', '.join(IMAGE_EXTENSIONS)})")
     if not limit or len(out) <= limit:
         return out
     pick = np.unique(np.linspace(0, len(out) - 1, limit).round().astype(int))

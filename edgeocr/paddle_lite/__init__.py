@@ -20,23 +20,10 @@ its kernel key, and what to do.
 
 from __future__ import annotations
 
-try:  # part of edgeocr: a ModelError like every other bad model
-    from ..errors import ModelError as _ModelError
-except ImportError:  # loaded standalone (tests of the reader without the compiled core)
-    _ModelError = ValueError
-
-
-class NbFormatError(_ModelError):
-    """A ``.nb`` file that edgeocr cannot read or translate.
-
-    The message names the file, the op type and its kernel key where one is
-    involved, and what the user can do about it.
-    """
-
-
-from .cache import cached_nb_to_onnx, default_cache_dir  # noqa: E402
-from .reader import NbOp, NbProgram, NbVar, read_nb  # noqa: E402
-from .translate import nb_to_onnx  # noqa: E402
+from .cache import cached_nb_to_onnx, default_cache_dir
+from .errors import NbFormatError
+from .reader import NbOp, NbProgram, NbVar, read_nb
+from .translate import nb_to_onnx
 
 __all__ = [
     "NbFormatError",

@@ -16,7 +16,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from . import NbFormatError
+from .errors import NbFormatError
 from .reader import read_nb
 from .translate import nb_to_onnx
 

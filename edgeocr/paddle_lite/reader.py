@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import NbFormatError
+from .errors import NbFormatError
 
 HEADER_SIZE = 26
 

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import NbFormatError
+from .errors import NbFormatError
 from .reader import NbOp, NbProgram, read_nb
 
 OPSET = 17

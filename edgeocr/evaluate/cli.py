@@ -1,0 +1,69 @@
+"""`edgeocr eval`: accuracy of a model set on a labelled folder (the format of shared/datasets/dev)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ..cli import add_model_arguments, predictor_from_args
+from ..progress import Progress
+from . import metrics as evaluate
+
+
+def cmd_eval(args) -> int:
+    p = predictor_from_args(args)
+    samples = evaluate.load_e2e(args.dataset)
+    if args.limit:
+        samples = samples[: args.limit]
+    preds = {}
+    progress = Progress(len(samples), sys.stderr.isatty() or args.progress)
+    t0 = time.perf_counter()
+    for s in samples:
+        r = p.predict(s["path"] if "path" in s else os.path.join(args.dataset, s["file"]))
+        preds[s["id"]] = [
+            {"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines
+        ]
+        progress.step()
+    elapsed = time.perf_counter() - t0
+    report = {"e2e": evaluate.evaluate_e2e(samples, preds), "seconds": elapsed}
+    rec_preds = {}
+    if not args.no_rec and os.path.exists(os.path.join(args.dataset, "rec_synth.jsonl")):
+        rec_samples = evaluate.load_rec(args.dataset)
+        for s in rec_samples:
+            path = s["path"] if "path" in s else os.path.join(args.dataset, s["file"])
+            rec_preds[s["id"]] = p.recognize(path).text
+        report["rec"] = evaluate.evaluate_rec(rec_samples, rec_preds)
+    baseline = None
+    if args.baseline:
+        with open(args.baseline, encoding="utf-8") as f:
+            baseline = json.load(f)
+        baseline = baseline.get("report", baseline)
+    print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump(
+                {"report": report, "predictions": preds, "rec_predictions": rec_preds},
+                f,
+                ensure_ascii=False,
+            )
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``edgeocr eval`` to the ``edgeocr`` command line."""
+    p = subparsers.add_parser(
+        "eval", help="accuracy on a labelled folder (format of shared/datasets/dev)"
+    )
+    p.add_argument("dataset", metavar="DIR")
+    add_model_arguments(p)
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--no-rec", action="store_true", help="skip the recognition-only crops")
+    p.add_argument(
+        "--baseline",
+        help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)",
+    )
+    p.add_argument("--baseline-name", default="baseline")
+    p.add_argument("--output", "-o", help="write the report and predictions as JSON")
+    p.set_defaults(func=cmd_eval)
