@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Model combinations from the installed wheels: det v4/v6 x rec v4/v6, with and without cls.
 
-    python benchmarks/combos.py accuracy COMBO [--limit N] [--json out.json]   # one combination, whole dev set
+    # one combination, whole dev set:
+    python benchmarks/combos.py accuracy COMBO [--limit N] [--json out.json]
     python benchmarks/combos.py latency [--sample 12] [--rounds 2] [--threads 2] [--json out.json]
     python benchmarks/combos.py table RESULT.json...                             # markdown tables
-    python benchmarks/combos.py rerun BASE.json (--combo C | --models NAME) [--below 160] --json out.json
+    python benchmarks/combos.py rerun BASE.json (--combo C | --models NAME) [--below 160] \
+        --json out.json
 
 COMBO is ``det-v4.rec-v6.cls`` (or ``.nocls``), see ``COMBOS``. The det and
 cls files come from the det's model set, the rec file from the rec's set; the
@@ -107,8 +109,10 @@ def cmd_accuracy(args) -> int:
     }
     a = report["all"]
     print(
-        f"{args.combo}: detH {a['det_hmean']:.4f} lineAcc {a['line_acc']:.4f} 1-NED {a['one_minus_ned']:.4f} "
-        f"lineAccWS {a['line_acc_ws']:.4f} spaces(en) {report['langs'].get('en', {}).get('space_acc', 0):.4f} "
+        f"{args.combo}: detH {a['det_hmean']:.4f} lineAcc {a['line_acc']:.4f} 1-NED "
+        f"{a['one_minus_ned']:.4f} "
+        f"lineAccWS {a['line_acc_ws']:.4f} spaces(en) "
+        f"{report['langs'].get('en', {}).get('space_acc', 0):.4f} "
         f"{seconds:.0f} s peak RSS {out['peak_rss_mib']:.0f} MiB"
     )
     if args.json:
@@ -141,7 +145,8 @@ def cmd_rss(args) -> int:
 
     for c in args.combos.split(","):
         code = (
-            "import resource, sys; sys.path.insert(0, %r); import combos; from edgeocr import evaluate;"  # noqa: UP031
+            "import resource, sys; sys.path.insert(0, %r); import combos; "  # noqa: UP031
+            "from edgeocr import evaluate;"
             "from PIL import Image;"
             "s = evaluate.load_e2e(combos.dev_dir());"
             "px = lambda p: (lambda im: im.size[0] * im.size[1])(Image.open(p));"
@@ -154,7 +159,8 @@ def cmd_rss(args) -> int:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         )
         print(
-            f"{c:<22} peak RSS {float(out.stdout.split()[-1]):.0f} MiB over the {args.pages} largest pages"
+            f"{c:<22} peak RSS {float(out.stdout.split()[-1]):.0f} MiB over the {args.pages} "
+            "largest pages"
         )
     return 0
 
@@ -251,7 +257,8 @@ def cmd_latency(args) -> int:
             }
         )
         print(
-            f"{c:<22} median {rows[-1]['median_s'] * 1000:7.0f} ms  x{rows[-1]['median_ratio']:.2f} of {ref} "
+            f"{c:<22} median {rows[-1]['median_s'] * 1000:7.0f} ms  "
+            f"x{rows[-1]['median_ratio']:.2f} of {ref} "
             f"(total x{rows[-1]['total_ratio']:.2f})"
         )
     if args.json:
@@ -295,7 +302,8 @@ def cmd_table(args) -> int:
     order = {c: i for i, c in enumerate(COMBOS)}
     runs.sort(key=lambda d: order.get(d["combo"], 99))
     print(
-        "| combination | det H | line acc | 1-NED | CER | line acc (ws) | en spaces right | latency (median, x) "
+        "| combination | det H | line acc | 1-NED | CER | line acc (ws) | en spaces right | "
+        "latency (median, x) "
         "| peak RSS MiB |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
@@ -304,8 +312,10 @@ def cmd_table(args) -> int:
         la = lat.get(d["combo"])
         latency = f"{la['median_s'] * 1000:.0f} ms, x{la['median_ratio']:.2f}" if la else "-"
         print(
-            f"| {d['combo']} | {a['det_hmean']:.4f} | {a['line_acc']:.4f} | {a['one_minus_ned']:.4f} | "
-            f"{a['cer']:.4f} | {a['line_acc_ws']:.4f} | {langs.get('en', {}).get('space_acc', 0):.4f} | "
+            f"| {d['combo']} | {a['det_hmean']:.4f} | {a['line_acc']:.4f} | "
+            f"{a['one_minus_ned']:.4f} | "
+            f"{a['cer']:.4f} | {a['line_acc_ws']:.4f} | "
+            f"{langs.get('en', {}).get('space_acc', 0):.4f} | "
             f"{latency} | {d['peak_rss_mib']:.0f} |"
         )
     print()

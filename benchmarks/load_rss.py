@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Peak RSS of building a Predictor: loose model files vs a .eocr bundle of the same models.
 
-    python benchmarks/load_rss.py [--models ppocr-v4-mobile] [--repeats 3] [--image tests/data/sample_en.png]
-                                  [--nb DIR]
+    python benchmarks/load_rss.py [--models ppocr-v4-mobile] [--repeats 3]
+                                  [--image tests/data/sample_en.png] [--nb DIR]
 
 Packs the model set once (stored as given: no quantization, no offline
 optimisation) into a temporary folder, then for each source runs a fresh
@@ -121,17 +121,19 @@ def main() -> int:
                 runs[name].append(run(kind, src, args.image, settings, env))
     total = sum(os.path.getsize(p) for p in paths.values()) / 2**20
     print(
-        f"{args.models}: model files {total:.1f} MiB; peak RSS (MiB, median of {args.repeats} fresh processes)"
-        + (f"; settings {settings}" if settings else "")
+        f"{args.models}: model files {total:.1f} MiB; peak RSS (MiB, median of {args.repeats} "
+        "fresh processes)" + (f"; settings {settings}" if settings else "")
     )
     print(
-        f"{'source':<12} {'peak: import':>13} {'load':>6} {'predict':>8}   {'RSS now: import':>15} {'load':>6}"
+        f"{'source':<12} {'peak: import':>13} {'load':>6} {'predict':>8}   {'RSS now: import':>15} "
+        f"{'load':>6}"
     )
     for name, rs in runs.items():
         med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
         nan = float("nan")
         print(
-            f"{name:<12} {med['import']:>13.0f} {med.get('load', nan):>6.0f} {med.get('predict', nan):>8.0f}   "
+            f"{name:<12} {med['import']:>13.0f} {med.get('load', nan):>6.0f} "
+            f"{med.get('predict', nan):>8.0f}   "
             f"{med['import_now']:>15.0f} {med.get('load_now', nan):>6.0f}"
         )
     return 0

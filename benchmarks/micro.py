@@ -150,7 +150,8 @@ def crops(img, boxes, runs):
         "what": f"crop + warp + resize + normalise, {len(items)} lines",
         "check": f"vs one-step cv2.warpPerspective bilinear: mean |diff| per crop <= {mean1:.2f} "
         f"grey levels (< 0.5), p99 <= {p99:.1f} (< 5: OpenCV's 1/32-pixel weights); "
-        f"vs the two-step baseline: mean <= {max(two, default=0.0):.2f} (cubic + linear resampling)",
+        f"vs the two-step baseline: mean <= {max(two, default=0.0):.2f} (cubic + linear "
+        "resampling)",
         "ok": mean1 < 0.5 and p99 < 5,
         "ms": timed({"baseline": base, "edgeocr": fused}, runs),
     }

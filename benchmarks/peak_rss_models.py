@@ -20,7 +20,8 @@ import edgeocr
 model, files = sys.argv[1], json.loads(sys.argv[2])
 p = edgeocr.Predictor(models=model)
 lines = sum(len(p.predict(f).lines) for f in files)
-print(json.dumps({"lines": lines, "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"lines": lines, "peak_rss_mib": peak}))
 """
 
 

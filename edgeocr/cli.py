@@ -80,7 +80,8 @@ def cmd_predict(args) -> int:
                 t = r.timings
                 print(
                     f"-- {len(r.lines)} lines in {t['total'] * 1000:.0f} ms "
-                    f"(det {t['det'] * 1000:.0f}, cls {t['cls'] * 1000:.0f}, rec {t['rec'] * 1000:.0f})",
+                    f"(det {t['det'] * 1000:.0f}, cls {t['cls'] * 1000:.0f}, rec "
+                    f"{t['rec'] * 1000:.0f})",
                     file=sys.stderr,
                 )
         if args.draw:
@@ -158,7 +159,8 @@ def add_model_arguments(p) -> None:
         "--model",
         "-m",
         default=None,
-        help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file (default: the default set)",
+        help="model set name (see `edgeocr models`), a folder, a .onnx/.nb file "
+        "(default: the default set)",
     )
     p.add_argument(
         "--threads", "-t", type=int, default=None, help="intra-op threads (default: runtime's)"

@@ -54,7 +54,8 @@ class PipelineConfig:
     # probability on a blank frame between them (0: plain greedy decoding).
     rec_space_gap: float = 0.1
     # Faded / washed-out / low-contrast pages: when the page's luminance range (0.5th to 99.5th
-    # percentile) spans fewer grey levels than this, the stage reads it stretched to 0..255 (0: never).
+    # percentile) spans fewer grey levels than this, the stage reads it stretched to 0..255 (0:
+    # never).
     det_stretch_below: int = 128
     rec_stretch_below: int = 64  # cls and rec
 

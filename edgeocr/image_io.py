@@ -37,6 +37,7 @@ def image_files(folder: str | os.PathLike, *, recursive: bool = False) -> list[s
             break
     return out
 
+
 # Decoding may use at most this many bytes per allowed pixel (the size of a
 # BGRA result), i.e. max_pixels * 4 bytes (400 MB by default). Decoders that
 # need more working memory per pixel get proportionally fewer pixels: the
@@ -52,7 +53,8 @@ _COST_BY_FORMAT = {
     "WEBP": 8,  # measured 6.4
     "TIFF": 10,  # measured 8.7 (RGB)
     "GIF": 12,  # measured 8.3 by OpenCV, 11.1 when Pillow decodes it (palette expanded, reordered)
-    "JPEG2000": 6,  # per band, + 2: OpenJPEG keeps an int32 plane per component (measured 15.7 for RGB)
+    # per band, + 2: OpenJPEG keeps an int32 plane per component (measured 15.7 for RGB)
+    "JPEG2000": 6,
 }
 _COST_OTHER = 10  # formats decoded by Pillow only (ICO, ICNS, TGA, PCX, ...)
 # Formats handed to OpenCV's decoders first (Pillow when OpenCV fails); every
@@ -63,7 +65,7 @@ _MAX_FRAMES = 1024
 
 
 def max_image_pixels(max_pixels: int | None = None) -> int:
-    """The pixel cap in force: `max_pixels` if given, else $EDGEOCR_MAX_IMAGE_PIXELS, else the default."""
+    """The pixel cap in force: `max_pixels`, else $EDGEOCR_MAX_IMAGE_PIXELS, else the default."""
     if max_pixels is None:
         env = os.environ.get("EDGEOCR_MAX_IMAGE_PIXELS")
         if not env:
@@ -193,7 +195,7 @@ def _embedded_sizes(data: bytes):
 
 
 def _apng_frame_sizes(data: bytes):
-    """("an APNG frame", w, h) of each fcTL chunk (an animated PNG's frames carry their own size)."""
+    """("an APNG frame", w, h) of each fcTL chunk (an animated PNG's frames carry their size)."""
     out, pos, n = [], 8, len(data)
     while pos + 8 <= n and len(out) < _MAX_FRAMES:
         length = int.from_bytes(data[pos : pos + 4], "big")
@@ -256,7 +258,8 @@ def check_image_bytes(data: bytes, what: str = "image bytes", max_pixels: int | 
     budget = limit * DECODE_BYTES_PER_PIXEL
     if w * h * cost > budget:
         raise InvalidInputError(
-            f"{what}: decoding this {w}x{h} {fmt} ({mode}) image takes about {w * h * cost >> 20} MiB "
+            f"{what}: decoding this {w}x{h} {fmt} ({mode}) image takes about {w * h * cost >> 20} "
+            "MiB "
             f"({cost} bytes per pixel), more than the {budget >> 20} MiB allowed "
             f"({DECODE_BYTES_PER_PIXEL} bytes per pixel of the {limit}-pixel limit; "
             "max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
@@ -301,7 +304,8 @@ def _check_png_chunks(data: bytes, what: str) -> None:
         if length > n - pos - 12 + 4 and kind != b"IEND":  # 4 length + 4 type + data + 4 crc
             if pos + 12 + length > n:
                 raise InvalidInputError(
-                    f"{what}: not a readable image: corrupt PNG: a {kind.decode('latin-1', 'replace')} chunk claims "
+                    f"{what}: not a readable image: corrupt PNG: a "
+                    f"{kind.decode('latin-1', 'replace')} chunk claims "
                     f"{length} bytes but the file has {n - pos - 12} left"
                 )
         if kind == b"IEND":
@@ -408,7 +412,8 @@ def load_image(image, max_pixels: int | None = None) -> np.ndarray:
         size = os.path.getsize(path)
         if size > limit * DECODE_BYTES_PER_PIXEL + (1 << 20):
             raise InvalidInputError(
-                f"{path}: a {size >> 20} MiB file is more than an image of the {limit}-pixel limit can take "
+                f"{path}: a {size >> 20} MiB file is more than an image of the {limit}-pixel limit "
+                "can take "
                 "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
             )
         with open(path, "rb") as f:
@@ -430,12 +435,13 @@ def load_image(image, max_pixels: int | None = None) -> np.ndarray:
     except ImportError:
         pass
     raise InvalidInputError(
-        f"cannot read an image from {type(image).__name__}; pass a path, bytes, a numpy array or a PIL image"
+        f"cannot read an image from {type(image).__name__}; pass a path, bytes, a numpy array or a "
+        "PIL image"
     )
 
 
 def load_image_bytes(data, what: str = "image bytes", max_pixels: int | None = None) -> np.ndarray:
-    """:func:`load_image` for encoded bytes; ``what`` names them in errors (e.g. the file they came from)."""
+    """:func:`load_image` for encoded bytes; ``what`` names them in errors (e.g. their file)."""
     return _check(decode_image(bytes(data), what, max_pixels))
 
 
@@ -494,7 +500,8 @@ def _check(img: np.ndarray) -> np.ndarray:
 def decoded_size(image):
     """(width, height, bytes) that loading ``image`` will allocate, from its header alone, or None
     when that cannot be told without decoding. Bytes: the encoded file read into memory plus the
-    decoder's measured cost per pixel (_decode_cost); 0 for a uint8 array the core reads in place."""
+    decoder's measured cost per pixel (_decode_cost); 0 for a uint8 array the core reads in
+    place."""
     try:
         if isinstance(image, np.ndarray):
             if image.ndim < 2:

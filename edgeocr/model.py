@@ -225,7 +225,8 @@ class Model:
             extra = [k for k in x if k not in names]
             if missing or extra:
                 raise InvalidInputError(
-                    f"{self.path}: inputs must be exactly {names}; missing {missing}, unexpected {extra}"
+                    f"{self.path}: inputs must be exactly {names}; missing {missing}, unexpected "
+                    f"{extra}"
                 )
             return [x[n] for n in names]
         if isinstance(x, (list, tuple)):
@@ -250,7 +251,8 @@ class Model:
             raise InvalidInputError(f"input '{spec.name}' has unsupported type {spec.dtype}")
         if arr.dtype.kind not in "fiub":
             raise InvalidInputError(
-                f"input '{spec.name}' must be {spec.dtype}; got dtype {arr.dtype}, which cannot be cast"
+                f"input '{spec.name}' must be {spec.dtype}; got dtype {arr.dtype}, which cannot be "
+                "cast"
             )
         if arr.ndim != len(spec.shape):
             raise InvalidInputError(

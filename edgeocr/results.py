@@ -35,7 +35,8 @@ class OcrLine:
     def __repr__(self) -> str:
         x0, y0 = self.box.min(axis=0)
         x1, y1 = self.box.max(axis=0)
-        return f"OcrLine({self.text!r}, score={self.score:.3f}, box=[{x0:.0f},{y0:.0f} - {x1:.0f},{y1:.0f}])"
+        box = f"[{x0:.0f},{y0:.0f} - {x1:.0f},{y1:.0f}]"
+        return f"OcrLine({self.text!r}, score={self.score:.3f}, box={box})"
 
 
 @dataclass

@@ -159,7 +159,8 @@ def build() -> dict[str, tuple[bytes, str]]:
     add(
         "gif_huge_screen.gif",
         bytes.fromhex(FUZZ_GIF_HEX),
-        "GIF claiming 38776x31609 that PIL cannot identify; cv2.imdecode raises cv2.error (found by fuzzing)",
+        "GIF claiming 38776x31609 that PIL cannot identify; cv2.imdecode raises cv2.error (found "
+        "by fuzzing)",
     )
     idat = bytearray(
         _png_raw(w, h, 8, 0, zlib.compress(b"".join(b"\x00" + gray[y].tobytes() for y in range(h))))

@@ -2,7 +2,8 @@
 """Run a RapidOCR baseline on the dev set and write predictions + report.
 
     python tools/rapidocr_baseline.py --models ppocr-v4-mobile -o out.json
-    python tools/rapidocr_baseline.py --models ppocr-v6-small [--dataset DIR] [--limit N] -o out.json
+    python tools/rapidocr_baseline.py --models ppocr-v6-small [--dataset DIR] [--limit N] \
+        -o out.json
 
 Model sets:
   ppocr-v4-mobile  rapidocr_onnxruntime==1.4.4, its default bundled models
@@ -72,7 +73,8 @@ class _V4Mobile:
         # Global thread keys are copied into Det/Cls/Rec by the package.
         self.engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1, use_cls=True)
         self.settings["models"] = (
-            "package defaults: ch_PP-OCRv4_det_infer, ch_PP-OCRv4_rec_infer, ch_ppocr_mobile_v2.0_cls_infer"
+            "package defaults: ch_PP-OCRv4_det_infer, ch_PP-OCRv4_rec_infer, "
+            "ch_ppocr_mobile_v2.0_cls_infer"
         )
 
     def e2e(self, path: str):

@@ -15,7 +15,8 @@ on two cores; the issue's figure is ``--calls 5000``.
     python tools/soak.py                         # default: 600 calls
     python tools/soak.py --calls 5000 --every 250
     python tools/soak.py --calls 160 --warmup 48 --every 16   # the pytest version
-    python tools/soak.py --threads 8 --pages ../shared/datasets/dev/images --calls 108 --warmup 36 --every 12
+    python tools/soak.py --threads 8 --pages ../shared/datasets/dev/images \
+        --calls 108 --warmup 36 --every 12
 """
 
 from __future__ import annotations
@@ -138,7 +139,8 @@ def run(
         curve.append(row)
         print(
             f"{n:6d} calls  rss {row['rss_mb']:8.1f} MiB  pool misses {row['pool_misses']:5d}  "
-            f"hits {row['pool_hits']:7d}  reserved {row['pool_reserved_mb']:7.1f} MiB  {row['seconds']:7.1f}s",
+            f"hits {row['pool_hits']:7d}  reserved {row['pool_reserved_mb']:7.1f} MiB  "
+            f"{row['seconds']:7.1f}s",
             file=out,
             flush=True,
         )
@@ -247,13 +249,15 @@ def main(argv=None) -> int:
     if not s["ok"]:
         print(
             f"soak: FAILED (RSS growth {s['rss_growth']:.1%} allowed {args.rss_tolerance:.0%}, "
-            f"pool misses after warm-up {s['pool_misses_after_warmup']}, errors {len(s['errors'])}, "
+            f"pool misses after warm-up {s['pool_misses_after_warmup']}, errors "
+            f"{len(s['errors'])}, "
             f"mismatches {s['mismatches']})",
             file=sys.stderr,
         )
         return 1
     print(
-        f"soak: OK (RSS {s['rss_after_warmup_mb']} -> {s['rss_end_mb']} MiB, growth {s['rss_growth']:.2%}; "
+        f"soak: OK (RSS {s['rss_after_warmup_mb']} -> {s['rss_end_mb']} MiB, growth "
+        f"{s['rss_growth']:.2%}; "
         "no pool misses after warm-up)"
     )
     return 0

@@ -437,7 +437,8 @@ def format_throughput(rows: list) -> str:
         )
     else:
         out.append(
-            f"best here: Predictor(workers={best['workers']}) ({best['ratio_vs_1']:.2f}x the default's images/s)"
+            f"best here: Predictor(workers={best['workers']}) ({best['ratio_vs_1']:.2f}x the "
+            "default's images/s)"
         )
     return "\n".join(out)
 
@@ -599,7 +600,8 @@ def cmd_bench(args) -> int:
 
         workers = throughput_configs(cpu_count())
         log(
-            f"throughput: edgeocr predict_iter over {len(images)} images, images in flight {workers}"
+            f"throughput: edgeocr predict_iter over {len(images)} images, images in flight "
+            f"{workers}"
         )
         tput = measure_throughput(args.model, args.threads, images, workers, args.rounds)
     settings = {
@@ -639,7 +641,8 @@ def cmd_bench(args) -> int:
     if tput:
         print()
         print(
-            f"throughput mode (predict_iter, decoding overlapped, {args.rounds} interleaved rounds; "
+            f"throughput mode (predict_iter, decoding overlapped, {args.rounds} interleaved "
+            "rounds; "
             "outside model = 1 - network time / (wall x images in flight)):"
         )
         print(format_throughput(tput))
@@ -714,7 +717,8 @@ def register(subparsers) -> None:
     p.add_argument(
         "--throughput",
         action="store_true",
-        help="also measure edgeocr's images/s with 1, 2, 4 ... images in flight (Predictor(workers=N))",
+        help="also measure edgeocr's images/s with 1, 2, 4 ... images in flight "
+        "(Predictor(workers=N))",
     )
     p.add_argument(
         "--rounds", type=int, default=2, help="throughput rounds per configuration (default 2)"

@@ -1,7 +1,8 @@
 """`edgeocr bench --memory`: peak RSS per page size and model set, and the smallest memory budget
 (`Predictor(max_memory_mb=)`) that reads each page as the unbudgeted predictor does.
 
-    edgeocr bench --memory [MODEL_OR_SET] [--page IMAGE] [--sizes 0.3,1,3,12] [--budgets 64,128,256,512,1024]
+    edgeocr bench --memory [MODEL_OR_SET] [--page IMAGE] [--sizes 0.3,1,3,12]
+                           [--budgets 64,128,256,512,1024]
 
 The page (default: the largest image of --images or of the dev set, else tests' sample) is scaled
 to each size (megapixels, aspect kept) and written as JPEG, so decoding happens inside predict()

@@ -1,4 +1,4 @@
-"""`edgeocr eval`: accuracy of a model set on a labelled folder (the format of shared/datasets/dev)."""
+"""`edgeocr eval`: accuracy on a labelled folder (the format of shared/datasets/dev)."""
 
 from __future__ import annotations
 

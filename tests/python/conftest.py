@@ -75,7 +75,8 @@ def pytest_terminal_summary(terminalreporter):
     )
     if n:
         terminalreporter.write_line(
-            f"{n} test(s) skipped because a fixture is missing ({shared_dir()} or the test extras); "
+            f"{n} test(s) skipped because a fixture is missing ({shared_dir()} or the test "
+            "extras); "
             "set EDGEOCR_REQUIRE_FIXTURES=1 to make that a failure (.ci/run does)"
         )
 

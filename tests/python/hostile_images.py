@@ -35,7 +35,7 @@ def _png(w: int, h: int, bit_depth=8, color=2, idat: bytes | None = None, extra=
 
 
 def _png_1bit_blank(side: int) -> bytes:
-    """A real, valid 1-bit PNG of side x side (all white), compressed to a few KB per 10^6 pixels."""
+    """A real, valid 1-bit PNG of side x side (all white): a few KB per 10^6 pixels."""
     row = b"\0" + b"\xff" * ((side + 7) // 8)
     c = zlib.compressobj(9)
     parts = [c.compress(row) for _ in range(side)]

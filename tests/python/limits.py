@@ -39,7 +39,8 @@ class Outcome:
     def describe(self) -> str:
         return (
             f"rc={self.returncode} timed_out={self.timed_out} peak_rss={self.peak_rss_mb:.0f} MiB "
-            f"cpu={self.cpu_seconds:.1f}s\nstdout: {self.stdout[-1500:]}\nstderr: {self.stderr[-1500:]}"
+            f"cpu={self.cpu_seconds:.1f}s\nstdout: {self.stdout[-1500:]}\nstderr: "
+            f"{self.stderr[-1500:]}"
         )
 
 

@@ -79,7 +79,8 @@ _MEASURE = textwrap.dedent(
         del p, r
         gc.collect()
     ref = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1)
-    reference = {img: [ln.text for ln in ref.predict(img).lines] for img in {o["image"] for o in out}}
+    images = {o["image"] for o in out}
+    reference = {img: [ln.text for ln in ref.predict(img).lines] for img in images}
     for o in out:
         o["reference"] = reference[o["image"]]
     print(json.dumps(out))

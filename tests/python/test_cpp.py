@@ -1,4 +1,4 @@
-"""Builds the C++ (and C) tests with CMake and runs them with ctest, so one pytest run covers both."""
+"""Builds the C++ (and C) tests with CMake and runs them with ctest: one pytest run covers both."""
 
 import os
 import shutil
@@ -70,8 +70,6 @@ def test_ctest(built):
     # ctest still exits 0: here that is a failure, with ctest's list of them.
     skipped = [ln.strip() for ln in r.stdout.splitlines() if "Skipped" in ln or "***Not Run" in ln]
     assert not skipped and "tests did not run" not in r.stdout, (
-        "ctest skipped tests (C tests exit 77 when EDGEOCR_TEST_*_MODEL or ONNX Runtime are missing):\n"
-        + "\n".join(skipped)
-        + "\n"
-        + r.stdout[-3000:]
+        "ctest skipped tests (C tests exit 77 when EDGEOCR_TEST_*_MODEL or ONNX Runtime are "
+        "missing):\n" + "\n".join(skipped) + "\n" + r.stdout[-3000:]
     )

@@ -368,7 +368,8 @@ def test_space_metrics_by_hand():
     assert r["line_acc"] == pytest.approx(3 / 4)
     assert r["line_acc_ws"] == pytest.approx(2 / 4)
     assert r["space_acc"] == pytest.approx(2 / 3)
-    # edit distances with spaces: 5 (dropped spaces) + 0 + 1 + 0; characters with spaces: 27 + 8 + 3 + 6
+    # edit distances with spaces: 5 (dropped spaces) + 0 + 1 + 0; characters with spaces: 27 + 8 + 3
+    # + 6
     assert r["cer_ws"] == pytest.approx(6 / 44)
     assert r["cer"] == pytest.approx(1 / (22 + 7 + 3 + 5))
     en, zh = rep["langs"]["en"], rep["langs"]["zh"]

@@ -278,7 +278,7 @@ def run_isolated(code: str, env_extra: dict) -> subprocess.CompletedProcess:
 
 
 def test_selftest_on_oldest_supported_runtime():
-    """CI installs onnxruntime 1.20 beside the newest and points EDGEOCR_ORT_OLDEST at its library."""
+    """CI installs onnxruntime 1.20 beside the newest; EDGEOCR_ORT_OLDEST names its library."""
     lib = os.environ.get("EDGEOCR_ORT_OLDEST")
     if not lib:
         pytest.skip(

@@ -110,7 +110,8 @@ def test_manifest_records_everything(fp32_bundle, v4_paths):
         m = b.manifest
         assert m["format"] == "edgeocr-bundle" and m["format_version"] == B.FORMAT_VERSION
         assert m["producer"]["version"] == edgeocr.__version__
-        # The loader's settings for these models (the PP-OCRv4 set's drop_score), as loose files get.
+        # The loader's settings for these models (the PP-OCRv4 set's drop_score), as loose files
+        # get.
         v4 = dataclasses.replace(edgeocr.PipelineConfig(), drop_score=0.65)
         assert m["pipeline"] == v4.to_core()
         assert b.config == v4

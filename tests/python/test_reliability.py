@@ -452,7 +452,8 @@ def _fuzz_ctc_once(rng, stats):
 
 
 def child_fuzz(seconds: float, seed: int, work: str):
-    # Bounded decoding of mutated headers: edgeocr's limit, and OpenCV's own (read when cv2 is imported)
+    # Bounded decoding of mutated headers: edgeocr's limit, and OpenCV's own (read when cv2 is
+    # imported)
     # for the headers that only OpenCV parses.
     os.environ.setdefault("EDGEOCR_MAX_IMAGE_PIXELS", "4000000")
     os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", "4000000")
