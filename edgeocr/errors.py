@@ -68,16 +68,17 @@ _BUNDLE_KINDS = {
     "checksum": BundleChecksumError,
 }
 
-# Status codes of the C++ core (csrc/include/edgeocr/status.h).
-_BY_STATUS = {
-    1: InvalidInputError,
-    2: ModelNotFoundError,
-    3: UnsupportedError,
-    4: BackendError,
-    5: ResourceError,
-    6: EdgeOCRError,
-    7: ModelError,
-    8: RuntimeLibraryError,
+# The exception class of each status of the core's status table (csrc/include/edgeocr/status.h,
+# bound as edgeocr._core.StatusCode; tests/python/test_layout.py checks that every status has one).
+_BY_STATUS_NAME = {
+    "INVALID_ARGUMENT": InvalidInputError,
+    "NOT_FOUND": ModelNotFoundError,
+    "UNSUPPORTED": UnsupportedError,
+    "BACKEND_ERROR": BackendError,
+    "OUT_OF_MEMORY": ResourceError,
+    "INTERNAL": EdgeOCRError,
+    "INVALID_MODEL": ModelError,
+    "RUNTIME_UNAVAILABLE": RuntimeLibraryError,
 }
 
 
@@ -89,7 +90,12 @@ def from_status(code: int, message: str, bundle_kind: str | None = None) -> Edge
     """
     if bundle_kind is not None:
         return _BUNDLE_KINDS.get(bundle_kind, BundleError)(message)
-    cls = _BY_STATUS.get(code, EdgeOCRError)
-    if code == 6:
+    from ._core import StatusCode
+
+    try:
+        name = StatusCode(code).name  # "???" for a value outside the table
+    except (TypeError, ValueError):
+        name = ""
+    if name == "INTERNAL":
         message = f"internal error (please report): {message}"
-    return cls(message)
+    return _BY_STATUS_NAME.get(name, EdgeOCRError)(message)

@@ -18,28 +18,16 @@ namespace {
 
 thread_local std::string t_last_error;
 
+// The C header's codes are the status table's (edgeocr/status.h), value for value.
+#define EDGEOCR_STATUS_SAME(e, v, name)                                             \
+  static_assert(EDGEOCR_STATUS_##name == v && static_cast<int>(StatusCode::e) == v, \
+                "edgeocr_c.h: EDGEOCR_STATUS_" #name " differs from the status table");
+EDGEOCR_STATUS_TABLE(EDGEOCR_STATUS_SAME)
+#undef EDGEOCR_STATUS_SAME
+
 edgeocr_status_t to_c(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return EDGEOCR_STATUS_INTERNAL;  // an Error must not carry Ok
-    case StatusCode::kInvalidArgument:
-      return EDGEOCR_STATUS_INVALID_ARGUMENT;
-    case StatusCode::kNotFound:
-      return EDGEOCR_STATUS_NOT_FOUND;
-    case StatusCode::kUnsupported:
-      return EDGEOCR_STATUS_UNSUPPORTED;
-    case StatusCode::kBackendError:
-      return EDGEOCR_STATUS_BACKEND_ERROR;
-    case StatusCode::kOutOfMemory:
-      return EDGEOCR_STATUS_OUT_OF_MEMORY;
-    case StatusCode::kInternal:
-      return EDGEOCR_STATUS_INTERNAL;
-    case StatusCode::kInvalidModel:
-      return EDGEOCR_STATUS_INVALID_MODEL;
-    case StatusCode::kRuntimeUnavailable:
-      return EDGEOCR_STATUS_RUNTIME_UNAVAILABLE;
-  }
-  return EDGEOCR_STATUS_INTERNAL;
+  if (code == StatusCode::kOk) return EDGEOCR_STATUS_INTERNAL;  // an Error must not carry Ok
+  return static_cast<edgeocr_status_t>(code);
 }
 
 }  // namespace
@@ -85,27 +73,7 @@ const char* edgeocr_last_error(void) {
 }
 
 const char* edgeocr_status_name(edgeocr_status_t status) {
-  switch (status) {
-    case EDGEOCR_STATUS_OK:
-      return "OK";
-    case EDGEOCR_STATUS_INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case EDGEOCR_STATUS_NOT_FOUND:
-      return "NOT_FOUND";
-    case EDGEOCR_STATUS_UNSUPPORTED:
-      return "UNSUPPORTED";
-    case EDGEOCR_STATUS_BACKEND_ERROR:
-      return "BACKEND_ERROR";
-    case EDGEOCR_STATUS_OUT_OF_MEMORY:
-      return "OUT_OF_MEMORY";
-    case EDGEOCR_STATUS_INTERNAL:
-      return "INTERNAL";
-    case EDGEOCR_STATUS_INVALID_MODEL:
-      return "INVALID_MODEL";
-    case EDGEOCR_STATUS_RUNTIME_UNAVAILABLE:
-      return "RUNTIME_UNAVAILABLE";
-  }
-  return "UNKNOWN";
+  return edgeocr::status_code_name(static_cast<edgeocr::StatusCode>(status));
 }
 
 const char* edgeocr_version(void) {

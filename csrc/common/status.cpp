@@ -8,26 +8,13 @@ namespace edgeocr {
 
 const char* status_code_name(StatusCode code) noexcept {
   switch (code) {
-    case StatusCode::kOk:
-      return "Ok";
-    case StatusCode::kInvalidArgument:
-      return "InvalidArgument";
-    case StatusCode::kNotFound:
-      return "NotFound";
-    case StatusCode::kUnsupported:
-      return "Unsupported";
-    case StatusCode::kBackendError:
-      return "BackendError";
-    case StatusCode::kOutOfMemory:
-      return "OutOfMemory";
-    case StatusCode::kInternal:
-      return "Internal";
-    case StatusCode::kInvalidModel:
-      return "InvalidModel";
-    case StatusCode::kRuntimeUnavailable:
-      return "RuntimeUnavailable";
+#define EDGEOCR_STATUS_CASE(e, v, name) \
+  case StatusCode::e:                   \
+    return #name;
+    EDGEOCR_STATUS_TABLE(EDGEOCR_STATUS_CASE)
+#undef EDGEOCR_STATUS_CASE
   }
-  return "Unknown";
+  return "UNKNOWN";
 }
 
 void validate(const ImageView& img, const char* what) {

@@ -60,6 +60,13 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "edgeocr C++ core (private; use the edgeocr package)";
   m.attr("__version__") = EDGEOCR_VERSION;
 
+  // The status table (edgeocr/status.h): edgeocr.errors picks its exception classes by these.
+  py::enum_<edgeocr::StatusCode> status(m, "StatusCode",
+                                        "status codes of the core (edgeocr/status.h)");
+#define EDGEOCR_STATUS_VALUE(e, v, name) status.value(#name, edgeocr::StatusCode::e);
+  EDGEOCR_STATUS_TABLE(EDGEOCR_STATUS_VALUE)
+#undef EDGEOCR_STATUS_VALUE
+
   // Core errors become edgeocr.errors classes (chosen by status code there).
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -111,14 +118,8 @@ PYBIND11_MODULE(_core, m) {
   bind_nb(m);
   auto kernels =
       m.def_submodule("kernels", "pixel and post-processing kernels (for tests and benchmarks)");
-#ifdef EDGEOCR_HAVE_BIND_PREPROCESS
   bind_preprocess(kernels);
-#endif
-#ifdef EDGEOCR_HAVE_BIND_POSTPROCESS
   bind_postprocess(kernels);
-#endif
-#ifdef EDGEOCR_HAVE_BIND_PIPELINE
   bind_pipeline(m);
-#endif
   bind_loader(m);
 }

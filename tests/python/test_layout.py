@@ -174,3 +174,25 @@ def test_rules_can_fail(rule, monkeypatch):
     monkeypatch.setitem(globals(), "IMPORTS", [*IMPORTS, fake])
     with pytest.raises(AssertionError):
         rule()
+
+
+def test_status_table_is_the_one_list():
+    # The core's status table (edgeocr/status.h, bound as _core.StatusCode) is what the C header
+    # and edgeocr.errors follow: every status but OK has an exception class, and the C enum has
+    # the same names and values (the C build also static_asserts this).
+    import re
+
+    from edgeocr import _core, errors
+
+    table = {name: int(v) for name, v in _core.StatusCode.__members__.items()}
+    assert table["OK"] == 0 and len(table) >= 9
+    assert set(errors._BY_STATUS_NAME) == set(table) - {"OK"}
+    header = (REPO / "csrc" / "include" / "edgeocr_c.h").read_text(encoding="utf-8")
+    c_enum = {m[0]: int(m[1]) for m in re.findall(r"EDGEOCR_STATUS_(\w+) = (\d+)", header)}
+    assert c_enum == table
+    for name, value in table.items():
+        if name == "OK":
+            continue
+        exc = errors.from_status(value, "m")
+        assert isinstance(exc, errors._BY_STATUS_NAME[name])
+    assert type(errors.from_status(max(table.values()) + 1, "m")) is errors.EdgeOCRError
