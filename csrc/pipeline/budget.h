@@ -14,7 +14,7 @@
 #include "edgeocr/image.h"
 #include "edgeocr/memory_pool.h"
 #include "edgeocr/model.h"
-#include "preprocess/preprocess.h"
+#include "edgeocr/stage_params.h"
 
 namespace edgeocr {
 

@@ -11,7 +11,9 @@
 #include "edgeocr/status.h"
 #include "pipeline/model_checks.h"
 #include "postprocess/ctc.h"
+#include "postprocess/db.h"
 #include "postprocess/order.h"
+#include "preprocess/preprocess.h"
 #include "runtime/malloc_tuning.h"
 
 namespace edgeocr {
@@ -64,6 +66,8 @@ ImageView stretched(const ImageView& page, int lo, int hi, int below) {
 constexpr double kLevelShare = 0.005;  // ink can be a small share of a page: 0.5% each side
 
 }  // namespace
+
+Pipeline::~Pipeline() = default;
 
 Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
                    std::shared_ptr<Model> rec, std::vector<std::string> charset,

@@ -6,22 +6,10 @@
 #include <vector>
 
 #include "edgeocr/image.h"
+#include "edgeocr/stage_params.h"  // DbParams
 #include "postprocess/geometry.h"
 
 namespace edgeocr {
-
-enum class DbScoreMode { kFast, kSlow };
-
-struct DbParams {
-  float thresh = 0.3f;        // binarisation threshold on the probability map
-  float box_thresh = 0.6f;    // drop boxes whose score is below
-  float unclip_ratio = 1.5f;  // DB offset distance = area * ratio / perimeter
-  int max_candidates = 1000;  // keep at most this many regions: the largest by pixel count
-  bool use_dilation = false;  // 2x2 dilation of the bitmap (as PaddleOCR's [[1,1],[1,1]] kernel)
-  DbScoreMode score_mode = DbScoreMode::kFast;
-  float min_size = 3.f;  // drop boxes whose short side (map pixels) is below (before unclip), and
-                         // below min_size+2 after
-};
 
 struct DetBox {
   Quad quad;

@@ -5,24 +5,9 @@
 #pragma once
 
 #include "edgeocr/image.h"
+#include "edgeocr/stage_params.h"  // NormalizeParams, DetResizeParams
 
 namespace edgeocr {
-
-// out[c] = (pixel[c_src] / 255 - mean[c]) / std[c]. mean/std are indexed by output channel;
-// the output channel order is B, G, R unless to_rgb (then R, G, B), whatever the source format.
-struct NormalizeParams {
-  float mean[3] = {0.5f, 0.5f, 0.5f};
-  float std[3] = {0.5f, 0.5f, 0.5f};
-  bool to_rgb = false;
-};
-
-enum class DetLimitType { kMax, kMin };
-
-struct DetResizeParams {
-  DetLimitType limit_type = DetLimitType::kMax;
-  int limit_side_len = 960;
-  int max_side_len = 4000;  // hard cap on the long side after scaling
-};
 
 // PaddleOCR DetResizeForTest (limit type 0). The ratio comes from the limit type (kMax: shrink so
 // the long side <= limit_side_len; kMin: enlarge so the short side >= limit_side_len), then the

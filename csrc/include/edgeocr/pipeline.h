@@ -9,11 +9,13 @@
 
 #include "edgeocr/image.h"
 #include "edgeocr/model.h"
+#include "edgeocr/stage_params.h"
 #include "pipeline/budget.h"
-#include "postprocess/db.h"
-#include "preprocess/preprocess.h"
 
 namespace edgeocr {
+
+struct DetBox;       // postprocess/db.h
+struct DbWorkspace;  // postprocess/db.h
 
 // Every parameter of every stage, with the defaults documented in
 // docs/pipeline-config.md (which also says where they differ from PaddleOCR
@@ -93,6 +95,7 @@ class Pipeline {
   Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls, std::shared_ptr<Model> rec,
            std::vector<std::string> charset, PipelineConfig config,
            std::shared_ptr<MemoryPool> pool);
+  ~Pipeline();  // in pipeline.cpp, where DbWorkspace is complete
 
   OcrResult run(const ImageView& image) const;
 
