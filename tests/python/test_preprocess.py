@@ -18,6 +18,7 @@ import math
 import cv2
 import numpy as np
 import pytest
+
 from edgeocr._core import kernels
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)

@@ -345,9 +345,8 @@ def _check_db_result(res, src_w, src_h):
 
 
 def _fuzz_db_once(rng, stats):
-    from edgeocr._core import kernels
-
     from edgeocr import InvalidInputError
+    from edgeocr._core import kernels
 
     h, w = (int(v) for v in rng.integers(1, 200, 2))
     m = _random_map(rng, h, w)
@@ -415,9 +414,8 @@ def ctc_reference(probs: np.ndarray, charset):
 
 
 def _fuzz_ctc_once(rng, stats):
-    from edgeocr._core import kernels
-
     from edgeocr import InvalidInputError
+    from edgeocr._core import kernels
 
     T, C = int(rng.integers(0, 80)), int(rng.integers(1, 40))
     pieces = ["a", "b", "\u4e2d", " ", "\U0001f600", "\n", "ab"]
@@ -484,9 +482,8 @@ def child_huge():
     """Kernel inputs far too large for the machine, under a 3 GiB address-space limit."""
     import resource
 
-    from edgeocr._core import kernels
-
     from edgeocr import InvalidInputError
+    from edgeocr._core import kernels
 
     cap = 3 * 2**30
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

@@ -1,0 +1,271 @@
+"""
+edgeocr C++ core (private; use the edgeocr package)
+
+Type stubs of the compiled module, made by pybind11-stubgen 3.0.0 and checked against the module
+by tests/python/test_core_stub.py. After changing a binding (csrc/python/):
+    pip install pybind11-stubgen==3.0.0
+    pybind11-stubgen edgeocr._core -o /tmp/stubs && cp /tmp/stubs/edgeocr/_core/*.pyi edgeocr/_core/
+    ruff format edgeocr/_core && ruff check --fix edgeocr/_core
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import typing
+
+import numpy
+import typing_extensions
+
+from . import kernels, loader
+
+__all__: list[str] = [
+    "BudgetedCall",
+    "LoadedPipeline",
+    "MemoryPool",
+    "Model",
+    "NB_TRANSLATOR_VERSION",
+    "Pipeline",
+    "SessionOptions",
+    "StatusCode",
+    "check_setting",
+    "cpu_features",
+    "default_config",
+    "kernels",
+    "load_pipeline",
+    "loader",
+    "malloc_arena_cap",
+    "nb_cached_to_onnx",
+    "nb_default_cache_dir",
+    "nb_looks_like",
+    "nb_supported_ops",
+    "nb_to_onnx",
+    "ort_selftest",
+    "parse_setting",
+    "runtime_info",
+    "set_ort_library_path",
+    "settings",
+    "validate_config",
+]
+
+class StatusCode:
+    """
+    status codes of the core (edgeocr/status.h)
+
+    Members:
+
+      OK
+
+      INVALID_ARGUMENT
+
+      NOT_FOUND
+
+      UNSUPPORTED
+
+      BACKEND_ERROR
+
+      OUT_OF_MEMORY
+
+      INTERNAL
+
+      INVALID_MODEL
+
+      RUNTIME_UNAVAILABLE
+    """
+
+    BACKEND_ERROR: typing.ClassVar[StatusCode]
+    INTERNAL: typing.ClassVar[StatusCode]
+    INVALID_ARGUMENT: typing.ClassVar[StatusCode]
+    INVALID_MODEL: typing.ClassVar[StatusCode]
+    NOT_FOUND: typing.ClassVar[StatusCode]
+    OK: typing.ClassVar[StatusCode]
+    OUT_OF_MEMORY: typing.ClassVar[StatusCode]
+    RUNTIME_UNAVAILABLE: typing.ClassVar[StatusCode]
+    UNSUPPORTED: typing.ClassVar[StatusCode]
+    __members__: typing.ClassVar[dict[str, StatusCode]]
+    @typing.overload
+    def __eq__(self, other: StatusCode) -> bool: ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> bool: ...
+    def __getstate__(self) -> int: ...
+    def __hash__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def __int__(self) -> int: ...
+    @typing.overload
+    def __ne__(self, other: StatusCode) -> bool: ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> bool: ...
+    def __repr__(self) -> str: ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def __str__(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+
+class SessionOptions:
+    allow_spinning: bool
+    arm64_bf16_fastmath: bool
+    memory_arena: bool
+    memory_pattern: bool
+    optimized_model_path: str
+    parallel: bool
+    shared_arena: bool
+    shrink_arena: bool
+    def __init__(self) -> None: ...
+    @property
+    def inter_threads(self) -> int: ...
+    @inter_threads.setter
+    def inter_threads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def intra_threads(self) -> int: ...
+    @intra_threads.setter
+    def intra_threads(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    @property
+    def optimization(self) -> int: ...
+    @optimization.setter
+    def optimization(self, arg1: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
+class MemoryPool:
+    def __init__(self, cap_bytes: typing.SupportsInt | typing.SupportsIndex = 0) -> None: ...
+    def reset_counters(self) -> None: ...
+    def set_cap(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def stats(self) -> dict: ...
+    def trim(self) -> None: ...
+
+class Model:
+    @staticmethod
+    def from_bytes(
+        data: typing_extensions.Buffer,
+        options: SessionOptions,
+        pool: MemoryPool = None,
+        name: str = "<bytes>",
+    ) -> Model: ...
+    @staticmethod
+    def from_file(path: str, options: SessionOptions, pool: MemoryPool = None) -> Model: ...
+    def run(self, arg0: collections.abc.Sequence[numpy.ndarray]) -> list: ...
+    @property
+    def inputs(self) -> list: ...
+    @property
+    def metadata(self) -> dict[str, str]: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def outputs(self) -> list: ...
+    @property
+    def pool(self) -> MemoryPool: ...
+
+class BudgetedCall:
+    def __enter__(self) -> typing.Any: ...
+    def __exit__(self, *args) -> bool: ...
+    def release(self) -> None: ...
+    @property
+    def plan(self) -> dict: ...
+    @property
+    def reserved_bytes(self) -> int: ...
+
+class Pipeline:
+    def __init__(
+        self,
+        det: Model,
+        cls: Model,
+        rec: Model,
+        charset: collections.abc.Sequence[str],
+        config: dict,
+        pool: MemoryPool,
+    ) -> None: ...
+    def admit(
+        self,
+        width: typing.SupportsInt | typing.SupportsIndex,
+        height: typing.SupportsInt | typing.SupportsIndex,
+        image_bytes: typing.SupportsInt | typing.SupportsIndex = 0,
+    ) -> BudgetedCall: ...
+    def plan(
+        self,
+        width: typing.SupportsInt | typing.SupportsIndex,
+        height: typing.SupportsInt | typing.SupportsIndex,
+        image_bytes: typing.SupportsInt | typing.SupportsIndex = 0,
+    ) -> dict: ...
+    def recognize(self, image: numpy.ndarray, call: BudgetedCall = None) -> tuple: ...
+    def run(self, image: numpy.ndarray, call: BudgetedCall = None) -> dict: ...
+    def set_memory_budget(
+        self, total_bytes: typing.SupportsInt | typing.SupportsIndex, profile: dict = {}
+    ) -> None: ...
+    @property
+    def config(self) -> dict: ...
+    @property
+    def memory_budget(self) -> typing.Any: ...
+    @property
+    def pool(self) -> MemoryPool: ...
+
+class LoadedPipeline:
+    @property
+    def charset(self) -> list[str]: ...
+    @property
+    def from_bundle(self) -> bool: ...
+    @property
+    def model_set(self) -> str: ...
+    @property
+    def names(self) -> dict: ...
+    @property
+    def pipeline(self) -> Pipeline: ...
+    @property
+    def pool(self) -> MemoryPool: ...
+    @property
+    def roles(self) -> list: ...
+
+def check_setting(name: str, value: typing.Any) -> typing.Any: ...
+def cpu_features() -> dict: ...
+def default_config() -> dict: ...
+def load_pipeline(
+    bundle: typing.Any = None,
+    model: typing.Any = None,
+    det: typing.Any = None,
+    cls: typing.Any = None,
+    rec: typing.Any = None,
+    keys: typing.Any = None,
+    options: SessionOptions = ...,
+    pool: MemoryPool = None,
+    max_memory_bytes: typing.SupportsInt | typing.SupportsIndex = 0,
+    settings_json: str = "",
+    verify_checksums: bool = True,
+    keep_optimization: bool = False,
+    name: str = "<bundle bytes>",
+) -> LoadedPipeline:
+    """
+    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers).
+    """
+
+def malloc_arena_cap() -> int:
+    """
+    glibc malloc arena cap applied by edgeocr (-1: malloc left alone); see runtime/malloc_tuning.h
+    """
+
+def nb_cached_to_onnx(
+    data: typing_extensions.Buffer, name: str = "<bytes>", cache_dir: str = ""
+) -> bytes:
+    """
+    nb_to_onnx through the on-disk cache (content hash + translator version).
+    """
+
+def nb_default_cache_dir() -> str: ...
+def nb_looks_like(data: typing_extensions.Buffer) -> bool: ...
+def nb_supported_ops() -> str: ...
+def nb_to_onnx(
+    data: typing_extensions.Buffer, name: str = "<bytes>", target_check: bool = True
+) -> bytes:
+    """
+    Translate the bytes of a Paddle Lite .nb file into serialized ONNX bytes.
+    """
+
+def ort_selftest() -> dict: ...
+def parse_setting(name: str, text: str) -> typing.Any: ...
+def runtime_info() -> dict: ...
+def set_ort_library_path(path: str) -> None: ...
+def settings() -> list: ...
+def validate_config(
+    config: dict, max_memory_mb: typing.SupportsFloat | typing.SupportsIndex = 0.0
+) -> None: ...
+
+NB_TRANSLATOR_VERSION: str = "c3"
+__version__: str = "0.1.0"
