@@ -20,6 +20,10 @@ PKG = REPO / "edgeocr"
 TOOLING = ("edgeocr.bench", "edgeocr.export", "edgeocr.evaluate")
 # (importer prefix, imported module): the allowed exceptions to "nothing outside imports tooling".
 TOOLING_USERS = {("edgeocr.pack", "edgeocr.evaluate.metrics")}
+# Known cycles, each broken at run time by a lazy import (importer, imported): reason.
+# Predictor(precision="int8") packs the model set's int8 models on first use (int8_default ->
+# pack.packer), and packing verifies them with a Predictor (pack.packer -> predictor).
+ALLOWED_CYCLE_EDGES = {("edgeocr.predictor", "edgeocr.int8_default")}
 # Compiled modules (no .py file).
 COMPILED = {"edgeocr._core"}
 
@@ -86,7 +90,7 @@ def test_the_graph_is_read():
 def test_no_import_cycles():
     graph: dict[str, set[str]] = {m: set() for m in MODS}
     for a, b, _, _ in IMPORTS:
-        if b in MODS and a != b:
+        if b in MODS and a != b and (a, b) not in ALLOWED_CYCLE_EDGES:
             graph[a].add(b)
     state: dict[str, int] = {}  # 1 on the stack, 2 done
     stack: list[str] = []
