@@ -85,8 +85,8 @@ def int8_bundle_for(
     failure gives None (logged); with 'int8' it is raised, and an unwritable
     cache folder gives an uncached bundle in a temporary folder instead.
     """
-    from .pack.packer import AccuracyGateError
     from .pack.int8_cache import cached_int8_bundle
+    from .pack.packer import AccuracyGateError
     from .pack.quantize import cpu_features, cpu_flags_line
 
     if precision == "fp32":
