@@ -47,19 +47,27 @@ def crop_preprocess(
     """
 
 @typing.overload
-def ctc_greedy_decode(probs: numpy.ndarray, charset: Charset) -> tuple[str, float]:
-    """
-    Greedy CTC decoding of float32 probabilities (T, C); charset[0] is the blank (a list of strings, or a Charset built once).
-    Returns (text, score), score being the mean max-probability of the emitted characters.
-    """
-
-@typing.overload
 def ctc_greedy_decode(
-    probs: numpy.ndarray, charset: collections.abc.Sequence[str]
+    probs: numpy.ndarray,
+    charset: Charset,
+    space_gap: typing.SupportsFloat | typing.SupportsIndex = 0.0,
 ) -> tuple[str, float]:
     """
     Greedy CTC decoding of float32 probabilities (T, C); charset[0] is the blank (a list of strings, or a Charset built once).
     Returns (text, score), score being the mean max-probability of the emitted characters.
+    space_gap > 0: a space is also written between two characters when the charset's " " class reaches space_gap on a blank frame between them (the pipeline's rec_space_gap).
+    """
+
+@typing.overload
+def ctc_greedy_decode(
+    probs: numpy.ndarray,
+    charset: collections.abc.Sequence[str],
+    space_gap: typing.SupportsFloat | typing.SupportsIndex = 0.0,
+) -> tuple[str, float]:
+    """
+    Greedy CTC decoding of float32 probabilities (T, C); charset[0] is the blank (a list of strings, or a Charset built once).
+    Returns (text, score), score being the mean max-probability of the emitted characters.
+    space_gap > 0: a space is also written between two characters when the charset's " " class reaches space_gap on a blank frame between them (the pipeline's rec_space_gap).
     """
 
 def db_postprocess(

@@ -18,6 +18,7 @@ __all__: list[str] = [
     "check_settings_json",
     "default_settings_json",
     "model_set_settings",
+    "paddle_model_config",
     "parse_keys",
     "read_keys_file",
     "role_of",
@@ -65,6 +66,13 @@ def model_set_settings(
 ) -> tuple[str, str]:
     """
     (model set name or '', its settings as JSON) for these models (paths or buffers).
+    """
+
+def paddle_model_config(
+    yml_json: str, role: str, where: str = "inference.yml"
+) -> tuple[str, list[str], list[str]]:
+    """
+    (settings as JSON, characters, notes) from a Paddle model's inference.yml (as JSON).
     """
 
 def parse_keys(text: bytes, source: str = "keys") -> list[str]: ...
