@@ -14,6 +14,7 @@ import argparse
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,21 +35,24 @@ def cpp_files() -> list[str]:
 
 
 CHECKS = {
-    "ruff-check": ("ruff", lambda: ["ruff", "check", "."]),
-    "ruff-format": ("ruff", lambda: ["ruff", "format", "--check", "."]),
-    "clang-format": (
-        "clang-format",
-        lambda: ["clang-format", "--dry-run", "-Werror", *cpp_files()],
-    ),
+    "ruff-check": ("ruff", lambda: ["check", "."]),
+    "ruff-format": ("ruff", lambda: ["format", "--check", "."]),
+    "clang-format": ("clang-format", lambda: ["--dry-run", "-Werror", *cpp_files()]),
 }
+
+
+def find_tool(name: str) -> str | None:
+    """The tool on PATH, else beside this Python (where pip puts a wheel's scripts)."""
+    return shutil.which(name) or shutil.which(name, path=sysconfig.get_path("scripts"))
 
 
 def run(name: str, require: bool = False) -> tuple[str, str]:
     """('ok' | 'failed' | 'skipped', output) of one check."""
-    tool, cmd = CHECKS[name]
-    if shutil.which(tool) is None:
+    tool, args = CHECKS[name]
+    exe = find_tool(tool)
+    if exe is None:
         return ("failed" if require else "skipped"), f"{tool} is not installed"
-    proc = subprocess.run(cmd(), cwd=REPO, capture_output=True, text=True)
+    proc = subprocess.run([exe, *args()], cwd=REPO, capture_output=True, text=True)
     return ("ok" if proc.returncode == 0 else "failed"), (proc.stdout + proc.stderr).strip()
 
 
