@@ -51,6 +51,19 @@ def run_worker(script: str, args: list[str], timeout: float = 900.0) -> dict:
     return _run_worker([sys.executable, script, *args], timeout)
 
 
+def memory_figures(rss_import: float, rss_loaded: float, load_s: float) -> dict:
+    """A worker's memory report after its runs: RSS at import, after loading, now; peaks; load s."""
+    return {
+        "rss_import_mb": rss_import,
+        "rss_loaded_mb": rss_loaded,
+        "load_delta_mb": rss_loaded - rss_import,
+        "rss_after_runs_mb": rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
+        "hwm_mb": hwm_mb(),
+        "load_s": load_s,
+    }
+
+
 def rss_note(name: str, mem: dict) -> str | None:
     """A warning when ru_maxrss and VmHWM disagree (a worker started from a large parent)."""
     if abs(mem["peak_rss_mb"] - mem["hwm_mb"]) <= 2.0:

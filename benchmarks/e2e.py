@@ -148,15 +148,7 @@ def worker(args) -> None:
     rss_loaded = _bench.rss_mb()
     for path in args.worker_images:
         engine(path)
-    result = {
-        "rss_import_mb": rss_import,
-        "rss_loaded_mb": rss_loaded,
-        "load_delta_mb": rss_loaded - rss_import,
-        "rss_after_runs_mb": _bench.rss_mb(),
-        "peak_rss_mb": _bench.peak_rss_mb(),
-        "hwm_mb": _bench.hwm_mb(),
-        "load_s": load_s,
-    }
+    result = _bench.memory_figures(rss_import, rss_loaded, load_s)
     if args.worker == "edgeocr":
         result["pool"] = engine.predictor.memory_stats()
     _bench.emit(result)

@@ -97,15 +97,7 @@ def worker(args) -> None:
     rss_loaded = _bench.rss_mb()
     for _ in range(args.rss_runs):
         runner.run(x)
-    result = {
-        "rss_import_mb": rss_import,
-        "rss_loaded_mb": rss_loaded,
-        "load_delta_mb": rss_loaded - rss_import,
-        "rss_after_runs_mb": _bench.rss_mb(),
-        "peak_rss_mb": _bench.peak_rss_mb(),
-        "hwm_mb": _bench.hwm_mb(),
-        "load_s": load_s,
-    }
+    result = _bench.memory_figures(rss_import, rss_loaded, load_s)
     if args.worker == "edgeocr":
         result["pool"] = runner.model.memory_stats()
     _bench.emit(result)
