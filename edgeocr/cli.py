@@ -36,6 +36,7 @@ def predictor_from_args(args):
 
 
 def cmd_predict(args) -> int:
+    """`edgeocr predict`: OCR the images (folders: their images) and print or draw the lines."""
     import cv2
 
     from .errors import EdgeOCRError
@@ -92,6 +93,7 @@ def cmd_predict(args) -> int:
 
 
 def cmd_models(args) -> int:
+    """`edgeocr models`: the model sets and whether they are installed."""
     from .models import list_models
 
     rows = list_models()
@@ -111,6 +113,7 @@ def cmd_models(args) -> int:
 
 
 def cmd_convert(args) -> int:
+    """`edgeocr convert`: translate a Paddle Lite .nb model to an ONNX file."""
     from . import _core
     from .errors import ModelNotFoundError
 
@@ -127,6 +130,7 @@ def cmd_convert(args) -> int:
 
 
 def cmd_runtime(args) -> int:
+    """`edgeocr runtime`: which ONNX Runtime is used, and its self-test."""
     from ._runtime import runtime_info, selftest
 
     info = runtime_info()
@@ -140,6 +144,7 @@ def cmd_runtime(args) -> int:
 
 
 def cmd_config(args) -> int:
+    """`edgeocr config`: compiler and linker flags for the C API."""
     from . import c_config
 
     out = []
@@ -181,6 +186,7 @@ def add_model_arguments(p) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `edgeocr` argument parser, tooling subcommands included when installed."""
     from ._core import __version__
 
     ap = argparse.ArgumentParser(
@@ -238,6 +244,7 @@ _PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
 
 
 def main(argv=None) -> int:
+    """The `edgeocr` command: run a subcommand; an EdgeOCRError is a message and exit status 2."""
     from .errors import EdgeOCRError
 
     args = build_parser().parse_args(argv)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class PipelineConfig:
+    """Every setting of the det -> cls -> rec pipeline, checked against the core's table."""
+
     # Detection: input size policy. 'min': enlarge so the short side is at least
     # det_limit_side_len; 'max': shrink so the long side is at most that. Then the
     # long side is capped at det_max_side_len and both sides rounded to multiples of 32.
@@ -71,6 +73,7 @@ class PipelineConfig:
         _core.validate_config(self.to_core())
 
     def to_core(self) -> dict:
+        """The settings as the core takes them (a dict, lists for tuples)."""
         d = dataclasses.asdict(self)
         for k, v in d.items():
             if isinstance(v, tuple):
@@ -94,6 +97,7 @@ class PipelineConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> PipelineConfig:
+        """A config from a dict of settings; unknown names raise InvalidInputError."""
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:

@@ -196,6 +196,7 @@ class Model:
 
     @property
     def path(self) -> str:
+        """Where the model came from: its file, or the name given for bytes."""
         return self._m.name
 
     def run(self, x: np.ndarray | Mapping[str, np.ndarray] | Sequence[np.ndarray]) -> dict:

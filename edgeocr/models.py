@@ -12,6 +12,8 @@ from .errors import ModelError, ModelNotFoundError
 
 @dataclass(frozen=True)
 class ModelSet:
+    """A PP-OCR model set shipped in PyPI wheels: its packages and det/cls/rec files."""
+
     name: str
     package: str  # the PyPI wheel's import name
     requirement: str
@@ -35,6 +37,7 @@ class ModelSet:
         return " ".join(r for r in (self.requirement, self.rec_requirement) if r)
 
     def package_dir(self, package: str | None = None) -> str | None:
+        """The installed folder of ``package`` (default: the set's), None if not installed."""
         try:
             spec = importlib.util.find_spec(package or self.package)  # finds without importing
         except (ImportError, ValueError):
@@ -44,6 +47,7 @@ class ModelSet:
         return list(spec.submodule_search_locations)[0]
 
     def paths(self) -> dict | None:
+        """The set's det/cls/rec files, None unless they are all installed."""
         root = self.package_dir()
         rec_root = self.package_dir(self.rec_package) if self.rec_package else root
         if root is None or rec_root is None:

@@ -387,6 +387,7 @@ class ResultWriter:
             self._part = len([n for n in os.listdir(self.out) if n.endswith(".parquet")])
 
     def done(self) -> set:
+        """The paths already in the output (read when resuming)."""
         return self._done
 
     def _read_jsonl(self) -> set:
@@ -421,6 +422,7 @@ class ResultWriter:
         return done
 
     def write(self, table) -> None:
+        """Append a batch of result rows (a pyarrow table)."""
         if self.kind == "jsonl":
             import json
 
@@ -452,6 +454,7 @@ class ResultWriter:
         self._buf, self._buf_rows = [], 0
 
     def close(self) -> None:
+        """Flush what is buffered and close the output."""
         if self.kind == "jsonl":
             self._f.close()
         else:

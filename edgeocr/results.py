@@ -24,6 +24,7 @@ class OcrLine:
     flipped: bool = False
 
     def to_dict(self) -> dict:
+        """The line as JSON-ready values (text, score, box, ...)."""
         return {
             "text": self.text,
             "score": round(float(self.score), 5),
@@ -67,6 +68,7 @@ class OcrResult:
         return iter(self.lines)
 
     def to_dict(self) -> dict:
+        """The result as JSON-ready values (lines, timings, image size, ...)."""
         d = {
             "lines": [line.to_dict() for line in self.lines],
             "timings": {k: round(float(v), 6) for k, v in self.timings.items()},
@@ -77,6 +79,7 @@ class OcrResult:
         return d
 
     def to_json(self, **kwargs) -> str:
+        """The result as JSON text (``json.dumps`` keywords pass through)."""
         kwargs.setdefault("ensure_ascii", False)
         return json.dumps(self.to_dict(), **kwargs)
 

@@ -13,6 +13,7 @@ from . import metrics as evaluate
 
 
 def cmd_eval(args) -> int:
+    """`edgeocr eval`: predict a labelled folder and print (and save) the accuracy report."""
     p = predictor_from_args(args)
     samples = evaluate.load_e2e(args.dataset)
     if args.limit:

@@ -463,6 +463,7 @@ def polygon_intersection_area(a: Any, b: Any) -> float:
 
 
 def polygon_iou(a: Any, b: Any) -> float:
+    """Intersection over union of two simple polygons (points as (N, 2))."""
     pa, pb = _prep(a), _prep(b)
     inter = _poly_inter(pa, pb)
     union = pa.area + pb.area - inter
