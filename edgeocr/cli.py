@@ -175,8 +175,8 @@ def add_model_arguments(p) -> None:
         "--precision",
         choices=["auto", "fp32", "int8"],
         default=None,
-        help="a model set's int8 models (made once, cached) or fp32 (default: "
-        "$EDGEOCR_PRECISION, else auto: int8 where the CPU has VNNI / dot product)",
+        help="auto: a model set's int8 models (made once, cached) where the CPU has VNNI / "
+        "dot product; int8; fp32 (default: $EDGEOCR_PRECISION, else fp32)",
     )
     p.add_argument(
         "--progress",

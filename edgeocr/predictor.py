@@ -75,12 +75,12 @@ class Predictor:
     ``arm64_bf16_fastmath=True`` (aarch64 only, ignored elsewhere) lets ONNX
     Runtime run fp32 GEMMs in bf16: faster on CPUs with BF16 instructions, low
     bits of the outputs differ (docs/performance.md, "ARM64 bf16 fast math").
-    ``precision`` (default ``$EDGEOCR_PRECISION``, else ``"auto"``): a model set
-    chosen by name runs as int8 models made from it once, on first use, and
-    cached (``"auto"``: where the CPU has VNNI / dot-product instructions, and
-    only if the int8 models pass their accuracy gate; else fp32), ``"fp32"``
-    always runs the float models, ``"int8"`` insists (edgeocr/int8_default.py;
-    ``.precision`` says which runs, ``.int8_bundle`` where the int8 models are).
+    ``precision`` (default ``$EDGEOCR_PRECISION``, else ``"fp32"``): with
+    ``"auto"`` a model set chosen by name runs as int8 models made from it
+    once, on first use, and cached, where the CPU has VNNI / dot-product
+    instructions and the int8 models pass their accuracy gate (else fp32);
+    ``"int8"`` insists (edgeocr/int8_default.py; ``.precision`` says which
+    runs, ``.int8_bundle`` where the int8 models are).
     """
 
     def __init__(

@@ -14,7 +14,6 @@ import edgeocr
 from edgeocr import int8_default as D
 from edgeocr.errors import InvalidInputError
 from edgeocr.pack import load_bundle
-from edgeocr.pack.quantize import DEFAULT_RECIPE
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = str(DATA / "sample_en.png")
@@ -66,8 +65,10 @@ def test_fp32_opt_out_makes_nothing(default_paths, tmp_path, monkeypatch):
     p = edgeocr.Predictor(precision="fp32", threads=1)
     assert p.precision == "fp32" and p.int8_bundle is None
     assert not (tmp_path / "int8").exists()
+    p = edgeocr.Predictor(threads=1)  # the default
+    assert p.precision == "fp32" and not (tmp_path / "int8").exists()
     monkeypatch.setenv("EDGEOCR_PRECISION", "fp32")  # the setting, for every Predictor
-    p = edgeocr.Predictor(threads=1)
+    p = edgeocr.Predictor(threads=1, models=edgeocr.models.DEFAULT_MODEL_SET)
     assert p.precision == "fp32" and not (tmp_path / "int8").exists()
 
 
@@ -87,7 +88,7 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
     with load_bundle(bundle) as b:
         manifest = b.manifest
     q = manifest["quantization"]
-    assert q["mode"] == "int8" and q["recipe"] == DEFAULT_RECIPE
+    assert q["mode"] == "int8" and q["recipe"] == D.RECIPE
     v = manifest["verification"]
     assert v["agreement"]["pages_from"] == "held-out calib"
     assert v["drop_points"] <= v["max_drop"] == 0.5
@@ -105,8 +106,8 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
     again = edgeocr.Predictor(precision="int8", threads=1)
     assert again.int8_bundle == p.int8_bundle and bundle.stat().st_mtime_ns == stamp
     assert not seen
-    # precision="auto" (the default) takes it where this CPU has fast int8.
-    monkeypatch.delenv("EDGEOCR_PRECISION")
+    # precision="auto" (here through the setting) takes it where this CPU has fast int8.
+    monkeypatch.setenv("EDGEOCR_PRECISION", "auto")
     auto = edgeocr.Predictor(threads=1)
     assert auto.precision == ("int8" if D.fast_int8() else "fp32")
     assert not seen and len(list((cache / "int8").glob("*.eocr"))) == 1
@@ -117,8 +118,7 @@ def test_unwritable_cache_falls_back_to_fp32(default_paths, tmp_path, monkeypatc
     blocker = tmp_path / "not_a_folder"
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(blocker))
-    monkeypatch.delenv("EDGEOCR_PRECISION")
-    p = edgeocr.Predictor(threads=1)
+    p = edgeocr.Predictor(threads=1, precision="auto")
     assert p.precision == "fp32" and p.int8_bundle is None
     assert p.predict(SAMPLE).lines
     assert blocker.read_text().startswith("a file")
@@ -142,9 +142,14 @@ def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path):
 
     calib, cache = _refusing_calib(tmp_path), tmp_path / "cache"
     made = []
-    # The target Predictor() would use here, so that the calls below find the same entry.
+    # The recipe and target Predictor() would use here, so that the calls below find this entry.
     kw = dict(
-        calib=str(calib), cache_dir=cache, target=D.target_for(), threads=1, log=lambda m: None
+        calib=str(calib),
+        cache_dir=cache,
+        recipe=D.RECIPE,
+        target=D.target_for(),
+        threads=1,
+        log=lambda m: None,
     )
     with pytest.raises(AccuracyGateError, match="accuracy drops"):
         cached_int8_bundle(default_paths, on_make=made.append, **kw)
