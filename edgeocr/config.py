@@ -48,6 +48,9 @@ class PipelineConfig:
     rec_height: int = 48
     rec_batch: int = 6
     rec_width_buckets: tuple = field(default=tuple(range(320, 3201, 64)))
+    # The most columns (lines x padded width) one rec run reads: wider batches run in parts padded
+    # to the same width (same text, less memory held by the runtime). 0: no limit.
+    rec_batch_columns: int = 3840
     rec_mean: tuple = (0.5, 0.5, 0.5)
     rec_std: tuple = (0.5, 0.5, 0.5)
     rotate_ratio: float = 1.5

@@ -224,6 +224,10 @@ std::vector<SettingInfo> build_table() {
   t.push_back(int_list_setting(
       "rec_width_buckets", EDGEOCR_FIELD(rec_width_buckets), 8, kMaxRecWidth, 1, kMaxBuckets,
       "rec input widths: each batch is padded to the smallest that fits its widest crop"));
+  t.push_back(int_setting(
+      "rec_batch_columns", EDGEOCR_FIELD(rec_batch_columns), 0, kMaxBatch * kMaxRecWidth,
+      "the most columns (lines x padded width) one rec run reads; wider batches run in parts "
+      "padded to the same width (same text, less memory held by the runtime; 0: no limit)"));
   t.push_back(float3_setting("rec_mean", EDGEOCR_FIELD(rec_norm.mean), closed(-10, 10),
                              "rec input normalisation mean per channel"));
   t.push_back(float3_setting("rec_std", EDGEOCR_FIELD(rec_norm.std), open_closed(0, 10),
@@ -675,12 +679,17 @@ SettingsMemory settings_memory(const PipelineConfig& c, std::int64_t rec_classes
   auto rec_at = [&](int width) {
     const std::uint64_t w = static_cast<std::uint64_t>(std::max(width, 0));
     const std::uint64_t classes = rec_classes > 0 ? static_cast<std::uint64_t>(rec_classes) : 0;
-    return static_cast<std::uint64_t>(c.rec_batch) *
-           (3 * static_cast<std::uint64_t>(c.rec_height) * w + (w + 7) / 8 * classes) *
+    return (3 * static_cast<std::uint64_t>(c.rec_height) * w + (w + 7) / 8 * classes) *
            sizeof(float);
   };
-  m.rec = rec_at(widest);
-  m.rec_min = rec_at(narrowest);
+  // Lines per run at a width: rec_batch, fewer when rec_batch_columns caps the run.
+  auto per_run = [&](int width) -> std::uint64_t {
+    if (c.rec_batch_columns <= 0 || width <= 0) return static_cast<std::uint64_t>(c.rec_batch);
+    return static_cast<std::uint64_t>(std::clamp(c.rec_batch_columns / width, 1, c.rec_batch));
+  };
+  m.rec = 0;
+  for (int w : c.rec_width_buckets) m.rec = std::max(m.rec, per_run(w) * rec_at(w));
+  m.rec_min = per_run(narrowest) * rec_at(narrowest);
   return m;
 }
 
@@ -703,14 +712,16 @@ void validate_config(const PipelineConfig& config, std::uint64_t cap_bytes,
            m.det, worst_cap, worst_why);
   if (m.cls > worst_cap) refuse("cls_batch x cls_height x cls_width", m.cls, worst_cap, worst_why);
   if (m.rec > worst_cap)
-    refuse("rec_batch x rec_height x the widest of rec_width_buckets", m.rec, worst_cap, worst_why);
+    refuse("rec_batch (within rec_batch_columns) x rec_height x rec_width_buckets", m.rec,
+           worst_cap, worst_why);
   if (cap_bytes > 0) {
     // What every call of a stage needs, whatever the image.
     if (config.use_cls && m.cls > cap_bytes)
       refuse("cls_batch x cls_height x cls_width", m.cls, cap_bytes, "max_memory_mb");
     if (m.rec_min > cap_bytes)
-      refuse("rec_batch x rec_height x the narrowest of rec_width_buckets", m.rec_min, cap_bytes,
-             "max_memory_mb");
+      refuse(
+          "rec_batch (within rec_batch_columns) x rec_height x the narrowest of rec_width_buckets",
+          m.rec_min, cap_bytes, "max_memory_mb");
   }
 }
 

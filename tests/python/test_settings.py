@@ -127,8 +127,12 @@ def test_every_setting_reads_back_from_its_text():
 
 def test_sizes_beyond_the_memory_limit_are_refused():
     # Each value is in its own range; together they would need more than 1 GiB per call.
-    with pytest.raises(InvalidInputError, match="rec_batch x rec_height x the widest"):
-        PipelineConfig(rec_batch=256, rec_height=512, rec_width_buckets=(16384,))
+    with pytest.raises(InvalidInputError, match=r"rec_batch \(within rec_batch_columns\)"):
+        PipelineConfig(
+            rec_batch=256, rec_height=512, rec_width_buckets=(16384,), rec_batch_columns=0
+        )
+    # rec_batch_columns runs such a batch one line at a time: 96 MiB per run.
+    PipelineConfig(rec_batch=256, rec_height=512, rec_width_buckets=(16384,))
     with pytest.raises(InvalidInputError, match="cls_batch x cls_height x cls_width"):
         PipelineConfig(cls_batch=256, cls_height=512, cls_width=4096)
     # The det side with the runtime's activations (192 bytes per pixel): 2336 px fits in 1 GiB.
@@ -143,7 +147,9 @@ def test_sizes_beyond_the_memory_limit_are_refused():
     # With 'max', the smaller of the two sides bounds the det input.
     PipelineConfig(det_limit_type="max", det_limit_side_len=960, det_max_side_len=8192)
     # max_memory_mb above the default limit allows more.
-    big = dict(rec_batch=256, rec_height=512, rec_width_buckets=(2048,))  # 3 GiB
+    big = dict(
+        rec_batch=256, rec_height=512, rec_width_buckets=(2048,), rec_batch_columns=0
+    )  # 3 GiB
     with pytest.raises(InvalidInputError, match="rec_batch"):
         _core.validate_config(big)
     _core.validate_config(big, max_memory_mb=4096)

@@ -49,6 +49,11 @@ struct PipelineConfig {
   // that fits its widest crop), so tensor shapes repeat across calls while
   // padding stays under 64 columns. Default: 320, 384, ..., 3200.
   std::vector<int> rec_width_buckets = default_rec_buckets();
+  // The most columns (crops x padded width) one rec run reads; a wider batch
+  // runs in parts padded to the same width, so every line reads the same. What
+  // the runtime holds per run grows with it (and its shared arena keeps the
+  // most a run held): 3840 = 6 lines of 640. 0: the whole batch in one run.
+  int rec_batch_columns = 3840;
   NormalizeParams rec_norm{};
   float rotate_ratio = 1.5f;  // crops with h/w >= this are turned 90 degrees
   // Lines whose recognition score is below are dropped (model sets may set
