@@ -687,6 +687,9 @@ SettingsMemory settings_memory(const PipelineConfig& c, std::int64_t rec_classes
     if (c.rec_batch_columns <= 0 || width <= 0) return static_cast<std::uint64_t>(c.rec_batch);
     return static_cast<std::uint64_t>(std::clamp(c.rec_batch_columns / width, 1, c.rec_batch));
   };
+  m.cls_line = (3 * static_cast<std::uint64_t>(c.cls_height) * c.cls_width + 2) * sizeof(float);
+  m.rec_line =
+      3 * static_cast<std::uint64_t>(c.rec_height) * std::max(narrowest, 0) * sizeof(float);
   m.rec = 0;
   for (int w : c.rec_width_buckets) m.rec = std::max(m.rec, per_run(w) * rec_at(w));
   m.rec_min = per_run(narrowest) * rec_at(narrowest);
@@ -715,13 +718,14 @@ void validate_config(const PipelineConfig& config, std::uint64_t cap_bytes,
     refuse("rec_batch (within rec_batch_columns) x rec_height x rec_width_buckets", m.rec,
            worst_cap, worst_why);
   if (cap_bytes > 0) {
-    // What every call of a stage needs, whatever the image.
-    if (config.use_cls && m.cls > cap_bytes)
-      refuse("cls_batch x cls_height x cls_width", m.cls, cap_bytes, "max_memory_mb");
-    if (m.rec_min > cap_bytes)
-      refuse(
-          "rec_batch (within rec_batch_columns) x rec_height x the narrowest of rec_width_buckets",
-          m.rec_min, cap_bytes, "max_memory_mb");
+    // What every call of a stage needs, whatever the image: the input of one line. Under a budget
+    // the planner runs batches down to one line and counts that input, the model's activations
+    // and a call overhead on top, so this check is never stricter than the planner.
+    if (config.use_cls && m.cls_line > cap_bytes)
+      refuse("one line of cls_height x cls_width", m.cls_line, cap_bytes, "max_memory_mb");
+    if (m.rec_line > cap_bytes)
+      refuse("one line of rec_height x the narrowest of rec_width_buckets", m.rec_line, cap_bytes,
+             "max_memory_mb");
   }
 }
 

@@ -219,6 +219,24 @@ void bind_pipeline(py::module_& m) {
         validate_config(c, static_cast<std::uint64_t>(max_memory_mb * 1048576.0));
       },
       py::arg("config"), py::arg("max_memory_mb") = 0.0);
+  // The budget planner on a config (a dict of settings over the defaults) without models: what a
+  // budgeted call on a width x height image would run (pipeline/budget.h).
+  m.def(
+      "plan_call",
+      [](const py::dict& config, const py::dict& profile, double max_memory_mb, int width,
+         int height, bool has_det, bool has_cls, bool has_rec, std::size_t image_bytes) {
+        if (!(max_memory_mb > 0 && max_memory_mb <= 1e12))
+          fail(StatusCode::kInvalidArgument, "max_memory_mb must be a positive number");
+        if (width <= 0 || height <= 0)
+          fail(StatusCode::kInvalidArgument, "image size must be positive");
+        const PipelineConfig c = config_from_dict(config);
+        return plan_dict(plan_call(c, profile_from_dict(profile), has_det, has_cls, has_rec, width,
+                                   height, image_bytes,
+                                   static_cast<std::size_t>(max_memory_mb * 1048576.0)));
+      },
+      py::arg("config"), py::arg("profile"), py::arg("max_memory_mb"), py::arg("width"),
+      py::arg("height"), py::arg("has_det") = true, py::arg("has_cls") = true,
+      py::arg("has_rec") = true, py::arg("image_bytes") = 0);
   py::class_<Pipeline, std::shared_ptr<Pipeline>>(m, "Pipeline")
       .def(py::init([](std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
                        std::shared_ptr<Model> rec, std::vector<std::string> charset,

@@ -768,11 +768,13 @@ static int test_models(void) {
   opt.ort_library_path = "/other/libonnxruntime.so";
   expect_create_fails(&opt, INVALID, "a second runtime");
 
-  /* a memory cap below what every rec batch needs: refused at create, naming the settings */
+  /* a memory cap below what one rec line needs: refused at create, naming the settings (a
+     smaller rec batch is no reason: the budget's planner runs batches down to one line) */
   opt = full_options(&in);
   opt.max_memory_mb = 1;
-  expect_create_fails(&opt, INVALID, "max_memory_mb 1 with rec_batch 6");
-  CHECK(strstr(edgeocr_last_error(), "rec_batch") != NULL);
+  CHECK_STATUS(edgeocr_options_set(&opt, "rec_width_buckets", "8192"), OK);
+  expect_create_fails(&opt, INVALID, "max_memory_mb 1 with rec lines 8192 wide");
+  CHECK(strstr(edgeocr_last_error(), "rec_width_buckets") != NULL);
   CHECK(strstr(edgeocr_last_error(), "max_memory_mb") != NULL);
   /* a cap that fits the settings but not the det input this image asks for: refused per call */
   opt = full_options(&in);
@@ -810,7 +812,8 @@ static const char* const k_values[][2] = {
     {"cls_thresh", "0.8"},            {"cls_verify", "false"},
     {"cls_mean", "0.4,0.4,0.4"},      {"cls_std", "0.3,0.3,0.3"},
     {"rec_height", "32"},             {"rec_batch", "8"},
-    {"rec_width_buckets", "320,640,960"}, {"rec_mean", "0.45,0.45,0.45"},
+    {"rec_width_buckets", "320,640,960"}, {"rec_batch_columns", "1920"},
+    {"rec_mean", "0.45,0.45,0.45"},
     {"rec_std", "0.35,0.35,0.35"},    {"rotate_ratio", "1.25"},
     {"drop_score", "0.6"},            {"det_stretch_below", "96"},
     {"rec_stretch_below", "32"},

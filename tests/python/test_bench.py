@@ -3,6 +3,8 @@
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 
 import cv2
 import numpy as np
@@ -179,3 +181,34 @@ def test_bench_compare_int8_packs_once_and_prints_cpu_features(
     again = json.loads(capsys.readouterr().out)
     assert again["settings"]["int8_bundle"] == bundle
     assert len(list((tmp_path / "cache" / "int8").glob("*.eocr"))) == 1
+
+
+def test_bench_memory_prints_the_promised_columns(v4_paths, tmp_path):
+    # A small page, one size, one budget: the table has a row for it with every column promised
+    # (docs/memory-budget.md, "Choosing a budget"), and --json the same figures.
+    page = tmp_path / "page.png"
+    shutil.copy(REPO / "tests" / "data" / "sample_en.png", page)
+    args = ["bench", "--memory", "ppocr-v4-mobile", "--page", str(page)]
+    args += ["--sizes", "0.1", "--budgets", "256", "--threads", "1"]
+    cmd = [sys.executable, "-m", "edgeocr.cli", *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    head = next(line for line in out.stdout.splitlines() if "model set" in line)
+    for column in (
+        "model set",
+        "page",
+        "Mpx",
+        "lines",
+        "peak MB (no budget)",
+        "smallest budget, same lines",
+        "its peak MB",
+        "its time x",
+    ):
+        assert column in head, column
+    row = next(line for line in out.stdout.splitlines() if line.lstrip("| ").startswith("ppocr"))
+    assert "failed" not in row and "0.1" in row
+    js = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=600)
+    assert js.returncode == 0, js.stderr[-2000:]
+    (r,) = json.loads(js.stdout)["rows"]
+    assert r["model"] == "ppocr-v4-mobile" and r["lines"] > 0 and r["peak_mb"] > 0
+    assert set(r["budgets"]) == {"256.0"} and r["budgets"]["256.0"]["peak_mb"] > 0

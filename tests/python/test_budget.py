@@ -210,3 +210,40 @@ def test_without_a_budget_nothing_changes(predictor):
     assert predictor.max_memory_mb is None
     assert "budget" not in predictor.memory_stats()
     assert predictor._pipe.memory_budget is None
+
+
+def test_the_options_check_is_not_stricter_than_the_planner():
+    import edgeocr
+    from edgeocr import _core
+
+    # validate_config (Predictor, C API options, bundle manifests) refuses a budget only when
+    # the planner would refuse every call too: for every config and budget the planner accepts
+    # on a small page, the options check passes.
+    configs = [
+        {},
+        {"cls_batch": 64, "cls_width": 512},
+        {"rec_batch": 64},
+        {"rec_batch": 64, "rec_batch_columns": 0},
+        {"rec_width_buckets": [2048]},
+        {"rec_height": 256, "rec_width_buckets": [640, 4096]},
+        {"cls_height": 256, "cls_width": 2048, "cls_batch": 32},
+    ]
+    planned = refused_by_check = 0
+    for config in configs:
+        for mb in (2, 4, 8, 12, 16, 24, 32, 64, 128, 256):
+            try:
+                _core.plan_call(config, {}, mb, 200, 120)
+            except MemoryError:
+                continue  # the planner refuses: the check may refuse too
+            planned += 1
+            try:
+                _core.validate_config(config, max_memory_mb=mb)
+            except edgeocr.InvalidInputError as e:
+                refused_by_check += 1
+                pytest.fail(f"{config} at {mb} MB: planned, but the options check says {e}")
+    assert planned >= 20 and refused_by_check == 0
+    # And the check does refuse what no plan can run: one rec line over the budget.
+    with pytest.raises(MemoryError):
+        _core.plan_call({"rec_width_buckets": [8192]}, {}, 2, 200, 120)
+    with pytest.raises(edgeocr.InvalidInputError, match="rec_width_buckets"):
+        _core.validate_config({"rec_width_buckets": [8192]}, max_memory_mb=2)

@@ -153,15 +153,19 @@ def test_sizes_beyond_the_memory_limit_are_refused():
     with pytest.raises(InvalidInputError, match="rec_batch"):
         _core.validate_config(big)
     _core.validate_config(big, max_memory_mb=4096)
-    # With a cap, what every call needs must fit it.
+    # With a cap, what every call needs must fit it: the input of one line (a budget's planner
+    # runs smaller batches, so a full batch need not fit).
+    _core.validate_config({"cls_batch": 64, "cls_width": 512}, max_memory_mb=1)
     with pytest.raises(
         InvalidInputError,
-        match=r"cls_batch x cls_height x cls_width need 18\.0 MiB.*than 1\.0 MiB \(max_memory_mb\)",
+        match=r"one line of cls_height x cls_width need 24\.0 MiB.*than 1\.0 MiB \(max_memory_mb\)",
     ):
-        _core.validate_config({"cls_batch": 64, "cls_width": 512}, max_memory_mb=1)
+        _core.validate_config({"cls_height": 512, "cls_width": 4096}, max_memory_mb=1)
     _core.validate_config({}, max_memory_mb=32)
 
 
 def test_predictor_refuses_sizes_beyond_its_cap_before_running(v4_paths):
     with pytest.raises(InvalidInputError, match="max_memory_mb"):
-        edgeocr.Predictor(models="ppocr-v4-mobile", max_memory_mb=2, rec_batch=64, threads=1)
+        edgeocr.Predictor(
+            models="ppocr-v4-mobile", max_memory_mb=2, rec_width_buckets=(8192,), threads=1
+        )

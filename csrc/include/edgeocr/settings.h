@@ -113,6 +113,8 @@ std::string float_text(float v);
 //       narrowest bucket. (cls and rec: edgeocr's tensors only.)
 struct SettingsMemory {
   std::uint64_t det = 0, cls = 0, rec = 0, rec_min = 0;
+  // The input tensor of one line: what the smallest plan under a budget reads in one run.
+  std::uint64_t cls_line = 0, rec_line = 0;
   int det_side = 0;  // the largest det input side the resize policy allows
 };
 SettingsMemory settings_memory(const PipelineConfig& config, std::int64_t rec_classes = 0);
@@ -125,9 +127,10 @@ constexpr std::uint64_t kDefaultSettingsMemoryCap = std::uint64_t{1} << 30;
 // then the memory its sizes imply, before anything is allocated:
 //  - the worst case of each stage must fit max(cap_bytes, kDefaultSettingsMemoryCap);
 //  - with a cap (cap_bytes > 0), what every call of a stage needs whatever
-//    the image (a full cls batch, a rec batch at the narrowest bucket, the
-//    smallest det input) must fit the cap; larger images are refused per
-//    call by the pool, before allocation.
+//    the image must fit the cap: the input of one cls line and of one rec
+//    line at the narrowest bucket (a budget's planner runs smaller batches, pipeline/budget.h, so
+//    this check is never stricter than the planner); larger images are
+//    refused per call by the planner or the pool, before allocation.
 // rec_classes: the rec model's class count if known (0: not counted).
 // InvalidArgument naming the setting(s) and the limit.
 void validate_config(const PipelineConfig& config, std::uint64_t cap_bytes = 0,
