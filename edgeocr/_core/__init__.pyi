@@ -41,6 +41,7 @@ __all__: list[str] = [
     "nb_to_onnx",
     "ort_selftest",
     "parse_setting",
+    "plan_call",
     "runtime_info",
     "set_ort_library_path",
     "settings",
@@ -260,6 +261,17 @@ def nb_to_onnx(
 
 def ort_selftest() -> dict: ...
 def parse_setting(name: str, text: str) -> typing.Any: ...
+def plan_call(
+    config: dict,
+    profile: dict,
+    max_memory_mb: typing.SupportsFloat | typing.SupportsIndex,
+    width: typing.SupportsInt | typing.SupportsIndex,
+    height: typing.SupportsInt | typing.SupportsIndex,
+    has_det: bool = True,
+    has_cls: bool = True,
+    has_rec: bool = True,
+    image_bytes: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> dict: ...
 def runtime_info() -> dict: ...
 def set_ort_library_path(path: str) -> None: ...
 def settings() -> list: ...
