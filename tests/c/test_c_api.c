@@ -776,6 +776,7 @@ static int test_models(void) {
   expect_create_fails(&opt, INVALID, "max_memory_mb 1 with rec lines 8192 wide");
   CHECK(strstr(edgeocr_last_error(), "rec_width_buckets") != NULL);
   CHECK(strstr(edgeocr_last_error(), "max_memory_mb") != NULL);
+  edgeocr_options_release(&opt); /* the settings edgeocr_options_set stored */
   /* a cap that fits the settings but not the det input this image asks for: refused per call */
   opt = full_options(&in);
   opt.max_memory_mb = 8;
