@@ -22,7 +22,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .errors import NbFormatError
-from .reader import NbOp, NbProgram, read_nb
+from .reader import DTYPES, NbOp, NbProgram, read_nb
 
 OPSET = 17
 IR_VERSION = 8  # the IR version that goes with opset 17; older runtimes read it
@@ -664,26 +664,13 @@ def _eltwise(ctx: _Ctx, op: NbOp):
     ctx.out(op, "Out", out)
 
 
-_FILL_DT = {
-    0: np.bool_,
-    1: np.int16,
-    2: np.int32,
-    3: np.int64,
-    4: np.float16,
-    5: np.float32,
-    6: np.float64,
-    20: np.uint8,
-    21: np.int8,
-}
-
-
 @_reg("fill_constant")
 def _fill_constant(ctx: _Ctx, op: NbOp):
     for slot in ("ShapeTensor", "ShapeTensorList", "ValueTensor"):
         for v in op.inputs.get(slot) or []:
             if ctx.const(v) is None:
                 raise _Unsupported(f"takes its {slot} from a computed tensor")
-    dt = _FILL_DT.get(int(_a(op, "dtype", 5)))
+    dt = DTYPES.get(int(_a(op, "dtype", 5)))  # the same VarType ids as the file's tensors
     if dt is None:
         raise _Unsupported(f"has unsupported dtype {_a(op, 'dtype')}")
     sv = _a(op, "str_value", "")
