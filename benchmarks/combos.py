@@ -122,21 +122,80 @@ def cmd_accuracy(args) -> int:
 
 
 def luminance_range(path: str) -> int:
-    """The page's luminance range as Pipeline::run measures it (0.5th to 99.5th percentile)."""
-    import numpy as np
-
+    """The page's luminance range as Pipeline::run measures it (0.5th to 99.5th percentile), by
+    the pipeline's own kernel."""
+    from edgeocr._core import kernels
     from edgeocr.image_io import load_image
 
-    img = load_image(path)
-    if img.ndim == 3 and img.shape[2] >= 3:
-        b, g, r = (img[:, :, i].astype(np.int32) for i in range(3))
-        lum = (77 * r + 150 * g + 29 * b + 128) >> 8
-    else:
-        lum = img if img.ndim == 2 else img[:, :, 0]
-    step = max(1, int(np.ceil(np.sqrt(lum.size / 65536.0))))
-    lum = lum[step // 2 :: step, step // 2 :: step]
-    lo, hi = np.quantile(lum, [0.005, 0.995], method="higher")
-    return int(hi) - int(lo)
+    lo, hi = kernels.luminance_range(load_image(path))
+    return hi - lo
+
+
+def cmd_cost(args) -> int:
+    """What the levels stretch costs on pages it leaves alone: the range measurement (the only
+    work it adds there) timed on its own against the page's predict() time, and the outputs with
+    the stretch on and off compared (they must be identical)."""
+    import numpy as np
+
+    from edgeocr import evaluate
+    from edgeocr._core import kernels
+    from edgeocr.image_io import load_image
+
+    samples = evaluate.load_e2e(dev_dir())
+    step = max(1, len(samples) // args.sample)
+    pages = [s["path"] for s in samples[::step]][: args.sample]
+    on = predictor_for(args.models, args.threads)
+    off = predictor_for(f"{args.models}+det_stretch_below=0+rec_stretch_below=0", args.threads)
+    on.predict(pages[0])
+    rows = []
+    for page in pages:
+        img = load_image(page)
+        lo, hi = kernels.luminance_range(img)
+        t = []
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            kernels.luminance_range(img)
+            t.append(time.perf_counter() - t0)
+        measure = statistics.median(t)
+        runs = []
+        for _ in range(args.rounds):
+            t0 = time.perf_counter()
+            a = on.predict(img)
+            runs.append(time.perf_counter() - t0)
+        b = off.predict(img)
+        same = [(x.text, x.score, np.asarray(x.box).tolist()) for x in a] == [
+            (x.text, x.score, np.asarray(x.box).tolist()) for x in b
+        ]
+        touched = hi - lo < max(on.config.det_stretch_below, on.config.rec_stretch_below)
+        rows.append(
+            {
+                "page": os.path.basename(page),
+                "range": hi - lo,
+                "stretched": bool(touched),
+                "measure_ms": measure * 1000,
+                "predict_ms": min(runs) * 1000,
+                "share": measure / min(runs),
+                "identical": same,
+            }
+        )
+        r = rows[-1]
+        print(
+            f"{r['page']:<36} range {r['range']:3d} {'stretched' if touched else 'untouched'}  "
+            f"measure {r['measure_ms']:.3f} ms of {r['predict_ms']:7.1f} ms "
+            f"({100 * r['share']:.3f}%)  outputs {'identical' if same else 'DIFFER'}"
+        )
+    plain = [r for r in rows if not r["stretched"]]
+    if plain:
+        print(
+            f"untouched pages: {len(plain)}, measurement share median "
+            f"{100 * statistics.median(r['share'] for r in plain):.3f}%, max "
+            f"{100 * max(r['share'] for r in plain):.3f}%; outputs identical on "
+            f"{sum(r['identical'] for r in plain)}/{len(plain)}"
+        )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"models": args.models, "threads": args.threads, "rows": rows}, f, indent=1)
+    return 0 if all(r["identical"] for r in plain) else 1
 
 
 def cmd_rss(args) -> int:
@@ -254,6 +313,7 @@ def cmd_latency(args) -> int:
                 "total_s": sum(per_page.values()),
                 "median_ratio": statistics.median(ratios),
                 "total_ratio": sum(per_page.values()) / sum(min(v) for v in times[ref].values()),
+                "per_page_s": per_page,
             }
         )
         print(
@@ -356,6 +416,15 @@ def main(argv=None) -> int:
     )
     p.add_argument("--json")
     p.set_defaults(func=cmd_latency)
+    p = sub.add_parser("cost", help="the levels stretch's cost on pages it leaves alone")
+    p.add_argument("--models", default="ppocr-v4det-v6rec")
+    p.add_argument("--sample", type=int, default=24)
+    p.add_argument("--runs", type=int, default=200, help="timed range measurements per page")
+    p.add_argument("--rounds", type=int, default=2, help="timed predict() calls per page")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--json")
+    p.set_defaults(func=cmd_cost)
+
     p = sub.add_parser("rss")
     p.add_argument("--combos", required=True)
     p.add_argument("--pages", type=int, default=4)

@@ -108,6 +108,24 @@ void bind_preprocess(py::module_& m) {
       "PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32.");
 
   m.def(
+      "luminance_range",
+      [](const py::array& img, double low_share, double high_share) {
+        if (!(low_share >= 0.0 && high_share >= 0.0 && low_share + high_share < 1.0))
+          throw py::value_error("low_share, high_share: expected >= 0 with a sum below 1");
+        py::array keep;
+        const ImageView view = view_of(img, &keep);
+        int lo = 0, hi = 255;
+        {
+          py::gil_scoped_release release;
+          edgeocr::luminance_range(view, low_share, high_share, &lo, &hi);
+        }
+        return std::make_pair(lo, hi);
+      },
+      py::arg("img"), py::arg("low_share") = 0.005, py::arg("high_share") = 0.005,
+      "The luminance levels (lo, hi) below which low_share and above which high_share of the "
+      "pixels lie, measured on a grid of at most 65536 pixels (the pipeline's levels stretch).");
+
+  m.def(
       "det_preprocess",
       [](const py::array& img, int out_w, int out_h, const Triple& mean, const Triple& std,
          bool to_rgb) {

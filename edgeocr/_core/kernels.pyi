@@ -17,6 +17,7 @@ __all__: list[str] = [
     "db_postprocess",
     "det_preprocess",
     "det_target_size",
+    "luminance_range",
     "reading_order",
 ]
 
@@ -112,6 +113,15 @@ def det_target_size(
 ) -> tuple[int, int]:
     """
     PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32.
+    """
+
+def luminance_range(
+    img: numpy.ndarray,
+    low_share: typing.SupportsFloat | typing.SupportsIndex = 0.005,
+    high_share: typing.SupportsFloat | typing.SupportsIndex = 0.005,
+) -> tuple[int, int]:
+    """
+    The luminance levels (lo, hi) below which low_share and above which high_share of the pixels lie, measured on a grid of at most 65536 pixels (the pipeline's levels stretch).
     """
 
 def reading_order(boxes: numpy.ndarray) -> list[int]:

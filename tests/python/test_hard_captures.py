@@ -113,3 +113,18 @@ def test_full_range_page_is_untouched_by_the_stretch(predictor, v4_paths):
 def test_stretch_settings_are_checked(v4_paths, value):
     with pytest.raises(edgeocr.EdgeOCRError, match="stretch_below"):
         edgeocr.Predictor(models="ppocr-v4-mobile", det_stretch_below=value)
+
+
+def test_luminance_range_is_the_pipelines_percentiles():
+    """The kernel the stretch decides by (bound for benchmarks/combos.py cost): 0.5% each side."""
+    from edgeocr._core import kernels
+
+    page = np.full((400, 400), 200, np.uint8)
+    page[:80] = 40  # 20% ink: well inside the 0.5% tails
+    assert kernels.luminance_range(page) == (40, 200)
+    page[:1, :100] = 0  # 0.06% of the pixels: below the low share, ignored
+    assert kernels.luminance_range(page) == (40, 200)
+    bgr = np.stack([page] * 3, axis=2)
+    assert kernels.luminance_range(bgr) == (40, 200)
+    with pytest.raises(ValueError, match="low_share"):
+        kernels.luminance_range(page, 0.6, 0.5)
