@@ -20,8 +20,7 @@ namespace {
   fail(StatusCode::kInvalidArgument, message);
 }
 
-constexpr std::size_t kSettingsEnd =
-    offsetof(edgeocr_options_t, settings) + sizeof(edgeocr_settings_t*);
+constexpr std::size_t kSettingsEnd = EDGEOCR_OPTIONS_SIZE_V2;
 // A struct_size above this is not a struct someone compiled: an uninitialised field.
 constexpr std::size_t kMaxStructSize = std::size_t{1} << 16;
 
@@ -120,9 +119,19 @@ void check_options_size(std::size_t size, const char* fn) {
   if (size > kMaxStructSize)
     invalid(std::string(fn) + ": options.struct_size is " + std::to_string(size) +
             ", not the size of an options struct" + how);
-  if (size > offsetof(edgeocr_options_t, settings) && size < kSettingsEnd)
-    invalid(std::string(fn) + ": options.struct_size " + std::to_string(size) +
-            " ends inside the field `settings`" + how);
+  // The fields appended after version 1: a size that ends inside one is no layout.
+  struct Appended {
+    const char* name;
+    std::size_t offset, size;
+  };
+  const Appended appended[] = {
+      {"settings", offsetof(edgeocr_options_t, settings), sizeof(edgeocr_settings_t*)},
+      {"arm64_bf16_fastmath", offsetof(edgeocr_options_t, arm64_bf16_fastmath), sizeof(int)},
+  };
+  for (const Appended& f : appended)
+    if (size > f.offset && size < f.offset + f.size)
+      invalid(std::string(fn) + ": options.struct_size " + std::to_string(size) +
+              " ends inside the field `" + f.name + "`" + how);
 }
 
 }  // namespace

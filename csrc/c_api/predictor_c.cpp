@@ -85,6 +85,9 @@ void check_options(const edgeocr_options_t& o) {
   if (o.threads < 0)
     invalid(std::string(fn) + ": threads must be >= 0 (0 = runtime default), got " +
             std::to_string(o.threads));
+  if (o.arm64_bf16_fastmath != 0 && o.arm64_bf16_fastmath != 1)
+    invalid(std::string(fn) + ": arm64_bf16_fastmath must be 0 or 1, got " +
+            std::to_string(o.arm64_bf16_fastmath));
   if (o.max_memory_mb > (SIZE_MAX >> 20))
     invalid(std::string(fn) + ": max_memory_mb " + std::to_string(o.max_memory_mb) +
             " does not fit in the address space");
@@ -199,6 +202,8 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     lo.session.shared_arena = true;
     lo.session.memory_pattern = false;
     lo.session.intra_threads = o.threads;
+    lo.session.arm64_bf16_fastmath =
+        o.arm64_bf16_fastmath == 1;  // aarch64 only: ORT ignores it elsewhere
     lo.session.shrink_arena =
         o.max_memory_mb != 0;  // a budget: the arena's free memory given back after every run
     // Settings the caller set (struct fields changed from their defaults, key/value entries)

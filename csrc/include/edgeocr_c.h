@@ -73,9 +73,9 @@ extern "C" {
  * symbols carry the ELF version EDGEOCR_2, so a program built against an
  * incompatible library fails to start instead of misbehaving). Version 2:
  * struct_size on every growable struct, edgeocr_options_init(options, size),
- * key/value pipeline settings. Check at run time with
- * edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 2
+ * key/value pipeline settings. Version 3: edgeocr_options_t.arm64_bf16_fastmath.
+ * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
+#define EDGEOCR_C_API_VERSION 3
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -183,11 +183,23 @@ typedef struct edgeocr_options_t {
   /* Set by edgeocr_options_set; NULL (default) or library-owned: free it with
    * edgeocr_options_release, once, whichever copy of the struct holds it. */
   edgeocr_settings_t* settings;
+
+  /* ---- API version 3 ---- */
+  /* 1: on aarch64, ONNX Runtime runs fp32 MatMuls with bf16 inputs and fp32
+   * accumulation (session config entry "mlas.enable_gemm_fastmath_arm64_bfloat16";
+   * only where the CPU has BF16 instructions). Faster there, and the outputs
+   * change in their low bits: check the accuracy on your pages
+   * (docs/performance.md, "ARM64 bf16 fast math"). Ignored on other CPUs.
+   * 0 (default): off. Other values: INVALID_ARGUMENT. */
+  int arm64_bf16_fastmath;
 } edgeocr_options_t;
 
 /* The options size of API version 1 (no `settings`): the smallest
  * struct_size the library accepts. */
 #define EDGEOCR_OPTIONS_SIZE_V1 (offsetof(edgeocr_options_t, rec_batch) + sizeof(int))
+/* The options size of API version 2 (up to `settings`). */
+#define EDGEOCR_OPTIONS_SIZE_V2 \
+  (offsetof(edgeocr_options_t, settings) + sizeof(edgeocr_settings_t*))
 
 /* A caller-owned image. Pixel (x, y), channel c is at
  * data[y * stride + x * channels + c]. The library does not keep the pointer

@@ -9,7 +9,9 @@
  * Models default to the environment variables EDGEOCR_BUNDLE or
  * EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL and EDGEOCR_REC_MODEL; ONNX Runtime
  * is found as edgeocr_c.h describes (or --ort PATH). --set KEY=VALUE sets
- * any pipeline setting (docs/pipeline-config.md). Prints one line per text
+ * any pipeline setting (docs/pipeline-config.md); --arm64-bf16-fastmath lets
+ * ONNX Runtime run fp32 MatMuls in bf16 on aarch64 CPUs with BF16 (ignored
+ * elsewhere; docs/performance.md). Prints one line per text
  * line (with several images, each image's lines follow a "# PATH" line):
  *
  *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
@@ -101,7 +103,8 @@ static int usage(void) {
   fprintf(
       stderr,
       "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
-      "                [--ort LIB] [--threads N] [--no-cls] [--set KEY=VALUE]...\n"
+      "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath]\n"
+      "                [--set KEY=VALUE]...\n"
       "                IMAGE.ppm|IMAGE.pgm...\n");
   return 2;
 }
@@ -179,6 +182,8 @@ int main(int argc, char** argv) {
       ++n_images;
     } else if (strcmp(arg, "--no-cls") == 0) {
       opt.use_cls = 0;
+    } else if (strcmp(arg, "--arm64-bf16-fastmath") == 0) {
+      opt.arm64_bf16_fastmath = 1;
     } else if (arg[0] == '-' && arg[1] == '-') {
       if (!val)
         rc = 2;

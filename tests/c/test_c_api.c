@@ -20,6 +20,14 @@
 
 #include "edgeocr_c.h"
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+/* HWCAP2_BF16: ONNX Runtime's bf16 fast-math GEMM needs it. */
+static int bf16_cpu(void) { return (getauxval(AT_HWCAP2) & (1UL << 14)) != 0; }
+#else
+static int bf16_cpu(void) { return 0; }
+#endif
+
 #define SKIP 77
 
 static int g_failures = 0;
@@ -162,6 +170,9 @@ static void test_args(void) {
   expect_create_fails(&bad, INVALID, "empty ort_library_path");
   bad = opt; bad.det_model_path = "det.onnx"; bad.threads = -1;
   expect_create_fails(&bad, INVALID, "threads -1");
+  bad = opt; bad.det_model_path = "det.onnx"; bad.arm64_bf16_fastmath = 2;
+  expect_create_fails(&bad, INVALID, "arm64_bf16_fastmath 2");
+  CHECK(strstr(edgeocr_last_error(), "arm64_bf16_fastmath") != NULL);
   bad = opt; bad.det_model_path = "det.onnx"; bad.max_memory_mb = (size_t)-1;
   expect_create_fails(&bad, INVALID, "max_memory_mb SIZE_MAX");
   bad = opt; bad.det_model_path = "det.onnx"; bad.use_cls = 2;
@@ -290,9 +301,20 @@ static void test_versions(void) {
   edgeocr_options_release(&box.o); /* no-op: no settings field */
   CHECK(all_bytes(raw + v1, sizeof box - v1, 0xAB));
 
+  /* a version 2 struct (up to `settings`): the same, and it gets arm64_bf16_fastmath off */
+  memset(&box, 0xAB, sizeof box);
+  CHECK_STATUS(edgeocr_options_init(&box.o, EDGEOCR_OPTIONS_SIZE_V2), OK);
+  CHECK(box.o.struct_size == EDGEOCR_OPTIONS_SIZE_V2 && box.o.settings == NULL);
+  CHECK(all_bytes(raw + EDGEOCR_OPTIONS_SIZE_V2, sizeof box - EDGEOCR_OPTIONS_SIZE_V2, 0xAB));
+  box.o.det_model_path = "/nonexistent/det.onnx";
+  expect_create_fails(&box.o, EDGEOCR_STATUS_NOT_FOUND, "version 2 options");
+  CHECK(EDGEOCR_OPTIONS_SIZE_V2 <= offsetof(edgeocr_options_t, arm64_bf16_fastmath));
+
   /* sizes that are not a layout */
   CHECK_STATUS(edgeocr_options_init(&box.o, v1 - 1), INVALID);
   CHECK_STATUS(edgeocr_options_init(&box.o, offsetof(edgeocr_options_t, settings) + 1), INVALID);
+  CHECK_STATUS(edgeocr_options_init(&box.o, EDGEOCR_OPTIONS_SIZE_V2 + 2), INVALID);
+  CHECK(strstr(edgeocr_last_error(), "arm64_bf16_fastmath") != NULL);
   CHECK_STATUS(edgeocr_options_init(&box.o, 0), INVALID);
 
   /* a newer, larger struct: the fields this library does not know are zeroed, nothing past it */
@@ -655,6 +677,35 @@ static int test_models(void) {
     edgeocr_result_destroy(r2);
     r2 = NULL;
     free(buf_other);
+  }
+
+  /* ONNX Runtime's bf16 fast-math GEMM: on aarch64 with BF16 the same texts from changed rec
+     outputs (the session entry reached the runtime); elsewhere it is ignored: the same bits */
+  {
+    edgeocr_options_t fo = full_options(&in);
+    edgeocr_predictor_t fast = NULL;
+    float worst = 0.f;
+    fo.arm64_bf16_fastmath = 1;
+    CHECK_STATUS(edgeocr_predictor_create(&fo, &fast), OK);
+    CHECK_STATUS(edgeocr_predictor_predict(fast, &img, &r2), OK);
+    texts_of(r2, texts2, sizeof texts2);
+    CHECK(strcmp(texts, texts2) == 0);
+    for (i = 0; i < n && i < line_count(r2); ++i) {
+      edgeocr_line_t la, lb;
+      la.struct_size = lb.struct_size = sizeof la;
+      CHECK_STATUS(edgeocr_result_get_line(r, i, &la), OK);
+      CHECK_STATUS(edgeocr_result_get_line(r2, i, &lb), OK);
+      if (fabsf(la.score - lb.score) > worst) worst = fabsf(la.score - lb.score);
+    }
+    printf("bf16 fast math (%s): largest score change %.6f\n",
+           bf16_cpu() ? "aarch64 with BF16" : "ignored here", worst);
+    if (bf16_cpu())
+      CHECK(worst > 0.f && worst < 0.02f);
+    else
+      CHECK(same_lines(r, r2, 0.f));
+    edgeocr_result_destroy(r2);
+    r2 = NULL;
+    edgeocr_predictor_destroy(fast);
   }
 
   /* bad images */
