@@ -358,9 +358,9 @@ def pil_to_array(im) -> np.ndarray:
 
 
 def _wide_gray_to_uint8(arr: np.ndarray, mode: str) -> np.ndarray:
-    """A 16-bit, 32-bit or float gray image as 8 bits. 16-bit modes by their type's range; "I"
-    (which PIL also uses for 16-bit PNGs) by 65535 when its values fit 16 bits, else by its
-    maximum; "F" as 0..1 when its values do, else as 0..255, clipped."""
+    """A 16-bit, 32-bit or float gray image as 8 bits. 16-bit modes and "I" (which PIL also uses
+    for 16-bit PNGs; negative values shifted up) by value (integer_pixels_to_uint8: Pillow's
+    convert("I;16") keeps 8-bit values); "F" as 0..1 when its values do, else as 0..255, clipped."""
     if mode == "F":
         a = np.nan_to_num(arr.astype(np.float64), nan=0.0, posinf=255.0, neginf=0.0)
         if a.size and a.min() >= 0.0 and a.max() <= 1.0:
@@ -370,32 +370,29 @@ def _wide_gray_to_uint8(arr: np.ndarray, mode: str) -> np.ndarray:
         a = arr.astype(np.int64)
         if a.size and a.min() < 0:
             a = a - a.min()
-        top = int(a.max()) if a.size else 0
-        if top <= 255:
-            return a.astype(np.uint8)
-        scale = 65535 if top <= 65535 else top
-        return (a * 255 // scale).astype(np.uint8)
-    return to_uint8(arr.astype(np.uint16))
+        return integer_pixels_to_uint8(a)
+    return integer_pixels_to_uint8(arr.astype(np.uint16))
 
 
-def to_uint8(arr: np.ndarray) -> np.ndarray:
-    """Scale 16-bit / 32-bit integer images to 8 bits (by their type's range)."""
-    if arr.dtype == np.uint8:
-        return arr
-    if arr.dtype == np.uint16:
-        return (arr >> 8).astype(np.uint8)
-    if arr.dtype.kind in "iu":
-        info = np.iinfo(arr.dtype)
-        scale = 255.0 / max(1, int(info.max))
-        return np.clip(arr.astype(np.float64) * scale, 0, 255).astype(np.uint8)
-    raise InvalidInputError(f"image dtype {arr.dtype} is not supported")
+def integer_pixels_to_uint8(a: np.ndarray) -> np.ndarray:
+    """Non-negative integer pixels of any integer dtype as 8 bits, by their values: up to 255 as
+    they are, up to 65535 as 16-bit samples (x * 255 // 65535), beyond by their maximum. By
+    value, not by dtype: an int32/int64 array of 8-bit pixels (np.asarray(img, int), arithmetic
+    on uint8) would read as black if scaled by its type's range."""
+    top = int(a.max()) if a.size else 0
+    if top <= 255:
+        return a.astype(np.uint8)
+    if top <= 65535:
+        return (a.astype(np.int64) * 255 // 65535).astype(np.uint8)
+    return np.minimum(a.astype(np.float64) * (255.0 / top), 255.0).astype(np.uint8)
 
 
 def load_image(image, max_pixels: int | None = None) -> np.ndarray:
     """A C-contiguous uint8 array: HxW (gray), HxWx2 (gray + alpha), HxWx3 (BGR) or HxWx4 (BGRA).
 
     Accepts a path, encoded bytes, a numpy array (HxW, HxWx1, HxWx2 gray +
-    alpha, HxWx3 BGR, HxWx4 BGRA; uint8, or uint16 scaled to 8 bits) or a PIL
+    alpha, HxWx3 BGR, HxWx4 BGRA; uint8, or other non-negative integers read
+    by value: :func:`integer_pixels_to_uint8`) or a PIL
     image of any mode. Images above
     `max_pixels` (default: $EDGEOCR_MAX_IMAGE_PIXELS, else DEFAULT_MAX_PIXELS)
     are refused with InvalidInputError before they are decoded or copied.
@@ -407,17 +404,25 @@ def load_image(image, max_pixels: int | None = None) -> np.ndarray:
             raise InvalidInputError(f"image file not found: {path}")
         if os.path.isdir(path):
             raise InvalidInputError(f"{path} is a directory, not an image")
+        if not os.path.isfile(path):
+            # /dev/zero never ends, a pipe blocks until a writer comes: only files are read.
+            raise InvalidInputError(
+                f"{path} is not a regular file (a device, pipe or socket); pass the image's bytes"
+            )
         # An encoded image is never larger than its uncompressed pixels (plus headers):
         # a bigger file is not read into memory.
+        most = limit * DECODE_BYTES_PER_PIXEL + (1 << 20)
         size = os.path.getsize(path)
-        if size > limit * DECODE_BYTES_PER_PIXEL + (1 << 20):
+        if size <= most:
+            with open(path, "rb") as f:
+                data = f.read(size + 1)  # bounded, even if the file grows meanwhile
+            size = len(data)
+        if size > most:
             raise InvalidInputError(
                 f"{path}: a {size >> 20} MiB file is more than an image of the {limit}-pixel limit "
                 "can take "
                 "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
             )
-        with open(path, "rb") as f:
-            data = f.read()
         return load_image_bytes(data, path, limit)
     if isinstance(image, (bytes, bytearray, memoryview)):
         return load_image_bytes(image, "image bytes", limit)
@@ -431,6 +436,14 @@ def load_image(image, max_pixels: int | None = None) -> np.ndarray:
             w, h = image.size
             if w * h > limit:
                 raise _too_many_pixels("PIL image", w, h, limit)
+            try:  # an Image.open() image is decoded now: its file may be truncated or closed
+                image.load()
+            except MemoryError:
+                raise
+            except Exception as e:  # noqa: BLE001 - whatever the decoder raises, it is the input
+                raise InvalidInputError(
+                    f"PIL image: cannot read its pixels ({type(e).__name__}: {e})"
+                ) from e
             return _check(pil_to_array(image))
     except ImportError:
         pass
@@ -481,7 +494,7 @@ def _from_array(a: np.ndarray) -> np.ndarray:
             raise InvalidInputError(
                 f"image array of {a.dtype} has negative values; pass uint8 pixels"
             )
-        a = to_uint8(a)
+        a = integer_pixels_to_uint8(a)
     return np.ascontiguousarray(a)
 
 
@@ -489,7 +502,9 @@ def _check(img: np.ndarray) -> np.ndarray:
     if img.ndim == 3 and img.shape[2] == 1:
         img = img[:, :, 0]
     if img.dtype != np.uint8:
-        img = to_uint8(img)
+        if img.dtype.kind not in "iu" or (img.dtype.kind == "i" and img.size and img.min() < 0):
+            raise InvalidInputError(f"image dtype {img.dtype} is not supported")
+        img = integer_pixels_to_uint8(img)
     if img.ndim == 3 and img.shape[2] not in (2, 3, 4):
         raise InvalidInputError(f"image has {img.shape[2]} channels; expected 1, 2, 3 or 4")
     if img.shape[0] < 1 or img.shape[1] < 1:
@@ -520,6 +535,8 @@ def decoded_size(image):
             return (w, h, w * h * 4)
         if isinstance(image, (str, os.PathLike)):
             path = os.fspath(image)
+            if not os.path.isfile(path):  # Image.open would block on a pipe
+                return None
             encoded = os.path.getsize(path)
             with Image.open(path) as im:
                 (w, h), fmt, mode = im.size, im.format, im.mode

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _core, _runtime
-from .errors import InvalidInputError, ModelError, ModelNotFoundError
+from .errors import InvalidInputError, ModelError, ModelNotFoundError, ResourceError
 
 _OPT_LEVELS = {"disabled": 0, "basic": 1, "extended": 2, "all": 99}
 _NUMPY = {
@@ -67,14 +67,21 @@ def session_options(
     fp32 in the low bits. Ignored on other CPUs. Off by default.
     """
     o = _core.SessionOptions()
+    most = _core.MAX_SESSION_THREADS
     if threads is not None:
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+        if not isinstance(threads, int) or isinstance(threads, bool) or not 0 <= threads <= most:
             raise InvalidInputError(
-                f"threads must be an integer >= 0 (0 = runtime default), got {threads!r}"
+                f"threads must be an integer in [0, {most}] (0 = runtime default), got {threads!r}"
             )
         o.intra_threads = threads
-    if not isinstance(inter_threads, int) or inter_threads < 0:
-        raise InvalidInputError(f"inter_threads must be an integer >= 0, got {inter_threads!r}")
+    if (
+        not isinstance(inter_threads, int)
+        or isinstance(inter_threads, bool)
+        or not 0 <= inter_threads <= most
+    ):
+        raise InvalidInputError(
+            f"inter_threads must be an integer in [0, {most}], got {inter_threads!r}"
+        )
     o.inter_threads = inter_threads
     if execution_mode not in ("sequential", "parallel"):
         raise InvalidInputError(
@@ -87,8 +94,16 @@ def session_options(
                 f"optimization must be one of {sorted(_OPT_LEVELS)}, got {optimization!r}"
             )
         optimization = _OPT_LEVELS[optimization]
-    o.optimization = int(optimization)
-    o.allow_spinning = bool(spinning)
+    if isinstance(optimization, bool) or not isinstance(optimization, int) or optimization < 0:
+        raise InvalidInputError(
+            f"optimization must be one of {sorted(_OPT_LEVELS)} or 0, 1, 2, 99, "
+            f"got {optimization!r}"
+        )
+    o.optimization = min(optimization, 2**31 - 1)  # the core refuses other levels
+    for name, flag in (("spinning", spinning), ("memory_pattern", memory_pattern)):
+        if not isinstance(flag, bool):
+            raise InvalidInputError(f"{name} must be True or False, got {flag!r}")
+    o.allow_spinning = spinning
     if memory_arena == "shared":
         o.shared_arena = True
     elif isinstance(memory_arena, bool):
@@ -97,7 +112,7 @@ def session_options(
         raise InvalidInputError(
             f"memory_arena must be True, False or 'shared', got {memory_arena!r}"
         )
-    o.memory_pattern = bool(memory_pattern)
+    o.memory_pattern = memory_pattern
     if not isinstance(arm64_bf16_fastmath, bool):
         raise InvalidInputError(
             f"arm64_bf16_fastmath must be True or False, got {arm64_bf16_fastmath!r}"
@@ -124,6 +139,8 @@ def load_core_model(
         if _core.nb_looks_like(data):  # a Paddle Lite .nb file given as bytes
             data = _core.nb_cached_to_onnx(data, name)
         return _core.Model.from_bytes(data, options, pool, name)
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidInputError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ModelNotFoundError(f"model file not found: {path}")
@@ -132,6 +149,8 @@ def load_core_model(
             f"{path} is a directory; edgeocr.Model takes one model file "
             "(use edgeocr.Predictor for a folder of det/cls/rec models)"
         )
+    if not os.path.isfile(path):  # /dev/zero would be read forever, a pipe blocks
+        raise ModelError(f"{path} is not a regular file (a device, pipe or socket)")
     if path.endswith(".nb"):
         # translated by the C++ core (csrc/loader/nb), cached by content hash
         try:
@@ -261,13 +280,35 @@ class Model:
                 f"(shape {list(spec.shape)}, -1 = any), got shape {list(arr.shape)}"
             )
         if arr.dtype != want or not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr, dtype=want)
+            try:  # a zero-stride view may claim gigabytes it does not hold
+                arr = np.ascontiguousarray(arr, dtype=want)
+            except MemoryError as e:
+                raise ResourceError(
+                    f"input '{spec.name}': cannot allocate {arr.size * np.dtype(want).itemsize} "
+                    f"bytes for a {want.__name__} copy of shape {list(arr.shape)}"
+                ) from e
         return arr
 
 
+# The largest memory budget, in MiB (1 PB): what a bundle's manifest may hold too.
+MAX_MEMORY_MB = 1e9
+
+
+def check_max_memory_mb(mb, whose: str = "") -> float | None:
+    """``mb`` if it is None or a number of MiB in (0, MAX_MEMORY_MB], else InvalidInputError."""
+    if mb is not None and (
+        isinstance(mb, bool)
+        or not isinstance(mb, (int, float))
+        or not 0 < mb <= MAX_MEMORY_MB  # also refuses NaN
+    ):
+        raise InvalidInputError(
+            f"{whose + ' ' if whose else ''}max_memory_mb must be a positive number of MiB "
+            f"(at most {MAX_MEMORY_MB:g}), got {mb!r}"
+        )
+    return mb
+
+
 def _cap_bytes(max_memory_mb) -> int:
-    if max_memory_mb is None:
+    if check_max_memory_mb(max_memory_mb) is None:
         return 0
-    if not isinstance(max_memory_mb, (int, float)) or max_memory_mb <= 0:
-        raise InvalidInputError(f"max_memory_mb must be a positive number, got {max_memory_mb!r}")
     return int(max_memory_mb * 1024 * 1024)

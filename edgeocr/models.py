@@ -7,7 +7,7 @@ import importlib.util
 import os
 from dataclasses import dataclass
 
-from .errors import ModelError, ModelNotFoundError
+from .errors import InvalidInputError, ModelError, ModelNotFoundError
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,8 @@ def resolve_model_set(name: str | None = None) -> dict:
             "pip install 'edgeocr[models]' (the rapidocr-onnxruntime and rapidocr wheels) "
             "or pass model paths: Predictor(det=..., rec=...)"
         )
+    if not isinstance(name, str):
+        raise InvalidInputError(f"a model set name is a str, got {type(name).__name__}")
     if name not in MODEL_SETS:
         raise ModelNotFoundError(f"unknown model set {name!r}; known: {', '.join(MODEL_SETS)}")
     ms = MODEL_SETS[name]

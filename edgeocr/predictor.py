@@ -18,7 +18,7 @@ from .config import PipelineConfig
 from .errors import InvalidInputError, ModelNotFoundError
 from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
-from .model import session_options
+from .model import check_max_memory_mb, session_options
 from .models import MODEL_SETS, find_model_file, resolve_model_set
 from .results import OcrLine, OcrResult
 
@@ -32,15 +32,13 @@ def check_workers(workers) -> int:
 
 def _model_source(path):
     """A path for the loader (which also reads .nb and .eocr files)."""
-    return os.fspath(path)
-
-
-def _check_budget(mb, whose: str = "") -> float | None:
-    if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (int, float)) or not mb > 0):
+    if isinstance(path, (bytes, bytearray, memoryview)):
+        return path
+    if not isinstance(path, (str, os.PathLike)):
         raise InvalidInputError(
-            f"{whose + ' ' if whose else ''}max_memory_mb must be a positive number, got {mb!r}"
+            f"a model is a path or the model's bytes, got {type(path).__name__}"
         )
-    return mb
+    return os.fspath(path)
 
 
 class Predictor:
@@ -122,12 +120,21 @@ class Predictor:
             raise InvalidInputError(
                 "preprocess must be a callable taking and returning an image array"
             )
-        max_memory_mb = _check_budget(max_memory_mb)
+        max_memory_mb = check_max_memory_mb(max_memory_mb)
         # Settings: the model set's (found by the loader from the models' sha256) or the
         # bundle's, then config= (every field), then the keyword overrides, checked in C++.
+        if config is not None and not isinstance(config, PipelineConfig):
+            raise InvalidInputError(
+                f"config must be an edgeocr.PipelineConfig, got {type(config).__name__} "
+                "(PipelineConfig.from_dict makes one from a dict)"
+            )
         settings = dict(config.to_core()) if config is not None else {}
+        # Each keyword checked by the core's settings table now, so that a bad value is named
+        # (NaN or a set would otherwise fail as JSON, without saying which setting).
+        for name, value in overrides.items():
+            _core.check_setting(name, value)
         settings.update(overrides)
-        if not use_cls:
+        if not _core.check_setting("use_cls", use_cls):
             settings["use_cls"] = False
         try:
             settings_json = json.dumps(settings) if settings else ""
@@ -172,7 +179,7 @@ class Predictor:
             # it was packed for, if any, and a note on int8 speed on this CPU.
             manifest = json.loads(_core.loader.Bundle.open(sources["model"], False).manifest_json)
             if max_memory_mb is None:
-                max_memory_mb = _check_budget(
+                max_memory_mb = check_max_memory_mb(
                     manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's"
                 )
             from .pack.quantize import int8_speed_warning
@@ -248,6 +255,11 @@ class Predictor:
             src = {"det" if task == "det" else "rec": model} if task else {"model": model}
             return {**src, "keys": keys}, {}
         else:
+            if not isinstance(model, (str, os.PathLike)):
+                raise InvalidInputError(
+                    "model must be a path, a model set name or the model's bytes, got "
+                    f"{type(model).__name__}"
+                )
             path = os.fspath(model)
             if not os.path.exists(path):
                 raise ModelNotFoundError(
@@ -318,6 +330,14 @@ class Predictor:
         cancels what is queued.
         """
         n = self.workers if workers is None else check_workers(workers)
+        if isinstance(images, (str, bytes, bytearray, memoryview, os.PathLike)) or not isinstance(
+            images, Iterable
+        ):
+            # A path or bytes would be iterated character by character.
+            raise InvalidInputError(
+                "predict_batch/predict_iter take an iterable of images (a list of paths, arrays, "
+                f"...), got {type(images).__name__}; use predict() for one image"
+            )
         # Threads per call: concurrent callers sharing a Predictor each decode and run on their
         # own (a shared decode thread would serialise them); starting them costs ~0.1 ms.
         decode = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-decode")

@@ -85,14 +85,28 @@ class OcrResult:
 
     def draw(self, image=None, *, color=(0, 200, 0), thickness: int = 2) -> np.ndarray:
         """An annotated BGR copy of ``image`` (or of the source path): boxes and line numbers."""
+        import numbers
+
         import cv2
 
+        from .errors import InvalidInputError
         from .image_io import load_image
 
+        if (
+            isinstance(thickness, bool)
+            or not isinstance(thickness, int)
+            or not 1 <= thickness <= 255
+        ):
+            raise InvalidInputError(f"thickness must be an integer in [1, 255], got {thickness!r}")
+        if (
+            not isinstance(color, (tuple, list, np.ndarray))
+            or len(color) != 3
+            or not all(isinstance(c, numbers.Real) and 0 <= c <= 255 for c in color)
+        ):
+            raise InvalidInputError(f"color must be 3 numbers in [0, 255] (B, G, R), got {color!r}")
+        color = tuple(float(c) for c in color)  # what OpenCV takes (not numpy scalars)
         if image is None:
             if self.source is None:
-                from .errors import InvalidInputError
-
                 raise InvalidInputError("draw() needs the image (this result has no source path)")
             image = self.source
         img = load_image(image)

@@ -82,9 +82,9 @@ void check_options(const edgeocr_options_t& o) {
     invalid(std::string(fn) + ": keys given but there is no rec model");
   if (o.ort_library_path && *o.ort_library_path == '\0')
     invalid(std::string(fn) + ": ort_library_path is empty (use NULL for the default search)");
-  if (o.threads < 0)
-    invalid(std::string(fn) + ": threads must be >= 0 (0 = runtime default), got " +
-            std::to_string(o.threads));
+  if (o.threads < 0 || o.threads > kMaxSessionThreads)
+    invalid(std::string(fn) + ": threads must be in [0, " + std::to_string(kMaxSessionThreads) +
+            "] (0 = runtime default), got " + std::to_string(o.threads));
   if (o.arm64_bf16_fastmath != 0 && o.arm64_bf16_fastmath != 1)
     invalid(std::string(fn) + ": arm64_bf16_fastmath must be 0 or 1, got " +
             std::to_string(o.arm64_bf16_fastmath));

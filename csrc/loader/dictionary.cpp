@@ -1,5 +1,7 @@
 #include "loader/dictionary.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -111,6 +113,10 @@ std::vector<std::string> parse_keys(const std::string& text, const std::string& 
 }
 
 std::vector<std::string> read_keys_file(const std::string& path) {
+  // Only files: opening a pipe waits for a writer, a device may never end.
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    fail(StatusCode::kInvalidModel, path + ": the dictionary (keys) is not a regular file");
   std::ifstream f(path, std::ios::binary);
   if (!f) fail(StatusCode::kNotFound, "dictionary (keys) file not found or unreadable: " + path);
   f.seekg(0, std::ios::end);

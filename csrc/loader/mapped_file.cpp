@@ -14,7 +14,8 @@ namespace edgeocr {
 namespace loader {
 
 MappedFile::MappedFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a pipe would wait for a writer; it is refused below as not a file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     fail(err == ENOENT ? StatusCode::kNotFound : StatusCode::kInvalidModel,

@@ -37,10 +37,7 @@ void set_source(PySource& out, const py::object& obj, const char* what, const st
     throw Error(StatusCode::kInvalidArgument,
                 std::string(what) + ": expected a path or bytes, got " +
                     std::string(py::str(py::type::of(obj).attr("__name__"))));
-  out.info = py::reinterpret_borrow<py::buffer>(obj).request();
-  if (out.info->ndim > 1 && out.info->strides.back() != out.info->itemsize)
-    throw Error(StatusCode::kInvalidArgument,
-                std::string(what) + ": the buffer must be contiguous");
+  out.info = edgeocr::python::contiguous_buffer(obj, what);
   out.src.data = out.info->ptr;
   out.src.size = static_cast<std::size_t>(out.info->size * out.info->itemsize);
   out.src.name = name;
@@ -130,12 +127,22 @@ void bind_loader(py::module_& m) {
         o.rec = r.src;
         if (!keys.is_none()) {
           if (py::isinstance<py::list>(keys) || py::isinstance<py::tuple>(keys)) {
+            std::size_t i = 0;
             for (const auto& k : keys) {
               if (!py::isinstance<py::str>(k))
                 throw Error(StatusCode::kInvalidArgument,
                             "keys: a list of characters must hold strings, got " +
                                 std::string(py::str(py::type::of(k).attr("__name__"))));
-              o.keys_list.push_back(k.cast<std::string>());
+              Py_ssize_t n = 0;
+              const char* utf8 = PyUnicode_AsUTF8AndSize(k.ptr(), &n);
+              if (utf8 == nullptr) {  // a lone surrogate has no UTF-8 form
+                PyErr_Clear();
+                throw Error(StatusCode::kInvalidArgument,
+                            "keys[" + std::to_string(i) +
+                                "] is not valid Unicode text: " + std::string(py::repr(k)));
+              }
+              o.keys_list.emplace_back(utf8, static_cast<std::size_t>(n));
+              ++i;
             }
             o.has_keys_list = true;
           } else if (py::isinstance<py::str>(keys) || py::hasattr(keys, "__fspath__")) {
@@ -169,7 +176,7 @@ void bind_loader(py::module_& m) {
   auto lm =
       m.def_submodule("loader", "model-loading rules (roles, dictionaries, model sets, sha256)");
   lm.def("sha256_hex", [](py::buffer data) {
-    py::buffer_info info = data.request();
+    py::buffer_info info = edgeocr::python::contiguous_buffer(data, "sha256_hex data");
     const std::size_t n = static_cast<std::size_t>(info.size * info.itemsize);
     py::gil_scoped_release nogil;
     return edgeocr::sha256_hex(info.ptr, n);
@@ -265,10 +272,8 @@ void bind_loader(py::module_& m) {
           "from_buffer",
           [](const py::object& data, const std::string& name, bool verify) {
             auto b = std::make_unique<PyBundle>();
-            if (!PyObject_CheckBuffer(data.ptr()))
-              throw Error(StatusCode::kInvalidArgument, "expected bytes");
             b->keep = data;
-            b->info = py::reinterpret_borrow<py::buffer>(data).request();
+            b->info = edgeocr::python::contiguous_buffer(data, name.c_str());
             const void* ptr = b->info->ptr;
             const std::size_t n = static_cast<std::size_t>(b->info->size * b->info->itemsize);
             {

@@ -66,6 +66,7 @@ py::array to_numpy(Tensor&& t) {
 }
 
 void bind_model(py::module_& m) {
+  m.attr("MAX_SESSION_THREADS") = kMaxSessionThreads;
   py::class_<SessionOptions>(m, "SessionOptions")
       .def(py::init<>())
       .def_readwrite("intra_threads", &SessionOptions::intra_threads)
@@ -116,7 +117,7 @@ void bind_model(py::module_& m) {
           "from_bytes",
           [](py::buffer data, const SessionOptions& o, std::shared_ptr<MemoryPool> pool,
              const std::string& name) {
-            py::buffer_info info = data.request();
+            py::buffer_info info = edgeocr::python::contiguous_buffer(data, name.c_str());
             const void* ptr = info.ptr;
             std::size_t size = static_cast<std::size_t>(info.size * info.itemsize);
             py::gil_scoped_release nogil;

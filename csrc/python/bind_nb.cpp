@@ -8,7 +8,7 @@ void bind_nb(py::module_& m) {
   m.def(
       "nb_to_onnx",
       [](py::buffer data, const std::string& name, bool target_check) {
-        py::buffer_info info = data.request();
+        py::buffer_info info = edgeocr::python::contiguous_buffer(data, name.c_str());
         const void* ptr = info.ptr;
         std::size_t size = static_cast<std::size_t>(info.size * info.itemsize);
         std::string out;
@@ -23,7 +23,7 @@ void bind_nb(py::module_& m) {
   m.def(
       "nb_cached_to_onnx",
       [](py::buffer data, const std::string& name, const std::string& cache_dir) {
-        py::buffer_info info = data.request();
+        py::buffer_info info = edgeocr::python::contiguous_buffer(data, name.c_str());
         const void* ptr = info.ptr;
         std::size_t size = static_cast<std::size_t>(info.size * info.itemsize);
         std::string out;
@@ -38,7 +38,7 @@ void bind_nb(py::module_& m) {
   m.def(
       "nb_looks_like",
       [](py::buffer data) {
-        py::buffer_info info = data.request();
+        py::buffer_info info = edgeocr::python::contiguous_buffer(data, "model data");
         return edgeocr::nb::looks_like_nb(info.ptr,
                                           static_cast<std::size_t>(info.size * info.itemsize));
       },

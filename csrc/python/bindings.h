@@ -13,6 +13,12 @@ namespace python {
 // contiguous pixels). Call with the GIL held; keep `arr` alive while the view is used.
 ImageView image_view_of(const pybind11::array& arr, const char* what = "image");
 
+// The buffer of `obj` (bytes, bytearray, memoryview, mmap, numpy array) as bytes: refused
+// (InvalidArgument naming `what`) unless C-contiguous, since the core reads
+// info.size * info.itemsize bytes from info.ptr (a reversed or strided view would be read past
+// its end). Call with the GIL held; the returned info keeps the buffer exported.
+pybind11::buffer_info contiguous_buffer(const pybind11::handle& obj, const char* what);
+
 }  // namespace python
 }  // namespace edgeocr
 

@@ -53,6 +53,26 @@ ImageView image_view_of(const py::array& arr, const char* what) {
   return v;
 }
 
+py::buffer_info contiguous_buffer(const py::handle& obj, const char* what) {
+  if (!PyObject_CheckBuffer(obj.ptr()))
+    throw Error(StatusCode::kInvalidArgument,
+                std::string(what) + ": expected bytes or a buffer, got " +
+                    std::string(py::str(py::type::of(obj).attr("__name__"))));
+  py::buffer_info info = py::reinterpret_borrow<py::buffer>(obj).request();
+  // C order: the last dimension's stride is the item size, each one before it spans the rest.
+  py::ssize_t span = info.itemsize;
+  bool contiguous = true;
+  for (py::ssize_t d = info.ndim - 1; d >= 0; --d) {
+    if (info.shape[d] != 1 && info.strides[d] != span) contiguous = false;
+    span *= info.shape[d];
+  }
+  if (!contiguous && info.size != 0)
+    throw Error(StatusCode::kInvalidArgument,
+                std::string(what) +
+                    ": the buffer is not contiguous (a strided or reversed view); pass bytes(...)");
+  return info;
+}
+
 }  // namespace python
 }  // namespace edgeocr
 

@@ -21,6 +21,7 @@ from . import kernels, loader
 __all__: list[str] = [
     "BudgetedCall",
     "LoadedPipeline",
+    "MAX_SESSION_THREADS",
     "MemoryPool",
     "Model",
     "NB_TRANSLATOR_VERSION",
@@ -279,5 +280,6 @@ def validate_config(
     config: dict, max_memory_mb: typing.SupportsFloat | typing.SupportsIndex = 0.0
 ) -> None: ...
 
+MAX_SESSION_THREADS: int = 1024
 NB_TRANSLATOR_VERSION: str = "c3"
 __version__: str = "0.1.0"

@@ -170,6 +170,8 @@ static void test_args(void) {
   expect_create_fails(&bad, INVALID, "empty ort_library_path");
   bad = opt; bad.det_model_path = "det.onnx"; bad.threads = -1;
   expect_create_fails(&bad, INVALID, "threads -1");
+  bad = opt; bad.det_model_path = "det.onnx"; bad.threads = 1 << 20;
+  expect_create_fails(&bad, INVALID, "threads 2^20 (more than the runtime would start)");
   bad = opt; bad.det_model_path = "det.onnx"; bad.arm64_bf16_fastmath = 2;
   expect_create_fails(&bad, INVALID, "arm64_bf16_fastmath 2");
   CHECK(strstr(edgeocr_last_error(), "arm64_bf16_fastmath") != NULL);

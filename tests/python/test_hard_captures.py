@@ -78,6 +78,39 @@ def test_every_pil_mode_that_carries_an_image(predictor, mode):
         assert texts(r) == LINES, mode
 
 
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int64", "uint16", "uint32", "uint64"])
+def test_integer_arrays_of_8_bit_pixels_read_as_uint8(predictor, dtype):
+    # np.asarray(img, int) or arithmetic on uint8 pixels: scaled by the dtype's range these read
+    # as black (an empty result); they are read by value.
+    with Image.open(DATA / "sample_en.png") as im:
+        bgr = np.asarray(im.convert("RGB"))[:, :, ::-1]
+    assert texts(predictor.predict(bgr.astype(dtype))) == LINES
+    if dtype in ("uint16", "int32", "uint32", "int64", "uint64"):  # 16-bit samples, by 65535
+        assert texts(predictor.predict(bgr.astype(dtype) * 257)) == LINES
+
+
+@pytest.mark.parametrize("mode", ["I;16", "I;16B", "I;16L"])
+def test_pil_16_bit_modes_of_8_bit_values_are_read(predictor, mode):
+    # Pillow's convert() from L keeps the values 0..255 in a 16-bit mode.
+    with Image.open(DATA / "sample_en.png") as im:
+        conv = im.convert("L").convert(mode)
+    assert conv.mode == mode and np.asarray(conv).max() <= 255
+    assert texts(predictor.predict(conv)) == LINES
+
+
+def test_pil_image_whose_file_cannot_be_decoded_is_invalid_input(predictor, tmp_path):
+    data = (DATA / "sample_en.png").read_bytes()
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(data[: len(data) // 2])
+    with Image.open(cut) as im:  # lazy: the header is fine, the pixels are read by predict
+        with pytest.raises(InvalidInputError, match="PIL image: cannot read its pixels"):
+            predictor.predict(im)
+    im = Image.open(DATA / "sample_en.png")
+    im.close()
+    with pytest.raises(InvalidInputError, match="PIL image: cannot read its pixels"):
+        predictor.predict(im)
+
+
 def test_bad_channel_counts_are_refused(predictor):
     with pytest.raises(InvalidInputError, match="channels"):
         predictor.predict(np.zeros((10, 10, 5), np.uint8))

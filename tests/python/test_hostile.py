@@ -202,3 +202,91 @@ def test_zero_stride_array_above_the_cap_is_refused_before_any_copy(array, v4_pa
     got = _image_outcome({"array": list(array)}, v4_paths, f"zero-stride {array}")
     assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
     assert "60000x60000 pixels is more than the limit" in got["message"], got
+
+
+# Paths that are not files: /dev/zero never ends (read whole, it would take all memory), a pipe
+# blocks until a writer comes. Refused before anything is read, with and without a memory budget
+# (a budgeted call reads the header first).
+
+
+def _not_a_file(kind, tmp_path, name):
+    path = tmp_path / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        os.symlink("/dev/zero", path)
+    return str(path)
+
+
+@pytest.mark.parametrize("budget", [None, 256])
+@pytest.mark.parametrize("kind", ["dev_zero", "fifo"])
+def test_image_path_that_is_not_a_file_is_refused_unread(kind, budget, tmp_path, v4_paths):
+    spec = {"image": _not_a_file(kind, tmp_path, "page.png")}
+    if budget:
+        spec["settings"] = {"max_memory_mb": budget}
+    got = _image_outcome(spec, v4_paths, f"{kind} as an image")
+    assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
+    assert "not a regular file" in got["message"], got
+
+
+def _snippet_outcome(code: str, what: str) -> dict:
+    """Runs `code` (which sets `out`) in a limited child; returns its outcome as _child does."""
+    wrapper = (
+        "import json, edgeocr\n"
+        "try:\n" + "".join(f"    {line}\n" for line in code.strip().splitlines()) + "    "
+        "out = {'outcome': 'result'}\n"
+        "except edgeocr.EdgeOCRError as e:\n"
+        "    out = {'outcome': 'error', 'type': type(e).__name__, 'message': str(e)}\n"
+        "print(json.dumps(out))\n"
+    )
+    o = run_limited([sys.executable, "-c", wrapper])
+    _check_bounds(o, what)
+    assert o.returncode == 0, f"{what}: not an EdgeOCRError\n{o.describe()}"
+    return json.loads(o.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("kind", ["dev_zero", "fifo"])
+def test_model_path_that_is_not_a_file_is_refused_unread(kind, tmp_path, v4_paths):
+    # .nb files: read by edgeocr.Model itself, mapped by the C++ loader for a Predictor (which
+    # opened a pipe and waited for a writer); .onnx files: read by the runtime.
+    for name in ("model.nb", "model.onnx"):
+        path = _not_a_file(kind, tmp_path, f"{kind}_{name}")
+        got = _snippet_outcome(f"edgeocr.Model({path!r})", f"{kind} as {name}")
+        assert got["outcome"] == "error" and got["type"] == "ModelError", got
+        assert "not a regular file" in got["message"], got
+        got = _snippet_outcome(f"edgeocr.Predictor({path!r})", f"{kind} as {name}")
+        assert got["outcome"] == "error" and got["type"] == "ModelError", got
+    keys = _not_a_file(kind, tmp_path, "keys.txt")
+    call = f"edgeocr.Predictor(det={v4_paths['det']!r}, rec={v4_paths['rec']!r}, keys={keys!r})"
+    got = _snippet_outcome(call, f"{kind} as the keys file")
+    assert got["outcome"] == "error" and got["type"] == "ModelError", got
+    assert "not a regular file" in got["message"], got
+
+
+# Buffers the core reads as bytes (model data, .nb data, bundles): a reversed or strided view's
+# pointer is not where its bytes start, so only contiguous buffers are taken.
+_VIEWS = {
+    "reversed": "memoryview(np.frombuffer(data, np.uint8)[::-1])",
+    "every_second": "memoryview(np.frombuffer(data * 2, np.uint8)[::2])",
+    "rows_cut": "memoryview(np.frombuffer(data[: len(data) // 64 * 64], np.uint8)"
+    ".reshape(-1, 64)[:, :32])",
+}
+
+
+@pytest.mark.parametrize("view", sorted(_VIEWS))
+@pytest.mark.parametrize(
+    "call",
+    [
+        "edgeocr.Model(data=VIEW)",
+        "edgeocr.Predictor(VIEW, task='det')",
+        "edgeocr._core.nb_to_onnx(VIEW)",
+        "edgeocr._core.loader.Bundle.from_buffer(VIEW)",
+    ],
+)
+def test_non_contiguous_buffer_is_refused(call, view, v4_paths):
+    code = f"import numpy as np\ndata = open({v4_paths['det']!r}, 'rb').read()\n" + call.replace(
+        "VIEW", _VIEWS[view]
+    )
+    got = _snippet_outcome(code, f"{call} on a {view} view")
+    assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
+    assert "not contiguous" in got["message"], got

@@ -74,6 +74,15 @@ def test_keys_parsing_rules():
         assert split(text.encode()) == text.splitlines(), repr(text)
 
 
+def test_keys_list_that_is_not_unicode_text_is_invalid_input(v4_paths):
+    # A lone surrogate has no UTF-8 form: was pybind11's "Unable to cast Python instance".
+    import edgeocr
+
+    keys = ["a"] * 6622 + ["\ud800"]
+    with pytest.raises(edgeocr.InvalidInputError, match=r"keys\[6622\] is not valid Unicode"):
+        edgeocr.Predictor(det=v4_paths["det"], rec=v4_paths["rec"], keys=keys, threads=1)
+
+
 def test_roles_and_charset_rules(v4_paths, tmp_path):
     p = edgeocr.Predictor(det=v4_paths["det"], rec=v4_paths["rec"])
     assert p._roles == {"det", "rec"}

@@ -141,6 +141,65 @@ def test_session_options(v4_paths, tmp_path):
     assert np.allclose(next(iter(m2.run(x).values())), reference(v4_paths["cls"], x)[0], atol=1e-6)
 
 
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"threads": 2**40}, r"threads must be an integer in \[0, 1024\]"),
+        ({"inter_threads": True}, "inter_threads must be an integer"),
+        ({"optimization": None}, "optimization must be one of"),
+        ({"optimization": 2**40}, "graph optimisation level must be 0, 1, 2 or 99"),
+        ({"max_memory_mb": float("nan")}, "max_memory_mb must be a positive number"),
+        ({"max_memory_mb": float("inf")}, "max_memory_mb must be a positive number"),
+        ({"spinning": "yes"}, "spinning must be True or False"),
+    ],
+)
+def test_hostile_session_options_are_invalid_input(v4_paths, kw, match):
+    # Were OverflowError, ValueError (int(nan)) or pybind11's "incompatible function arguments".
+    with pytest.raises(InvalidInputError, match=match):
+        edgeocr.Model(v4_paths["cls"], **kw)
+
+
+def test_session_threads_beyond_the_cap_are_refused_by_the_core():
+    edgeocr._runtime.configure(None)  # the runtime is loaded (edgeocr.Model would check first)
+    o = edgeocr._core.SessionOptions()
+    o.intra_threads = edgeocr._core.MAX_SESSION_THREADS + 1
+    with pytest.raises(InvalidInputError, match=r"threads must be in \[0, 1024\]"):
+        edgeocr._core.Model.from_bytes(b"not read", o)
+
+
+def test_model_path_of_the_wrong_type_is_invalid_input():
+    for bad in (5, ["det.onnx"], {"det": "det.onnx"}):
+        with pytest.raises(InvalidInputError, match="path must be a str or os.PathLike"):
+            edgeocr.Model(bad)
+        with pytest.raises(InvalidInputError, match="model must be a path"):
+            edgeocr.Predictor(bad)
+    with pytest.raises(InvalidInputError, match="a model is a path or the model's bytes"):
+        edgeocr.Predictor(det=5, rec="rec.onnx")
+
+
+def test_input_copy_that_cannot_be_allocated_is_a_resource_error(v4_paths):
+    # A zero-stride view claiming 40 GiB: numpy's bare MemoryError before; a ResourceError
+    # (also a MemoryError) naming the input now.
+    m = edgeocr.Model(v4_paths["det"], threads=1)
+    x = np.broadcast_to(np.float64(0), (1, 3, 60000, 60000))
+    code = textwrap.dedent(
+        f"""
+        import resource, numpy as np, edgeocr
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        m = edgeocr.Model({v4_paths["det"]!r}, threads=1)
+        x = np.broadcast_to(np.float64(0), {x.shape})
+        try:
+            m.run(x)
+        except edgeocr.ResourceError as e:
+            print("ResourceError", e)
+        """
+    )
+    del m
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "ResourceError input 'x': cannot allocate" in out.stdout, out.stdout
+
+
 def test_arm64_bf16_fastmath_is_opt_in(v4_paths):
     """On aarch64 ORT runs fp32 GEMMs in bf16 (close outputs); elsewhere it ignores the entry."""
     x = np.random.default_rng(5).uniform(-1, 1, (2, 3, 48, 320)).astype(np.float32)

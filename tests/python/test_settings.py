@@ -87,6 +87,39 @@ def test_predictor_keywords_go_through_the_table(v4_paths):
             edgeocr.Predictor(models="ppocr-v4-mobile", **kw)
 
 
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        # NaN and inf were written as JSON the core could not parse ("settings are not a JSON
+        # object"): each keyword is now checked by the table first, and named.
+        ({"det_thresh": NAN}, "det_thresh must be a number in"),
+        ({"det_unclip_ratio": INF}, "det_unclip_ratio must be a number in"),
+        ({"det_mean": [NAN] * 3}, "det_mean must be"),
+        ({"rec_batch": {1, 2}}, "rec_batch must be"),
+        ({"det_treshold": 0.3}, "unknown pipeline setting 'det_treshold'"),
+        # use_cls is a Predictor argument: it went through bool() ("x" and NaN meant True)
+        ({"use_cls": "x"}, "use_cls must be true or false"),
+        ({"use_cls": NAN}, "use_cls must be true or false"),
+        ({"config": {"det_thresh": 0.3}}, "config must be an edgeocr.PipelineConfig"),
+        # budgets and threads past what the core takes: OverflowError / pybind11 TypeError
+        ({"max_memory_mb": INF}, "max_memory_mb must be a positive number"),
+        ({"max_memory_mb": 1e30}, "max_memory_mb must be a positive number"),
+        ({"max_memory_mb": NAN}, "max_memory_mb must be a positive number"),
+        ({"threads": 2**40}, r"threads must be an integer in \[0, 1024\]"),
+        ({"spinning": "x"}, "spinning must be True or False"),
+        ({"memory_pattern": "x"}, "memory_pattern must be True or False"),
+        ({"models": ["ppocr-v4-mobile"]}, "a model set name is a str"),
+    ],
+)
+def test_hostile_predictor_arguments_are_named_before_loading(kw, match):
+    kw.setdefault("models", "ppocr-v4-mobile")
+    with pytest.raises(InvalidInputError, match=match):
+        edgeocr.Predictor(**kw)
+
+
 def test_values_are_stored_as_the_core_holds_them():
     c = PipelineConfig(
         det_thresh=1 / 3,

@@ -15,6 +15,10 @@ namespace edgeocr {
 
 enum class GraphOptimization : int { kDisabled = 0, kBasic = 1, kExtended = 2, kAll = 99 };
 
+// The most intra-op or inter-op threads a session may ask for (more than any CPU has cores;
+// ONNX Runtime would try to start them all).
+constexpr int kMaxSessionThreads = 1024;
+
 struct SessionOptions {
   int intra_threads = 0;  // 0: ONNX Runtime's default (one per physical core)
   int inter_threads = 0;  // used in parallel execution mode only

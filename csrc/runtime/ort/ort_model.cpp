@@ -76,8 +76,12 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
   limit_malloc_arenas();  // before the session starts its threads (runtime/malloc_tuning.h)
   check(api.CreateSessionOptions()(&so), "CreateSessionOptions", kBackend);
   auto g = guard(so, api.ReleaseSessionOptions());
-  if (o.intra_threads < 0 || o.inter_threads < 0)
-    fail(StatusCode::kInvalidArgument, "threads must be >= 0 (0 = runtime default)");
+  if (o.intra_threads < 0 || o.inter_threads < 0 || o.intra_threads > kMaxSessionThreads ||
+      o.inter_threads > kMaxSessionThreads)
+    fail(StatusCode::kInvalidArgument,
+         "threads must be in [0, " + std::to_string(kMaxSessionThreads) +
+             "] (0 = runtime default), got " + std::to_string(o.intra_threads) + " intra-op, " +
+             std::to_string(o.inter_threads) + " inter-op");
   check(api.SetIntraOpNumThreads()(so, o.intra_threads), "SetIntraOpNumThreads", kBackend);
   check(api.SetInterOpNumThreads()(so, o.inter_threads), "SetInterOpNumThreads", kBackend);
   check(api.SetSessionExecutionMode()(so, o.parallel ? ort::kParallel : ort::kSequential),
