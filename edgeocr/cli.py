@@ -51,7 +51,7 @@ def cmd_predict(args) -> int:
         return 2
     p = predictor_from_args(args)
     if args.draw:
-        os.makedirs(args.draw, exist_ok=True)
+        os.makedirs(args.draw, exist_ok=True)  # an OSError (a file there) is reported by main
     progress = Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
     failures = 0
     for path in files:
@@ -87,7 +87,8 @@ def cmd_predict(args) -> int:
                 )
         if args.draw:
             out = os.path.join(args.draw, os.path.splitext(os.path.basename(path))[0] + ".png")
-            cv2.imwrite(out, r.draw(path))
+            if not cv2.imwrite(out, r.draw(path)):
+                raise OSError(f"cannot write {out}")
         progress.step()
     return 1 if failures else 0
 
@@ -251,6 +252,9 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except EdgeOCRError as e:
+        print(f"edgeocr: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a file or folder of the command line: missing, unwritable, not a folder
         print(f"edgeocr: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

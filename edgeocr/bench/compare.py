@@ -80,6 +80,28 @@ _NEEDS = {
 # -- memory ---------------------------------------------------------------------
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return v
+
+
+def positive_numbers(text: str) -> list[float]:
+    """argparse type: comma-separated finite numbers > 0 (``0.3,1,3``)."""
+    try:
+        values = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not values or not all(math.isfinite(v) and v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"must be numbers > 0, e.g. 1,8,32; got {text!r}")
+    return values
+
+
 def _status_mb(key: str) -> float:
     with open("/proc/self/status") as f:
         for line in f:
@@ -503,7 +525,10 @@ def cmd_bench(args) -> int:
 
         return run_memory(args)
     _quiet_onnx2torch()
-    batch_sizes = sorted({int(x) for x in args.batch.split(",") if x.strip()})
+    try:
+        batch_sizes = sorted({int(x) for x in args.batch.split(",") if x.strip()})
+    except ValueError:
+        batch_sizes = []
     if not batch_sizes or batch_sizes[0] < 1:
         print("edgeocr bench: --batch takes positive integers, e.g. 1,8,32", file=sys.stderr)
         return 2
@@ -721,7 +746,10 @@ def register(subparsers) -> None:
         "(Predictor(workers=N))",
     )
     p.add_argument(
-        "--rounds", type=int, default=2, help="throughput rounds per configuration (default 2)"
+        "--rounds",
+        type=positive_int,
+        default=2,
+        help="throughput rounds per configuration (default 2)",
     )
     p.add_argument(
         "--no-memory", action="store_true", help="skip the per-contender memory subprocesses"
@@ -735,8 +763,18 @@ def register(subparsers) -> None:
     p.add_argument(
         "--page", help="--memory: the page to scale to each size (default: the largest image)"
     )
-    p.add_argument("--sizes", default="0.3,1,3,6,12", help="--memory: page sizes in megapixels")
-    p.add_argument("--budgets", default="64,128,256,512,1024", help="--memory: budgets to try, MB")
+    p.add_argument(
+        "--sizes",
+        type=positive_numbers,
+        default="0.3,1,3,6,12",
+        help="--memory: page sizes in megapixels",
+    )
+    p.add_argument(
+        "--budgets",
+        type=positive_numbers,
+        default="64,128,256,512,1024",
+        help="--memory: budgets to try, MB",
+    )
     p.add_argument(
         "--json", action="store_true", help="print the results as JSON (progress goes to stderr)"
     )

@@ -121,8 +121,8 @@ def run_memory(args) -> int:
         print("edgeocr bench --memory: peak RSS is read from /proc (Linux only)", file=sys.stderr)
         return 2
     models = [m for m in (args.model or "ppocr-v4-mobile,ppocr-v6-small").split(",") if m]
-    sizes = [float(x) for x in args.sizes.split(",")]
-    budgets = sorted(float(x) for x in args.budgets.split(","))
+    sizes = list(args.sizes)  # checked by argparse (compare.positive_numbers)
+    budgets = sorted(args.budgets)
     page = args.page or _default_page(args.images)
     rows = []
     with tempfile.TemporaryDirectory(prefix="edgeocr-bench-memory-") as tmp:

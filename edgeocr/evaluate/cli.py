@@ -8,14 +8,34 @@ import sys
 import time
 
 from ..cli import add_model_arguments, predictor_from_args
+from ..errors import InvalidInputError
 from ..progress import Progress
 from . import metrics as evaluate
 
 
 def cmd_eval(args) -> int:
     """`edgeocr eval`: predict a labelled folder and print (and save) the accuracy report."""
+    labels = os.path.join(args.dataset, "e2e_synth.jsonl")
+    if not os.path.isfile(labels):
+        raise InvalidInputError(
+            f"{args.dataset}: no labelled set here: {labels} is missing "
+            "(the format of shared/datasets/dev)"
+        )
+    if args.limit < 0:
+        raise InvalidInputError(f"--limit must be >= 0 (0 = all), got {args.limit}")
+    try:
+        samples = evaluate.load_e2e(args.dataset)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise InvalidInputError(f"{labels}: not a labelled set ({type(e).__name__}: {e})") from e
+    baseline = None
+    if args.baseline:
+        try:
+            with open(args.baseline, encoding="utf-8") as f:
+                baseline = json.load(f)
+            baseline = baseline.get("report", baseline)
+        except (ValueError, AttributeError) as e:
+            raise InvalidInputError(f"{args.baseline}: not an edgeocr eval report ({e})") from e
     p = predictor_from_args(args)
-    samples = evaluate.load_e2e(args.dataset)
     if args.limit:
         samples = samples[: args.limit]
     preds = {}
@@ -36,11 +56,6 @@ def cmd_eval(args) -> int:
             path = s["path"] if "path" in s else os.path.join(args.dataset, s["file"])
             rec_preds[s["id"]] = p.recognize(path).text
         report["rec"] = evaluate.evaluate_rec(rec_samples, rec_preds)
-    baseline = None
-    if args.baseline:
-        with open(args.baseline, encoding="utf-8") as f:
-            baseline = json.load(f)
-        baseline = baseline.get("report", baseline)
     print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 _PACK_HELP = (
@@ -16,6 +17,17 @@ _PACK_HELP = (
     "one verified .eocr bundle, optionally quantized."
 )
 _INFO_HELP = "Describe and check a .eocr bundle: manifest, sizes, checksums, verification report."
+
+
+def non_negative_number(text: str) -> float:
+    """argparse type: a finite number >= 0 (NaN would let every comparison with it pass)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return v
 
 
 def build_pack_parser() -> argparse.ArgumentParser:
@@ -117,7 +129,7 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--max-drop",
-        type=float,
+        type=non_negative_number,
         default=0.5,
         help="largest allowed drop in points (default 0.5): of det hmean or 1-NED on --eval; "
         "without --eval, of the 1-NED agreement between the packed and the float pipeline's "
@@ -130,7 +142,7 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--paddle-tol",
-        type=float,
+        type=non_negative_number,
         default=None,
         help="Paddle model folders: largest max abs difference allowed between the converted "
         "model and Paddle Inference on any output (default 1e-3); --layerwise names the first "

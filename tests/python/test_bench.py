@@ -212,3 +212,25 @@ def test_bench_memory_prints_the_promised_columns(v4_paths, tmp_path):
     (r,) = json.loads(js.stdout)["rows"]
     assert r["model"] == "ppocr-v4-mobile" and r["lines"] > 0 and r["peak_mb"] > 0
     assert set(r["budgets"]) == {"256.0"} and r["budgets"]["256.0"]["peak_mb"] > 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--rounds", "0"],
+        ["--rounds", "-1"],
+        ["--memory", "--sizes", "a,b"],
+        ["--memory", "--budgets", "-64"],
+        ["--memory", "--sizes", "nan"],
+    ],
+)
+def test_bench_refuses_bad_numbers_before_running(args, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["bench", "ppocr-v4-mobile", *args])
+    assert e.value.code == 2
+    assert args[-2] in capsys.readouterr().err
+
+
+def test_bench_batch_that_is_not_a_number_is_a_message(two_images, capsys):
+    assert cli.main(["bench", "--images", str(two_images), "--batch", "a,b"]) == 2
+    assert "--batch takes positive integers" in capsys.readouterr().err

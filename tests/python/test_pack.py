@@ -543,3 +543,15 @@ def test_pack_cli_reports_errors(tmp_path, capsys):
     assert "model not found" in capsys.readouterr().err
     assert pack_main(["--rec", "x.onnx", "--quantize", "int8", "-o", str(tmp_path / "x.eocr")]) == 2
     assert "--calib" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arg", ["--max-drop", "--paddle-tol"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "abc"])
+def test_pack_cli_refuses_thresholds_that_are_not_finite_and_non_negative(arg, value, capsys):
+    # NaN would pass every comparison: the accuracy gate could never refuse a bundle.
+    from edgeocr.pack.cli import pack_main
+
+    with pytest.raises(SystemExit) as e:
+        pack_main(["--models", "ppocr-v4-mobile", arg, value, "-o", "x.eocr"])
+    assert e.value.code == 2
+    assert arg in capsys.readouterr().err

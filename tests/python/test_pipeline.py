@@ -385,3 +385,46 @@ def test_cli_predict_json_and_models(tmp_path):
 def _write(path, data):
     path.write_bytes(data)
     return path
+
+
+def test_cli_file_and_folder_errors_are_messages_not_tracebacks(tmp_path, capsys):
+    from edgeocr import cli
+
+    a_file = _write(tmp_path / "a_file", b"x")
+    m = ["--model", "ppocr-v4-mobile", "-t", "1"]
+    # --draw into a path that is a file
+    assert cli.main(["predict", str(DATA / "line_en.png"), "--draw", str(a_file), *m]) == 2
+    assert "edgeocr: error:" in capsys.readouterr().err
+    # convert into a folder that does not exist
+    nb = sorted((DATA / "paddle_lite_ops").glob("*.nb"))[0]
+    assert cli.main(["convert", str(nb), "-o", str(tmp_path / "no" / "x.onnx")]) == 2
+    assert "No such file or directory" in capsys.readouterr().err
+    # eval on a folder without labels, on bad labels, with a baseline that is not a report
+    assert cli.main(["eval", str(tmp_path / "none"), *m]) == 2
+    assert "no labelled set here" in capsys.readouterr().err
+    labelled = tmp_path / "labelled"
+    labelled.mkdir()
+    _write(labelled / "e2e_synth.jsonl", b"{not json\n")
+    assert cli.main(["eval", str(labelled), *m]) == 2
+    assert "not a labelled set" in capsys.readouterr().err
+    _write(labelled / "e2e_synth.jsonl", b"")
+    assert cli.main(["eval", str(labelled), "--baseline", str(a_file), *m]) == 2
+    assert "not an edgeocr eval report" in capsys.readouterr().err
+    assert cli.main(["eval", str(labelled), "--limit", "-1", *m]) == 2
+    assert "--limit" in capsys.readouterr().err
+
+
+def test_batch_of_one_path_or_of_no_iterable_is_invalid_input(predictor):
+    # A str or bytes would be iterated character by character ("image file not found: /").
+    for bad in (str(DATA / "line_en.png"), (DATA / "line_en.png").read_bytes(), None, 5):
+        with pytest.raises(InvalidInputError, match="take an iterable of images"):
+            predictor.predict_batch(bad)
+    assert predictor.predict_batch([]) == []
+
+
+def test_draw_arguments_are_checked(predictor):
+    r = predictor.predict(DATA / "line_en.png")
+    for kw in ({"thickness": 10**9}, {"thickness": 0}, {"color": "red"}, {"color": (0, 0)}):
+        with pytest.raises(InvalidInputError):  # were cv2.error
+            r.draw(**kw)
+    assert r.draw(color=np.array([0, 0, 255]), thickness=1).shape[:2] == (46, 460)
