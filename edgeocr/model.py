@@ -119,7 +119,14 @@ def session_options(
         )
     o.arm64_bf16_fastmath = arm64_bf16_fastmath
     if optimized_model_path:
-        o.optimized_model_path = os.fspath(optimized_model_path)
+        out = os.fspath(optimized_model_path)
+        folder = os.path.dirname(os.path.abspath(out))
+        if os.path.isdir(out) or not os.path.isdir(folder):
+            # The runtime would fail at load time, as if the model itself were unreadable.
+            raise InvalidInputError(
+                f"optimized_model_path must be a file in an existing folder, got {out!r}"
+            )
+        o.optimized_model_path = out
     return o
 
 

@@ -197,6 +197,7 @@ class Predictor:
             options=opts,
             max_memory_bytes=int(max_memory_mb * 2**20) if max_memory_mb else 0,
             settings_json=settings_json,
+            name="<model bytes>",  # what a model or bundle given as bytes is called in errors
         )
         fp32_paths = self.paths
         self._adopt(loaded)

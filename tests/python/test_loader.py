@@ -83,6 +83,13 @@ def test_keys_list_that_is_not_unicode_text_is_invalid_input(v4_paths):
         edgeocr.Predictor(det=v4_paths["det"], rec=v4_paths["rec"], keys=keys, threads=1)
 
 
+def test_model_bytes_are_named_model_bytes_not_bundle_bytes():
+    import edgeocr
+
+    with pytest.raises(edgeocr.ModelError, match="^<model bytes>: not a loadable ONNX model"):
+        edgeocr.Predictor(b"junk" * 10)
+
+
 def test_roles_and_charset_rules(v4_paths, tmp_path):
     p = edgeocr.Predictor(det=v4_paths["det"], rec=v4_paths["rec"])
     assert p._roles == {"det", "rec"}

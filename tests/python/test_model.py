@@ -151,6 +151,9 @@ def test_session_options(v4_paths, tmp_path):
         ({"max_memory_mb": float("nan")}, "max_memory_mb must be a positive number"),
         ({"max_memory_mb": float("inf")}, "max_memory_mb must be a positive number"),
         ({"spinning": "yes"}, "spinning must be True or False"),
+        # was ModelError "<the model>: not a loadable ONNX model: open file ... failed"
+        ({"optimized_model_path": "/"}, "optimized_model_path must be a file"),
+        ({"optimized_model_path": "/nonexistent/x.onnx"}, "optimized_model_path must be a file"),
     ],
 )
 def test_hostile_session_options_are_invalid_input(v4_paths, kw, match):
