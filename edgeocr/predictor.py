@@ -23,10 +23,16 @@ from .models import MODEL_SETS, find_model_file, resolve_model_set
 from .results import OcrLine, OcrResult
 
 
-def check_workers(workers) -> int:
-    """``workers`` if it is an int >= 1 (images in flight at once), else InvalidInputError."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidInputError(f"workers must be an integer >= 1, got {workers!r}")
+def check_workers(workers, most: int | None = None) -> int:
+    """``workers`` if it is an int >= 1 (and <= ``most``), else InvalidInputError."""
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, int)
+        or workers < 1
+        or (most is not None and workers > most)
+    ):
+        bound = f"in [1, {most}]" if most is not None else ">= 1"
+        raise InvalidInputError(f"workers must be an integer {bound}, got {workers!r}")
     return workers
 
 
@@ -106,7 +112,8 @@ class Predictor:
         precision: str | None = None,
         **overrides,
     ):
-        self.workers = check_workers(workers)
+        # Up to 2 * workers decoded images are held: no more than a session may have threads.
+        self.workers = check_workers(workers, _core.MAX_SESSION_THREADS)
         from .int8_default import requested_precision
 
         precision = requested_precision(precision)
@@ -330,7 +337,7 @@ class Predictor:
         fails raises its error at its place in the stream; stopping early
         cancels what is queued.
         """
-        n = self.workers if workers is None else check_workers(workers)
+        n = self.workers if workers is None else check_workers(workers, _core.MAX_SESSION_THREADS)
         if isinstance(images, (str, bytes, bytearray, memoryview, os.PathLike)) or not isinstance(
             images, Iterable
         ):

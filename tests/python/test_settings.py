@@ -112,6 +112,8 @@ NAN, INF = float("nan"), float("inf")
         ({"spinning": "x"}, "spinning must be True or False"),
         ({"memory_pattern": "x"}, "memory_pattern must be True or False"),
         ({"models": ["ppocr-v4-mobile"]}, "a model set name is a str"),
+        # 2 * workers decoded images may be held: 2^40 was accepted
+        ({"workers": 2**40}, r"workers must be an integer in \[1, 1024\]"),
     ],
 )
 def test_hostile_predictor_arguments_are_named_before_loading(kw, match):
