@@ -86,6 +86,7 @@ def cmd_accuracy(args) -> int:
     from edgeocr import evaluate
 
     samples = evaluate.load_e2e(dev_dir())
+    samples = samples[args.offset :: args.every]  # an even subsample (every page by default)
     if args.limit:
         samples = samples[: args.limit]
     p = predictor_for(args.combo, args.threads)
@@ -94,7 +95,8 @@ def cmd_accuracy(args) -> int:
     for s in samples:
         r = p.predict(s["path"])
         preds[s["id"]] = [
-            {"text": ln.text, "box": ln.box.tolist(), "score": ln.score} for ln in r.lines
+            {"text": ln.text, "box": ln.box.tolist(), "score": ln.score, "flipped": ln.flipped}
+            for ln in r.lines
         ]
     seconds = time.perf_counter() - t0
     report = evaluate.evaluate_e2e(samples, preds)
@@ -102,6 +104,8 @@ def cmd_accuracy(args) -> int:
         "combo": args.combo,
         "paths": p.paths,
         "config": {k: v for k, v in p.config.to_core().items() if k in ("drop_score", "use_cls")},
+        "pages": [s["id"] for s in samples],
+        "subsample": {"every": args.every, "offset": args.offset, "limit": args.limit},
         "seconds": seconds,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "report": report,
@@ -358,12 +362,24 @@ def cmd_table(args) -> int:
         if "rows" in d:
             lat.update({r["combo"]: r for r in d["rows"]})
         else:
+            d.setdefault("combo", d.get("models", "?"))
+            d["label"] = Path(path).stem
             runs.append(d)
     order = {c: i for i, c in enumerate(COMBOS)}
     runs.sort(key=lambda d: order.get(d["combo"], 99))
+    # Runs over different pages (a subsample, --every) are compared on the pages all of them read:
+    # each run's report is recomputed from its predictions on those pages.
+    common = set.intersection(*(set(d["predictions"]) for d in runs)) if runs else set()
+    if any(set(d["predictions"]) != common for d in runs):
+        from edgeocr import evaluate
+
+        samples = [s for s in evaluate.load_e2e(dev_dir()) if s["id"] in common]
+        for d in runs:
+            d["report"] = evaluate.evaluate_e2e(samples, d["predictions"])
+        print(f"(on the {len(samples)} pages every run read)\n")
     print(
-        "| combination | det H | line acc | 1-NED | CER | line acc (ws) | en spaces right | "
-        "latency (median, x) "
+        "| result | det P / R / H | line acc | 1-NED | CER | line acc (ws) | en spaces right "
+        "| latency (median, x) "
         "| peak RSS MiB |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
@@ -371,16 +387,17 @@ def cmd_table(args) -> int:
         a, langs = d["report"]["all"], d["report"]["langs"]
         la = lat.get(d["combo"])
         latency = f"{la['median_s'] * 1000:.0f} ms, x{la['median_ratio']:.2f}" if la else "-"
+        det = f"{a['det_precision']:.4f} / {a['det_recall']:.4f} / {a['det_hmean']:.4f}"
         print(
-            f"| {d['combo']} | {a['det_hmean']:.4f} | {a['line_acc']:.4f} | "
+            f"| {d['label']} | {det} | {a['line_acc']:.4f} | "
             f"{a['one_minus_ned']:.4f} | "
             f"{a['cer']:.4f} | {a['line_acc_ws']:.4f} | "
             f"{langs.get('en', {}).get('space_acc', 0):.4f} | "
-            f"{latency} | {d['peak_rss_mib']:.0f} |"
+            f"{latency} | {d.get('peak_rss_mib') or 0:.0f} |"
         )
     print()
     print("line accuracy per tag:")
-    print("| tag | " + " | ".join(d["combo"] for d in runs) + " |")
+    print("| tag | " + " | ".join(d["label"] for d in runs) + " |")
     print("|---|" + "---|" * len(runs))
     for t in TAGS:
         cells = []
@@ -399,6 +416,10 @@ def main(argv=None) -> int:
     p = sub.add_parser("accuracy")
     p.add_argument("combo", choices=COMBOS)
     p.add_argument("--limit", type=int, default=0)
+    p.add_argument(
+        "--every", type=int, default=1, help="every Nth page of the dev set (an even subsample)"
+    )
+    p.add_argument("--offset", type=int, default=0, help="the first page of the subsample")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--json")
     p.set_defaults(func=cmd_accuracy)
