@@ -63,6 +63,10 @@ class PipelineConfig:
     # never).
     det_stretch_below: int = 128
     rec_stretch_below: int = 64  # cls and rec
+    # Blurred captures: when the page's edge sharpness at the det input's scale (the median
+    # luminance step across an edge over the page's range) is below this, det reads the page a
+    # second time unsharp-masked and adds the lines only that run found (0: never).
+    det_sharpen_below: float = 0.15
 
     def __post_init__(self):
         # Each value checked by the C++ settings table (type and range; InvalidInputError

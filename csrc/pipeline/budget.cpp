@@ -308,12 +308,22 @@ Pipeline::BudgetedCall Pipeline::admit(int width, int height, std::size_t image_
 // ---- tiled detection -------------------------------------------------------------------------
 
 void run_det_tiles(const Model& det, MemoryPool& pool, const ImageView& image, const CallPlan& plan,
-                   const NormalizeParams& norm, float* map, double* model_seconds) {
+                   const NormalizeParams& norm, float* map, double* model_seconds,
+                   float sharpen_sigma, float sharpen_amount) {
   const int fw = plan.det_w;
   for (const DetTile& t : plan.tiles) {
     PoolBlock buf = pool.acquire(sizeof(float) * 3 * static_cast<std::size_t>(t.w) * t.h);
     det_preprocess_window(image, plan.det_w, plan.det_h, t.x, t.y, t.w, t.h, norm,
                           static_cast<float*>(buf.data()));
+    if (sharpen_amount > 0.f) {
+      float lo[3], hi[3];
+      for (int c = 0; c < 3; ++c) {
+        lo[c] = -norm.mean[c] / norm.std[c];
+        hi[c] = (1.f - norm.mean[c]) / norm.std[c];
+      }
+      unsharp_planes(static_cast<float*>(buf.data()), 3, t.w, t.h, sharpen_sigma, sharpen_amount,
+                     lo, hi);
+    }
     TensorView in{buf.data(), DType::kFloat32, {1, 3, t.h, t.w}};
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<Tensor> out = det.run({in});

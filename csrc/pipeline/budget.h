@@ -115,8 +115,10 @@ void rec_batch_within(const CallPlan& plan, int height, int* n, int* W);
 
 // Runs `det` on each of plan.tiles (inputs sampled from `image` as det_preprocess_window does)
 // and writes each tile's core into `map` (plan.det_h x plan.det_w floats). Adds the time spent
-// in the model to *model_seconds.
+// in the model to *model_seconds. sharpen_amount > 0: each tile's input is unsharp-masked
+// (unsharp_planes, sigma sharpen_sigma) before the run.
 void run_det_tiles(const Model& det, MemoryPool& pool, const ImageView& image, const CallPlan& plan,
-                   const NormalizeParams& norm, float* map, double* model_seconds);
+                   const NormalizeParams& norm, float* map, double* model_seconds,
+                   float sharpen_sigma = 0.f, float sharpen_amount = 0.f);
 
 }  // namespace edgeocr

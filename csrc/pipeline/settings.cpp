@@ -246,6 +246,12 @@ std::vector<SettingInfo> build_table() {
                   "(0.5th to 99.5th percentile) spans fewer grey levels than this (0: never)"));
   t.push_back(int_setting("rec_stretch_below", EDGEOCR_FIELD(rec_stretch_below), 0, 256,
                           "the same for cls and rec"));
+  t.push_back(float_setting(
+      "det_sharpen_below", EDGEOCR_FIELD(det_sharpen_below), closed(0, 1),
+      "a blurred capture: when the page's edge sharpness at the det input's scale (median "
+      "luminance step across an edge over the page's range) is below this, det reads the page a "
+      "second time unsharp-masked (sigma 4 det pixels, amount 2) and adds the lines only that "
+      "run found (0: never)"));
   return t;
 }
 

@@ -64,4 +64,19 @@ int choose_matte(const ImageView& src);
 // read as the view says (matte, but not the view's levels). 0 <= low_share < 1 - high_share.
 void luminance_range(const ImageView& src, double low_share, double high_share, int* lo, int* hi);
 
+// How sharp the page's edges are: on the luminance grid (at most 65536 samples, as
+// luminance_range), the luminance step from each sample to its neighbours `d` pixels to the right
+// and below (the larger), over the samples whose level lies in the middle half of [lo, hi] and
+// whose step is at least (hi - lo) / 16 (an edge, not flat paper or ink); the median step divided
+// by hi - lo. Printed text read at its own resolution: about 0.2 to 0.5; a page blurred over
+// several pixels: below 0.15. 1 when hi - lo < 16 or fewer than 64 samples are edges (nothing to
+// judge). Read as the view says (matte, but not the view's levels).
+double edge_sharpness(const ImageView& src, int lo, int hi, int d);
+
+// Unsharp mask in place on `planes` float planes of width x height (CHW):
+// x + amount * (x - gaussian(x, sigma)), borders replicated, each plane clamped to [lo[c], hi[c]].
+// Memory: 2 * ceil(3 * sigma) + 1 rows of scratch, whatever the plane's height.
+void unsharp_planes(float* data, int planes, int width, int height, float sigma, float amount,
+                    const float* lo, const float* hi);
+
 }  // namespace edgeocr

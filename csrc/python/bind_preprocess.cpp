@@ -126,6 +126,23 @@ void bind_preprocess(py::module_& m) {
       "pixels lie, measured on a grid of at most 65536 pixels (the pipeline's levels stretch).");
 
   m.def(
+      "edge_sharpness",
+      [](const py::array& img, int lo, int hi, int d) {
+        if (lo < 0 || hi > 255 || lo > hi)
+          throw py::value_error("lo, hi: expected 0 <= lo <= hi <= 255");
+        if (d < 1 || d > 1 << 16) throw py::value_error("d: expected 1..65536");
+        py::array keep;
+        const ImageView view = view_of(img, &keep);
+        py::gil_scoped_release release;
+        return edgeocr::edge_sharpness(view, lo, hi, d);
+      },
+      py::arg("img"), py::arg("lo"), py::arg("hi"), py::arg("d") = 1,
+      "The page's edge sharpness (the pipeline's det_sharpen_below measure): the median "
+      "luminance step to the neighbours d pixels away over the grid samples in the middle half "
+      "of [lo, hi] with a step of at least (hi - lo) / 16, divided by hi - lo; 1 when there is "
+      "nothing to judge.");
+
+  m.def(
       "det_preprocess",
       [](const py::array& img, int out_w, int out_h, const Triple& mean, const Triple& std,
          bool to_rgb) {

@@ -17,6 +17,7 @@ __all__: list[str] = [
     "db_postprocess",
     "det_preprocess",
     "det_target_size",
+    "edge_sharpness",
     "luminance_range",
     "reading_order",
 ]
@@ -113,6 +114,16 @@ def det_target_size(
 ) -> tuple[int, int]:
     """
     PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32.
+    """
+
+def edge_sharpness(
+    img: numpy.ndarray,
+    lo: typing.SupportsInt | typing.SupportsIndex,
+    hi: typing.SupportsInt | typing.SupportsIndex,
+    d: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> float:
+    """
+    The page's edge sharpness (the pipeline's det_sharpen_below measure): the median luminance step to the neighbours d pixels away over the grid samples in the middle half of [lo, hi] with a step of at least (hi - lo) / 16, divided by hi - lo; 1 when there is nothing to judge.
     """
 
 def luminance_range(

@@ -161,3 +161,69 @@ def test_luminance_range_is_the_pipelines_percentiles():
     assert kernels.luminance_range(bgr) == (40, 200)
     with pytest.raises(ValueError, match="low_share"):
         kernels.luminance_range(page, 0.6, 0.5)
+
+
+def det_line_centres(result):
+    return sorted(float(line.box[:, 1].mean()) for line in result.lines)
+
+
+def test_blurred_page_gets_the_sharpened_det_run(v4_paths):
+    # Bold type under a gaussian blur of radius 3.5: the plain det run misses a line; the run on
+    # the unsharp-masked page finds it, and only it is added (one box per line, in its place).
+    from edgeocr._core import kernels
+
+    page = edgeocr.image_io.load_image(DATA / "sample_en_blur.png")
+    lo, hi = kernels.luminance_range(page)
+    default = edgeocr.Predictor(det=v4_paths["det"], threads=2)
+    assert kernels.edge_sharpness(page, lo, hi) < default.config.det_sharpen_below
+    off = edgeocr.Predictor(det=v4_paths["det"], threads=2, det_sharpen_below=0)
+    pitch = EXPECTED["sample_en_blur.png"]["line_pitch"]
+    want = [20 + pitch * i + 14 for i in range(len(LINES))]  # each line's middle, within 12 px
+    plain, sharpened = det_line_centres(off.predict(page)), det_line_centres(default.predict(page))
+    assert len(plain) < len(LINES)
+    assert len(sharpened) == len(LINES)
+    assert all(abs(a - b) < 12 for a, b in zip(sharpened, want))
+    # The plain run's boxes are kept as they were.
+    kept = [tuple(ln.box.ravel()) for ln in off.predict(page).lines]
+    assert set(kept) <= {tuple(ln.box.ravel()) for ln in default.predict(page).lines}
+
+
+def test_sharp_page_is_untouched_by_the_blur_rule(predictor):
+    from edgeocr._core import kernels
+
+    page = edgeocr.image_io.load_image(DATA / "sample_en.png")
+    lo, hi = kernels.luminance_range(page)
+    assert kernels.edge_sharpness(page, lo, hi) > 2 * predictor.config.det_sharpen_below
+    off = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, det_sharpen_below=0)
+    a, b = off.predict(DATA / "sample_en.png"), predictor.predict(DATA / "sample_en.png")
+    assert [(ln.text, ln.score) for ln in a.lines] == [(ln.text, ln.score) for ln in b.lines]
+    assert all(np.array_equal(x.box, y.box) for x, y in zip(a.lines, b.lines))
+
+
+def test_edge_sharpness_measures_blur():
+    """The measure det_sharpen_below decides by: sharp steps ~1, a blurred step low, flat 1."""
+    import cv2
+
+    from edgeocr._core import kernels
+
+    page = np.full((300, 300), 230, np.uint8)
+    for x in range(20, 280, 24):
+        page[40:260, x : x + 8] = 30  # bars: sharp edges
+    assert kernels.edge_sharpness(page, 30, 230) > 0.5
+    soft = cv2.GaussianBlur(page, (0, 0), 4)
+    lo, hi = kernels.luminance_range(soft)
+    assert kernels.edge_sharpness(soft, lo, hi) < 0.15
+    # Judged at a coarser scale (a page det shrinks by 4), the same blur looks sharper.
+    assert kernels.edge_sharpness(soft, lo, hi, 4) > kernels.edge_sharpness(soft, lo, hi)
+    assert kernels.edge_sharpness(np.full((300, 300), 200, np.uint8), 0, 255) == 1.0  # no edge
+    assert kernels.edge_sharpness(page, 100, 110) == 1.0  # a range under 16 levels: no judgement
+    with pytest.raises(ValueError, match="lo, hi"):
+        kernels.edge_sharpness(page, 200, 100)
+    with pytest.raises(ValueError, match="d:"):
+        kernels.edge_sharpness(page, 30, 230, 0)
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5])
+def test_sharpen_setting_is_checked(v4_paths, value):
+    with pytest.raises(edgeocr.EdgeOCRError, match="det_sharpen_below"):
+        edgeocr.Predictor(models="ppocr-v4-mobile", det_sharpen_below=value)

@@ -70,6 +70,13 @@ struct PipelineConfig {
   // (docs/pipeline-config.md).
   int det_stretch_below = 128;
   int rec_stretch_below = 64;  // cls and rec
+  // Blurred captures. When the page's edge sharpness at the det input's
+  // scale (edge_sharpness in csrc/preprocess/preprocess.h: the median step
+  // across an edge over the luminance range) is below this, the detector
+  // reads the page a second time unsharp-masked (gaussian sigma 4 det
+  // pixels, amount 2) and adds the lines only that run found (0: never).
+  // Sharper pages are read bit-identically.
+  float det_sharpen_below = 0.15f;
 };
 
 struct OcrLine {
@@ -144,7 +151,9 @@ class Pipeline {
   // `plan`: the call's budget plan, or null without a budget.
   OcrResult run_planned(const ImageView& image, const CallPlan* plan) const;
   OcrLine recognize_planned(const ImageView& image, const CallPlan* plan) const;
-  std::vector<DetBox> detect(const ImageView& image, OcrResult* result, const CallPlan* plan) const;
+  // lo, hi: the page's luminance range (for the blur measure).
+  std::vector<DetBox> detect(const ImageView& image, OcrResult* result, const CallPlan* plan,
+                             int lo, int hi) const;
   void classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
                 OcrTimings* t, const CallPlan* plan) const;
   void verify_flips(const ImageView& image, const std::vector<Crop>& crops,
