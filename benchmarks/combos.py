@@ -82,6 +82,12 @@ def predictor_for(combo: str, threads: int | None):
     )
 
 
+def combo_arg(s: str) -> str:
+    if s.split("+")[0] not in COMBOS:
+        raise argparse.ArgumentTypeError(f"{s}: not one of {', '.join(COMBOS)}")
+    return s
+
+
 def cmd_accuracy(args) -> int:
     from edgeocr import evaluate
 
@@ -104,6 +110,7 @@ def cmd_accuracy(args) -> int:
         "combo": args.combo,
         "paths": p.paths,
         "config": {k: v for k, v in p.config.to_core().items() if k in ("drop_score", "use_cls")},
+        "settings": p.config.to_core(),
         "pages": [s["id"] for s in samples],
         "subsample": {"every": args.every, "offset": args.offset, "limit": args.limit},
         "seconds": seconds,
@@ -414,7 +421,7 @@ def main(argv=None) -> int:
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("accuracy")
-    p.add_argument("combo", choices=COMBOS)
+    p.add_argument("combo", type=combo_arg, help="a combination, optionally +setting=value...")
     p.add_argument("--limit", type=int, default=0)
     p.add_argument(
         "--every", type=int, default=1, help="every Nth page of the dev set (an even subsample)"
