@@ -14,8 +14,23 @@
 #   EDGEOCR_CROSS_CTEST      0: skip ctest under qemu (default 1)
 #   EDGEOCR_X86_DEMO         an x86 build of examples/c/ocr_demo (default:
 #                            build/ctest/ocr_demo); with it, tools/cross_parity.py
-#                            compares the aarch64 example with it on a bundle and
-#                            on .nb files (EDGEOCR_SHARED_DIR: where ../shared is)
+#                            compares the aarch64 example with it on fp32 and int8
+#                            bundles, with bf16 fast math, and on .nb files
+#                            (EDGEOCR_SHARED_DIR: where ../shared is)
+#   EDGEOCR_CROSS_PAGES      images for that comparison (default: the C sample and
+#                            two small dev pages of ../shared: qemu runs a page in
+#                            minutes, benchmarks/README.md "aarch64 under qemu")
+#   EDGEOCR_CROSS_MODELS     model sets packed for it (default: the default set,
+#                            ppocr-v4det-v6rec; e.g. ppocr-v4-mobile,ppocr-v4det-v6rec)
+#   EDGEOCR_CROSS_SET        pipeline settings for both sides (default:
+#                            "det_limit_type=max det_limit_side_len=640", shorter runs)
+#   EDGEOCR_CROSS_X86_ORT    the x86 ONNX Runtime for it: "same" (default: the x86
+#                            wheel of EDGEOCR_ARM_ORT_VERSION, so that only the
+#                            architecture differs), "installed", or a library path
+#   EDGEOCR_CROSS_BUNDLES    folder that keeps the packed bundles between runs
+#   EDGEOCR_CROSS_JSON       write the comparison's rows there
+# qemu-user runs the aarch64 code correctly but gives no figure of its speed:
+# the timings printed here say nothing about an ARM device.
 #   EDGEOCR_TEST_DET_MODEL / _CLS_MODEL / _REC_MODEL
 #                            ONNX models (architecture independent); default:
 #                            the PP-OCRv4 models of the installed
@@ -97,11 +112,35 @@ EDGEOCR_ORT_LIBRARY="$ORT_LIB" EDGEOCR_DET_MODEL="${EDGEOCR_TEST_DET_MODEL:-}" \
 
 X86_DEMO=${EDGEOCR_X86_DEMO:-$ROOT/build/ctest/ocr_demo}
 if [ -x "$X86_DEMO" ]; then
-  say "C example, aarch64 (qemu) vs x86: a bundle and .nb files"
+  say "C example, aarch64 (qemu) vs x86: fp32 and int8 bundles, bf16 fast math, .nb files"
   SHARED=${EDGEOCR_SHARED_DIR:-$ROOT/../shared}
+  X86_ORT=${EDGEOCR_CROSS_X86_ORT:-same}
+  if [ "$X86_ORT" = same ]; then
+    X86_ORT_DIR=$BUILD/ort-x86_64-$ORT_VERSION
+    X86_ORT=$(ls "$X86_ORT_DIR"/onnxruntime/capi/libonnxruntime.so.* 2>/dev/null | head -1 || true)
+    if [ -z "$X86_ORT" ]; then
+      python3 -m pip install -q --no-deps --only-binary=:all: --platform manylinux_2_27_x86_64 \
+        --python-version 311 --target "$X86_ORT_DIR" "onnxruntime==$ORT_VERSION"
+      X86_ORT=$(ls "$X86_ORT_DIR"/onnxruntime/capi/libonnxruntime.so.* | head -1)
+    fi
+  fi
+  [ "$X86_ORT" = installed ] && X86_ORT=""
+  if [ -n "${EDGEOCR_CROSS_PAGES:-}" ]; then
+    read -r -a PAGES <<<"$EDGEOCR_CROSS_PAGES"
+  else
+    PAGES=("$ROOT/tests/c/data/sample.ppm")
+    for p in tiny_price_zh_01.png small_sms_zh_01.png; do
+      [ -f "$SHARED/datasets/dev/images/$p" ] && PAGES+=("$SHARED/datasets/dev/images/$p")
+    done
+  fi
+  SETS=()
+  for kv in ${EDGEOCR_CROSS_SET-det_limit_type=max det_limit_side_len=640}; do SETS+=(--set "$kv"); done
   python3 "$ROOT/tools/cross_parity.py" --arm-demo "$BUILD/ocr_demo" --arm-ort "$ORT_LIB" \
-    --sysroot "$SYSROOT" --x86-demo "$X86_DEMO" --nb-dir "$SHARED/fixtures/paddle_lite/nb" \
-    "$ROOT/tests/c/data/sample.ppm" "$ROOT/tests/data/sample_en.png"
+    --sysroot "$SYSROOT" --x86-demo "$X86_DEMO" ${X86_ORT:+--x86-ort "$X86_ORT"} \
+    --models "${EDGEOCR_CROSS_MODELS:-ppocr-v4det-v6rec}" "${SETS[@]}" \
+    ${EDGEOCR_CROSS_BUNDLES:+--bundle-dir "$EDGEOCR_CROSS_BUNDLES"} \
+    ${EDGEOCR_CROSS_JSON:+--json "$EDGEOCR_CROSS_JSON"} \
+    --nb-dir "$SHARED/fixtures/paddle_lite/nb" "${PAGES[@]}"
 else
   say "no x86 ocr_demo at $X86_DEMO (EDGEOCR_X86_DEMO): aarch64 vs x86 comparison skipped"
 fi
