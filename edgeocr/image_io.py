@@ -291,6 +291,8 @@ def decode_image(
         raise InvalidInputError(
             f"{what}: not a readable image (truncated, corrupt, or not an image format)"
         )
+    if img.dtype.kind == "f":  # 32-bit float TIFF, PFM: read as Pillow's "F" images are
+        img = float_pixels_to_uint8(img)
     return img
 
 
@@ -362,16 +364,23 @@ def _wide_gray_to_uint8(arr: np.ndarray, mode: str) -> np.ndarray:
     for 16-bit PNGs; negative values shifted up) by value (integer_pixels_to_uint8: Pillow's
     convert("I;16") keeps 8-bit values); "F" as 0..1 when its values do, else as 0..255, clipped."""
     if mode == "F":
-        a = np.nan_to_num(arr.astype(np.float64), nan=0.0, posinf=255.0, neginf=0.0)
-        if a.size and a.min() >= 0.0 and a.max() <= 1.0:
-            a = a * 255.0
-        return np.clip(np.rint(a), 0, 255).astype(np.uint8)
+        return float_pixels_to_uint8(arr)
     if mode == "I":
         a = arr.astype(np.int64)
         if a.size and a.min() < 0:
             a = a - a.min()
         return integer_pixels_to_uint8(a)
     return integer_pixels_to_uint8(arr.astype(np.uint16))
+
+
+def float_pixels_to_uint8(arr: np.ndarray) -> np.ndarray:
+    """Float pixels of an image file (Pillow "F", float TIFF, PFM) as 8 bits: 0..1 when all values
+    are, else 0..255, clipped; NaN as 0. (Float numpy arrays given directly are refused: their
+    scale is the caller's to say.)"""
+    a = np.nan_to_num(arr.astype(np.float64), nan=0.0, posinf=255.0, neginf=0.0)
+    if a.size and a.min() >= 0.0 and a.max() <= 1.0:
+        a = a * 255.0
+    return np.clip(np.rint(a), 0, 255).astype(np.uint8)
 
 
 def integer_pixels_to_uint8(a: np.ndarray) -> np.ndarray:

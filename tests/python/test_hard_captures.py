@@ -98,6 +98,20 @@ def test_pil_16_bit_modes_of_8_bit_values_are_read(predictor, mode):
     assert texts(predictor.predict(conv)) == LINES
 
 
+@pytest.mark.parametrize("scale", [1.0, 255.0])
+@pytest.mark.parametrize("fmt", ["TIFF", "PFM"])
+def test_float_image_files_are_read(predictor, fmt, scale):
+    # OpenCV decodes these to float32 arrays, which were refused ("image dtype float32 is not
+    # supported"); they are read as Pillow's "F" images are: 0..1 or 0..255.
+    import cv2
+
+    with Image.open(DATA / "sample_en.png") as im:
+        gray = np.asarray(im.convert("L")).astype(np.float32) * (scale / 255.0)
+    ok, data = cv2.imencode(".tiff" if fmt == "TIFF" else ".pfm", gray)
+    assert ok
+    assert texts(predictor.predict(data.tobytes())) == LINES
+
+
 def test_pil_image_whose_file_cannot_be_decoded_is_invalid_input(predictor, tmp_path):
     data = (DATA / "sample_en.png").read_bytes()
     cut = tmp_path / "cut.png"
