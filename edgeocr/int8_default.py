@@ -16,10 +16,12 @@
 
 The int8 bundle is made by :func:`edgeocr.pack.int8_cache.cached_int8_bundle`
 (``edgeocr-pack --quantize int8`` with its defaults: the recipe per model,
-and the accuracy gate, which holds back every third calibration page and
-refuses a bundle whose text drifts more than 0.5 points of 1-NED from the
-float pipeline's), calibrated on the pages shipped in ``edgeocr/data/calib``
-(rendered by ``tools/make_calib_pages.py``), and stored in
+edgeocr-int8-v3 (det and cls int8, rec float), and the accuracy gate, which
+holds back every third calibration page and returns a model to float, or
+refuses, when the text drifts more than 0.5 points of 1-NED from the float
+pipeline's), calibrated on the 12 dense pages shipped in ``edgeocr/data/calib``
+(rendered by ``tools/make_calib_pages.py``; their held-back third holds over
+100 lines), and stored in
 ``$EDGEOCR_CACHE_DIR/int8`` (default ``~/.cache/edgeocr/int8``) under a hash
 of the model files, the calibration pages, the recipe, the target and the
 edgeocr and ONNX Runtime versions. Making it takes a minute or so once per
@@ -40,7 +42,9 @@ from .errors import InvalidInputError
 PRECISIONS = ("auto", "fp32", "int8")
 # The recipe of the int8 default (edgeocr/pack/quantize.py RECIPES; benchmarks/README.md,
 # "The int8 default"): measured on dev pages against the fp32 default.
-RECIPE = "edgeocr-int8-v2"
+RECIPE = "edgeocr-int8-v3"
+# Models whose int8 alone costs the gate too much stay float in the int8 bundle.
+AUTO_KEEP = "models"
 ENV = "EDGEOCR_PRECISION"
 
 log = logging.getLogger("edgeocr")
@@ -115,6 +119,7 @@ def int8_bundle_for(
     kw = dict(
         calib=calib,
         recipe=RECIPE,
+        auto_keep=AUTO_KEEP,
         target=target_for(features),
         threads=threads,
         log=lambda msg: log.info("%s", msg),

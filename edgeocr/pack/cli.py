@@ -78,8 +78,8 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--method",
         choices=("minmax", "entropy", "percentile"),
-        default="minmax",
-        help="int8 calibration method",
+        default=None,
+        help="int8 calibration method for every model (default: the recipe's per model)",
     )
     from .quantize import DEFAULT_RECIPE, RECIPES
 
@@ -101,12 +101,18 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="PATTERN",
-        help="leave nodes whose name or op type matches this shell pattern in float (repeatable)",
+        help="leave nodes whose name or op type matches this shell pattern in float, or those a "
+        "structural rule selects (@activation-matmul, @depthwise-conv); repeatable",
     )
     ap.add_argument(
         "--auto-keep",
-        action="store_true",
-        help="return the most damaging nodes to float until the drop is within --max-drop",
+        nargs="?",
+        choices=("off", "models", "nodes"),
+        const="nodes",
+        default=None,
+        help="when the gate fails: 'models' (the int8 default) returns the models whose "
+        "quantization alone costs the most to float until the drop is within --max-drop; "
+        "'nodes' (or --auto-keep alone) first the nodes adding the most error; 'off' refuses",
     )
     ap.add_argument(
         "--max-keep-nodes",

@@ -38,7 +38,12 @@ def _sha(path) -> str:
 
 
 def cache_key(
-    paths: dict, calib_files: list, recipe: str, target: str, max_drop: float = 0.5
+    paths: dict,
+    calib_files: list,
+    recipe: str,
+    target: str,
+    max_drop: float = 0.5,
+    auto_keep: str = "models",
 ) -> str:
     import onnxruntime
 
@@ -50,6 +55,7 @@ def cache_key(
         "recipe": recipe,
         "target": target,
         "max_drop": max_drop,
+        "auto_keep": auto_keep,
         "edgeocr": __version__,
         "onnxruntime": onnxruntime.__version__,
     }
@@ -66,20 +72,23 @@ def cached_int8_bundle(
     threads: int | None = None,
     cache_dir: str | os.PathLike | None = None,
     max_drop: float = 0.5,
+    auto_keep: str = "models",
     log=print,
     on_make=None,
 ) -> Path:
     """Path of the int8 bundle of ``paths`` calibrated on ``calib`` (packed on first use).
 
-    Raises :class:`edgeocr.pack.AccuracyGateError` when the bundle fails the
-    gate (its refusal is cached instead), ``OSError`` when the cache folder
+    ``auto_keep`` as :func:`edgeocr.pack.pack` takes it (default "models": a model
+    whose int8 costs the gate too much stays float in the bundle). Raises
+    :class:`edgeocr.pack.AccuracyGateError` when the bundle fails the gate (its
+    refusal is cached instead), ``OSError`` when the cache folder
     cannot be written. ``on_make(entry)`` is called before a bundle is made.
     """
     from .packer import AccuracyGateError, pack
 
     files = V.list_images(calib, calib_limit)
     root = Path(cache_dir).expanduser() if cache_dir is not None else cache_root()
-    key = cache_key(paths, files, recipe, target, max_drop)[:40]
+    key = cache_key(paths, files, recipe, target, max_drop, auto_keep)[:40]
     entry = root / f"{key}.eocr"
     refused = root / f"{key}.refused.json"
     if entry.is_file():
@@ -110,6 +119,7 @@ def cached_int8_bundle(
             threads=threads,
             measure_latency=False,
             max_drop=max_drop,
+            auto_keep=auto_keep,
             progress=False,
             log=log,
         )

@@ -16,6 +16,11 @@ from . import verify as V
 
 TARGETS = ("generic", "x86", "arm")
 QUANTIZE = ("none", "dynamic", "int8")
+# --auto-keep: off; models (the default for int8): whole models whose quantization alone costs
+# the most go back to float until the gate passes; nodes: first the nodes adding the most error.
+AUTO_KEEP = ("off", "models", "nodes")
+# Fewer held-back lines than this and the gate warns that it cannot see a drop of max_drop.
+MIN_GATE_LINES = 100
 
 
 class AccuracyGateError(EdgeOCRError, ValueError):
@@ -208,11 +213,11 @@ def pack(
     quantize: str = "none",
     calib: str | None = None,
     calib_limit: int = 12,
-    method: str = "minmax",
+    method: str | None = None,
     recipe: str = Q.DEFAULT_RECIPE,
     dynamic_ops: Sequence[str] | None = None,
     keep_float: Sequence[str] = (),
-    auto_keep: bool = False,
+    auto_keep: bool | str | None = None,
     layerwise: bool = False,
     max_keep_nodes: int = 64,
     max_drop: float = 0.5,
@@ -270,7 +275,13 @@ def pack(
             "--quantize dynamic needs pages to verify the bundle on: --calib DIR (unlabelled) "
             "or --eval DIR (labelled); --force writes it unverified"
         )
-    if auto_keep and quantize == "none":
+    if auto_keep is None:  # int8's default: models whose int8 costs the most stay float
+        auto_keep = "models" if quantize == "int8" else "off"
+    elif isinstance(auto_keep, bool):
+        auto_keep = "nodes" if auto_keep else "off"
+    if auto_keep not in AUTO_KEEP:
+        raise InvalidInputError(f"auto_keep must be one of {AUTO_KEEP}, got {auto_keep!r}")
+    if auto_keep != "off" and quantize == "none":
         raise InvalidInputError("--auto-keep only makes sense with --quantize dynamic or int8")
     if max_drop < 0:
         raise InvalidInputError(f"max_drop must be >= 0 points, got {max_drop}")
@@ -333,8 +344,17 @@ def pack(
     sample_paths = calib_paths or [s["path"] for s in samples[:4]]
     sample_imgs = [load_image(p) for p in sample_paths]
     verify_imgs = [load_image(p) for p in verify_paths]
+    settings = (
+        Q.settings_for(quantize, target, method, dynamic_ops, recipe=recipe)
+        if quantize != "none"
+        else None
+    )
     # Histogram calibrators (entropy, percentile) need one input shape per model.
-    uniform = quantize == "int8" and method != "minmax"
+    uniform = (
+        {r for r in sources if settings.method_for(r) != "minmax"}
+        if settings is not None and settings.mode == "int8"
+        else set()
+    )
     inputs = Q.calibration_inputs(sample_imgs, config, ref, uniform=uniform) if sample_imgs else {}
     conversion = {}
     if paddle_models:
@@ -354,11 +374,6 @@ def pack(
         finally:
             paddle_tmp.cleanup()
 
-    settings = (
-        Q.settings_for(quantize, target, method, dynamic_ops, recipe=recipe)
-        if quantize != "none"
-        else None
-    )
     named, kept = {}, {r: [] for r in sources}
     why_kept = {r: {} for r in sources}  # node -> why it stays float
     tmp = tempfile.TemporaryDirectory(prefix="edgeocr-pack-")
@@ -368,16 +383,20 @@ def pack(
                 named[role] = Q.load_named(Q.optimize_graph(data, "basic"))
                 for pattern, why in settings.keep_for(role):
                     for n in Q.match_keep(named[role], pattern):
-                        why_kept[role].setdefault(n, f"recipe: {why}")
-                for n in Q.match_nodes(named[role], keep_float):
-                    why_kept[role].setdefault(n, "--keep-float")
+                        why_kept[role].setdefault(n, f"recipe {settings.recipe} {pattern}: {why}")
+                for pattern in keep_float:
+                    for n in Q.match_keep(named[role], pattern):
+                        why_kept[role].setdefault(n, f"--keep-float {pattern}")
                 kept[role] = list(why_kept[role])
 
         float_roles: list = []  # roles left float entirely
         float_why: dict = {}
         if settings is not None and settings.mode == "int8":
             for role in sources:
-                if not inputs.get(role):
+                if settings.float_why(role):
+                    float_roles.append(role)
+                    float_why[role] = f"recipe {settings.recipe}: {settings.float_why(role)}"
+                elif not inputs.get(role):
                     float_roles.append(role)
                     float_why[role] = (
                         "no calibration inputs (no text found on the calibration pages)"
@@ -503,13 +522,13 @@ def pack(
 
         report = measure(packed, latency=measure_latency)
         rounds = []
-        if auto_keep:
-            # 1. Return the most damaging nodes to float, doubling the count per round
-            #    (at most max_keep_nodes nodes).
+        if auto_keep != "off" and drop_of(report) > max_drop:
+            # 1. ("nodes") Return the most damaging nodes to float, doubling the count per
+            #    round (at most max_keep_nodes nodes).
             # 2. If that is not enough, return whole roles to float, the one whose
             #    quantization alone costs most first, until the drop is within max_drop.
             ranked = []
-            if max_keep_nodes > 0 and drop_of(report) > max_drop:
+            if auto_keep == "nodes" and max_keep_nodes > 0:
                 ranked = [
                     (role, n, op, score)
                     for role, dmg in damage().items()
@@ -527,7 +546,7 @@ def pack(
                 for role, n, _, score in batch:
                     kept[role].append(n)
                     why_kept[role][n] = (
-                        f"--auto-keep: adds {score:.3f} relative error when quantized"
+                        f"--auto-keep nodes: adds {score:.3f} relative error when quantized"
                     )
                 for role in {r for r, *_ in batch}:
                     packed[role] = build(role)
@@ -548,7 +567,10 @@ def pack(
                     if drop_of(report) <= max_drop:
                         break
                     float_roles.append(role)
-                    float_why[role] = f"--auto-keep: quantized alone it cost {alone[role]:.2f} pts"
+                    float_why[role] = (
+                        f"--auto-keep {auto_keep}: quantized alone it cost {alone[role]:.2f} pts "
+                        f"of 1-NED (allowed {max_drop} for the bundle)"
+                    )
                     packed[role] = floats()[role]
                     report = measure(packed)
                     rounds.append(
@@ -592,6 +614,16 @@ def pack(
         else "none: no pages to verify on"
     )
     report["max_drop"] = max_drop
+    agr = report.get("agreement")
+    if settings is not None and agr and not samples and agr["lines"] < MIN_GATE_LINES:
+        # One changed line in 25 already moves 1-NED by up to 4 points, and a model that
+        # costs 0.5 points changes about one line in ten: on few lines the gate sees noise.
+        report["gate_warning"] = (
+            f"the gate compared only {agr['lines']} lines (held-back pages); below "
+            f"{MIN_GATE_LINES} a drop of {max_drop} points may not show: give more or denser "
+            "calibration pages (--calib, --calib-limit) or labelled pages (--eval)"
+        )
+        log(f"warning: {report['gate_warning']}")
     report["build_seconds"] = build_seconds
     report["machine"] = _machine()
     log(V.format_report(report))
@@ -643,12 +675,12 @@ def pack(
             **settings.to_dict(),
             "calibration_images": len(calib_paths) if settings.mode == "int8" else 0,
             "verification_images": len(verify_imgs),
-            "calibration_shapes": "uniform" if uniform else "pipeline",
+            "calibration_shapes": {r: ("uniform" if r in uniform else "pipeline") for r in inputs},
             "calibration_inputs": {r: len(v) for r, v in inputs.items()}
             if settings.mode == "int8"
             else {},
             "keep_float_patterns": list(keep_float),
-            "auto_keep": bool(auto_keep),
+            "auto_keep": auto_keep,
             "float_roles": list(float_roles),
             "packed_on_cpu": {k: v for k, v in features.items() if v},
         }

@@ -20,7 +20,7 @@ import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +51,16 @@ class QuantSettings:
     recipe: str = "custom"
     role_ops: tuple = ()  # ((role, (op types...) or None for every op), ...)
     role_keep: tuple = ()  # ((role, ((pattern, reason), ...)), ...)
+    role_method: tuple = ()  # ((role, calibration method), ...): the recipe's, over ``method``
+    role_float: tuple = ()  # ((role, why), ...): models the recipe leaves float
+
+    def method_for(self, role: str | None) -> str:
+        """The calibration method for ``role`` (the recipe's for that role, else ``method``)."""
+        return dict(self.role_method).get(role, self.method) if role else self.method
+
+    def float_why(self, role: str) -> str | None:
+        """Why the recipe leaves ``role`` float entirely (None: it is quantized)."""
+        return dict(self.role_float).get(role)
 
     def ops_for(self, role: str):
         """Op types to quantize in ``role`` (None: every op ONNX Runtime can quantize)."""
@@ -70,10 +80,14 @@ class QuantSettings:
             d["op_types"] = list(self.op_types)
         if self.mode == "int8":
             d.update(format="QDQ", method=self.method, activation_type=self.activation_type)
-            if self.method == "percentile":
+            if self.role_method:
+                d["method_by_role"] = dict(self.role_method)
+            if "percentile" in (self.method, *dict(self.role_method).values()):
                 d["percentile"] = self.percentile
             d["recipe"] = self.recipe
             d["op_types_by_role"] = {r: (list(o) if o else "all") for r, o in self.role_ops}
+            if self.role_float:
+                d["float_by_recipe"] = dict(self.role_float)
             d["keep_float_by_recipe"] = {
                 r: [{"pattern": p, "why": why} for p, why in k] for r, k in self.role_keep
             }
@@ -99,16 +113,29 @@ RECIPES = {
         "ops": {"det": None, "cls": None, "rec": ("Conv", "MatMul")},
         "keep": {"rec": [("@activation-matmul", "MatMul of two activations (attention)")]},
     },
+    # det and cls as in v1/v2, rec left float. On dev line crops rec int8 (Conv + MatMul, the
+    # attention float) read 1.19 (PP-OCRv6 small) and 6.64 (PP-OCRv4 mobile) points of 1-NED
+    # away from fp32 for 0.92x / 0.85x of the rec time; v4's loss is spread over its 8-bit
+    # activations (2-5% each), percentile ranges only cut it to 1.86 and need every
+    # calibration output in memory (benchmarks/README.md). det int8 costs 0.03 points.
+    "edgeocr-int8-v3": {
+        "ops": {"det": None, "cls": None},
+        "keep": {},
+        "float": {
+            "rec": "int8 rec read 1.2-6.6 points of 1-NED from fp32 on dev crops for "
+            "0.85-0.92x its time (benchmarks/README.md)"
+        },
+    },
     # Every op ONNX Runtime can quantize (edgeocr's int8 before the recipe).
     "all-ops": {"ops": {"det": None, "cls": None, "rec": None}, "keep": {}},
 }
-DEFAULT_RECIPE = "edgeocr-int8-v1"
+DEFAULT_RECIPE = "edgeocr-int8-v3"
 
 
 def settings_for(
     mode: str,
     target: str,
-    method: str = "minmax",
+    method: str | None = None,
     op_types: Sequence[str] | None = None,
     recipe: str = DEFAULT_RECIPE,
     features: dict | None = None,
@@ -121,7 +148,7 @@ def settings_for(
     without VNNI, whose 16-bit intermediate sums can saturate. arm: int8
     symmetric activations (S8S8, what the ARM dot-product kernels take).
     """
-    if method not in METHODS:
+    if method is not None and method not in METHODS:
         raise InvalidInputError(f"calibration method must be one of {METHODS}, got {method!r}")
     if recipe not in RECIPES:
         raise InvalidInputError(f"int8 recipe must be one of {sorted(RECIPES)}, got {recipe!r}")
@@ -131,7 +158,11 @@ def settings_for(
         recipe=recipe,
         role_ops=tuple((k, v) for k, v in r["ops"].items()),
         role_keep=tuple((k, tuple(v)) for k, v in r["keep"].items()),
+        # A method given by the caller applies to every model; else the recipe's per model.
+        role_method=tuple(r.get("method", {}).items()) if method is None else (),
+        role_float=tuple(r.get("float", {}).items()),
     )
+    method = method or "minmax"
     if target == "arm":  # ARM kernels prefer symmetric int8 activations
         return QuantSettings(mode, method, activation_type="int8", op_types=ops, **extra)
     f = features if features is not None else cpu_features()
@@ -267,8 +298,22 @@ def _activation_matmuls(model) -> list[str]:
     ]
 
 
+def _depthwise_convs(model) -> list[str]:
+    """Conv nodes with one input channel per group (depthwise: group > 1, weight dim 1 == 1)."""
+    dims = {i.name: list(i.dims) for i in model.graph.initializer}
+    out = []
+    for n in model.graph.node:
+        if n.op_type != "Conv" or len(n.input) < 2 or n.input[1] not in dims:
+            continue
+        group = next((a.i for a in n.attribute if a.name == "group"), 1)
+        w = dims[n.input[1]]
+        if group > 1 and len(w) >= 2 and w[1] == 1:
+            out.append(n.name)
+    return out
+
+
 # Structural keep-float rules a recipe can name instead of node names ("@rule").
-KEEP_RULES = {"@activation-matmul": _activation_matmuls}
+KEEP_RULES = {"@activation-matmul": _activation_matmuls, "@depthwise-conv": _depthwise_convs}
 
 
 def match_keep(model, pattern: str) -> list[str]:
@@ -354,10 +399,12 @@ def quantize_static_bytes(
     keep_float: Sequence[str] = (),
     *,
     op_types: Sequence[str] | None = None,
+    method: str | None = None,
     cache_path: str | None = None,
     progress=None,
 ) -> bytes:
-    """Static QDQ quantization calibrated on ``inputs`` (arrays for the model's one input).
+    """Static QDQ quantization calibrated on ``inputs`` (arrays for the model's one input);
+    ``method``: the calibration method (default ``settings.method``).
 
     ``cache_path``: a JSON file for the calibrated ranges; when it exists the
     calibration is skipped (``--auto-keep`` re-quantizes with other nodes kept
@@ -367,11 +414,12 @@ def quantize_static_bytes(
 
     if not inputs and not (cache_path and os.path.isfile(cache_path)):
         raise InvalidInputError("static int8 quantization needs calibration images (--calib DIR)")
-    method = {
+    method_name = method or settings.method
+    calibrate_method = {
         "minmax": CalibrationMethod.MinMax,
         "entropy": CalibrationMethod.Entropy,
         "percentile": CalibrationMethod.Percentile,
-    }[settings.method]
+    }[method_name]
     extra = {
         "ActivationSymmetric": settings.activation_type == "int8",
         "WeightSymmetric": True,
@@ -379,7 +427,7 @@ def quantize_static_bytes(
         # outputs it holds at each flush instead of merging their ranges. MinMax keeps
         # only per-tensor minima and maxima (ReduceMin/ReduceMax outputs) anyway.
     }
-    if settings.method == "percentile":
+    if method_name == "percentile":
         extra["CalibPercentile"] = settings.percentile
     model = ensure_opset(model, 13)
     input_name = model.graph.input[0].name
@@ -402,7 +450,7 @@ def quantize_static_bytes(
             weight_type=_qtype(settings.weight_type),
             nodes_to_exclude=list(keep_float),
             op_types_to_quantize=list(op_types) if op_types else None,
-            calibrate_method=method,
+            calibrate_method=calibrate_method,
             extra_options=extra,
             calibration_cache_path=cache_path,
         )
@@ -418,7 +466,15 @@ def quantize_bytes(
         return quantize_dynamic_bytes(model, settings, keep_float)
     if settings.mode == "int8":
         ops = settings.ops_for(role) if role else None
-        return quantize_static_bytes(model, settings, inputs, keep_float, op_types=ops, **kw)
+        return quantize_static_bytes(
+            model,
+            settings,
+            inputs,
+            keep_float,
+            op_types=ops,
+            method=settings.method_for(role),
+            **kw,
+        )
     raise InvalidInputError(f"quantize must be 'none', 'dynamic' or 'int8', got {settings.mode!r}")
 
 
@@ -432,7 +488,7 @@ def calibration_inputs(
     *,
     max_crops_per_image: int = 8,
     rec_width_cap: int = 960,
-    uniform: bool = False,
+    uniform: bool | Collection[str] = False,
 ) -> dict:
     """Model inputs for each role, made by the pipeline's kernels from ``images`` (BGR uint8).
 
@@ -442,7 +498,8 @@ def calibration_inputs(
     ``max_crops_per_image`` crops per image (evenly spread over its lines);
     rec widths above ``rec_width_cap`` are skipped to bound calibration memory.
 
-    ``uniform``: one shape per role (ONNX Runtime's histogram calibrators,
+    ``uniform`` (True, or the roles it applies to): one shape per role (ONNX Runtime's
+    histogram calibrators,
     entropy and percentile, cannot merge tensors of different shapes): det
     images all resized to the first image's target size, rec crops all padded
     to the widest bucket used, as the pipeline pads a batch to its widest crop.
@@ -450,6 +507,8 @@ def calibration_inputs(
     from .._core import kernels
 
     c = config
+    if isinstance(uniform, bool):
+        uniform = {"det", "cls", "rec"} if uniform else set()
     det, cls, rec = [], [], []
     rec_crops = []  # (image, quad, out_w, bucket)
     buckets = sorted(c.rec_width_buckets)
@@ -459,7 +518,7 @@ def calibration_inputs(
         tw, th = kernels.det_target_size(
             w, h, c.det_limit_type, c.det_limit_side_len, c.det_max_side_len
         )
-        if uniform:
+        if "det" in uniform:
             fixed = fixed or (tw, th)
             tw, th = fixed
         det.append(kernels.det_preprocess(img, tw, th, tuple(c.det_mean), tuple(c.det_std))[None])
@@ -494,7 +553,7 @@ def calibration_inputs(
             rec_crops.append((img, q, min(bucket, max(1, need)), bucket))
     widest = max((b for *_, b in rec_crops), default=0)
     for img, q, ow, bucket in rec_crops:
-        dst = widest if uniform else bucket
+        dst = widest if "rec" in uniform else bucket
         rec.append(
             kernels.crop_preprocess(
                 img, q, ow, c.rec_height, dst, tuple(c.rec_mean), tuple(c.rec_std), 0.0

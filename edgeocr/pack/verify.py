@@ -214,6 +214,14 @@ def format_report(report: dict) -> str:
             f"{lat['before']:.0f} ms -> {lat['after']:.0f} ms (x{ratio:.2f}, {verdict} on this "
             "machine)"
         )
+    for r in report.get("auto_keep") or []:
+        if "role_float" in r:
+            lines.append(
+                f"  auto-keep: {r['role_float']} back to float (alone it cost "
+                f"{r['alone_drop_points']:.2f} pts): drop {r['drop_points']:.2f} pts"
+            )
+    if report.get("gate_warning"):
+        lines.append(f"  warning: {report['gate_warning']}")
     if "drop_points" in report:
         lines.append(
             f"  gate: drop {report['drop_points']:.2f} pts (allowed {report.get('max_drop')}); "
@@ -229,8 +237,11 @@ def format_report(report: dict) -> str:
         if left:
             top = ", ".join(f"{op} x{c}" for op, c in sorted(left.items(), key=lambda x: -x[1])[:6])
             lines.append(f"  {role:<4} kept float by op type ({k['op_types_why']}): {top}")
-        for d in k.get("nodes", [])[:8]:
+        nodes = k.get("nodes", [])
+        for d in nodes[:8]:
             lines.append(f"  {role:<4} kept float: {d['node']} ({d['why']})")
+        if len(nodes) > 8:
+            lines.append(f"  {role:<4} kept float: {len(nodes) - 8} more node(s) (manifest)")
     for role, nodes in report.get("layerwise", {}).items():
         worst = ", ".join(
             f"{d['node']} ({d['op']}, +{d['added_rel_error']:.3f})" for d in nodes[:5]

@@ -136,10 +136,12 @@ def _refusing_calib(tmp_path) -> Path:
 
 
 @pytest.mark.slow
-def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path):
+def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path, monkeypatch):
     from edgeocr.pack import AccuracyGateError
     from edgeocr.pack.int8_cache import cached_int8_bundle
 
+    # Without auto-keep (the int8 default returns a costly model to float instead of refusing).
+    monkeypatch.setattr(D, "AUTO_KEEP", "off")
     calib, cache = _refusing_calib(tmp_path), tmp_path / "cache"
     made = []
     # The recipe and target Predictor() would use here, so that the calls below find this entry.
@@ -147,6 +149,7 @@ def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path):
         calib=str(calib),
         cache_dir=cache,
         recipe=D.RECIPE,
+        auto_keep="off",
         target=D.target_for(),
         threads=1,
         log=lambda m: None,

@@ -303,7 +303,8 @@ def test_static_int8_with_a_tiny_calibration_set_runs(v4_paths, tmp_path):
         quantize="int8",
         calib=str(calib),
         method="minmax",
-        keep_float=["ConvTranspose"],
+        recipe="edgeocr-int8-v2",  # rec quantized (v3 leaves it float)
+        keep_float=["ConvTranspose", "@depthwise-conv"],
         config=SMALL,
         threads=1,
         measure_latency=False,
@@ -320,6 +321,15 @@ def test_static_int8_with_a_tiny_calibration_set_runs(v4_paths, tmp_path):
     assert "int8-qdq" in m["requires"]
     det = next(e for e in m["models"] if e["role"] == "det")
     assert det["kept_float"], "--keep-float ConvTranspose should match the det model's upsampling"
+    # Structural rules select PP-OCRv4 rec's depthwise convolutions (--keep-float) and its
+    # attention MatMuls (the recipe's rule), and the report says which and why.
+    rec = next(e for e in m["models"] if e["role"] == "rec")
+    why = {d["node"]: d["why"] for d in m["verification"]["kept_float"]["rec"]["nodes"]}
+    assert rec["kept_float"] and set(why) == set(rec["kept_float"])
+    assert {w for w in why.values() if not w.startswith("recipe")} == {
+        "--keep-float @depthwise-conv"
+    }
+    assert any(w.startswith("recipe edgeocr-int8-v2 @activation-matmul") for w in why.values())
     stages = m["verification"]["stages"]
     assert set(stages) == {"det", "cls", "rec"} and all(
         s["max_abs_diff"] > 0 for s in stages.values()
@@ -447,17 +457,24 @@ def test_gate_without_labels_passes_the_default_int8_recipe(v4_paths, tmp_path):
         calib=str(calib), config=SMALL, threads=1, measure_latency=False, log=_quiet,
     )  # fmt: skip
     q, v = m["quantization"], m["verification"]
-    assert q["recipe"] == "edgeocr-int8-v1" and q["op_types_by_role"]["rec"] == ["Conv", "MatMul"]
+    assert q["recipe"] == "edgeocr-int8-v3" and q["op_types_by_role"] == {
+        "det": "all",
+        "cls": "all",
+    }
+    # The recipe leaves rec float, and the manifest says why.
+    assert q["float_roles"] == ["rec"] and "1-NED" in q["float_by_recipe"]["rec"]
     assert q["calibration_images"] == 3 and q["verification_images"] == 1
     agr = v["agreement"]
     assert agr["pages_from"] == "held-out calib" and agr["lines"] > 0
     assert v["drop_points"] == pytest.approx(100 * (1 - agr["one_minus_ned"]))
     assert v["drop_points"] <= v["max_drop"] == 0.5 and "forced" not in v
-    # What stays float, and why, is in the report: rec's attention/LayerNorm ops by the recipe.
-    rec_float = v["kept_float"]["rec"]
-    assert (
-        rec_float["op_types_left_float"] and "recipe edgeocr-int8-v1" in rec_float["op_types_why"]
-    )
+    # One held-back page holds a handful of lines: too few to see 0.5 points, and it says so.
+    assert f"compared only {agr['lines']} lines" in v["gate_warning"]
+    # What stays float, and why, is in the report (and printed by --layerwise).
+    assert v["kept_float"]["rec"]["whole_model"].startswith("recipe edgeocr-int8-v3: int8 rec")
+    rec = next(e for e in m["models"] if e["role"] == "rec")
+    det = next(e for e in m["models"] if e["role"] == "det")
+    assert rec["quantized"] is False and det["quantized"] is True
     r = predictor_from_bundle(out, threads=1).predict(SAMPLE)
     assert any("ocr" in ln.text.lower() or ln.text for ln in r.lines)
 
@@ -476,16 +493,42 @@ def test_gate_without_labels_refuses_and_names_the_model(v4_paths, tmp_path):
     with pytest.raises(
         AccuracyGateError, match=r"accuracy drops .* points on 1 verification"
     ) as ei:
-        pack(out, **kw)
+        pack(out, auto_keep="off", **kw)
     assert not out.exists()
     rep = ei.value.report
     assert rep["drop_points"] > 0.5 and rep["agreement"]["lines_changed"] > 0
-    # No text on the blank page: cls and rec had nothing to calibrate on and stayed float,
-    # so the blame falls on det, with its worst nodes.
-    assert rep["kept_float"]["rec"]["whole_model"].startswith("no calibration inputs")
+    # No text on the blank page: cls had nothing to calibrate on and stayed float, rec stays
+    # float by the recipe, so the blame falls on det, with its worst nodes.
+    assert rep["kept_float"]["cls"]["whole_model"].startswith("no calibration inputs")
+    assert rep["kept_float"]["rec"]["whole_model"].startswith("recipe edgeocr-int8-v3")
     assert "det nodes adding the most error" in str(ei.value)
-    m = pack(out, force=True, **kw)
-    assert out.exists() and m["verification"]["forced"] is True
+    # By default (auto_keep="models") the model that costs the drop goes back to float instead,
+    # and the report says why.
+    m = pack(out, **kw)
+    v = m["verification"]
+    assert out.exists() and "forced" not in v and v["drop_points"] <= 0.5
+    assert m["quantization"]["auto_keep"] == "models" and "det" in m["quantization"]["float_roles"]
+    assert v["auto_keep"][-1]["role_float"] == "det" and v["auto_keep"][0]["drop_points"] > 0.5
+    assert v["kept_float"]["det"]["whole_model"].startswith("--auto-keep models: quantized alone")
+
+
+def test_recipe_calibration_method_per_model(monkeypatch):
+    from edgeocr.pack import quantize as Q
+
+    monkeypatch.setitem(
+        Q.RECIPES,
+        "test-hist",
+        {"ops": {"rec": ("Conv",)}, "keep": {}, "method": {"rec": "entropy"}},
+    )
+    s = Q.settings_for("int8", "x86", recipe="test-hist", features={"arch": "x86_64"})
+    assert s.method_for("rec") == "entropy" and s.method_for("det") == "minmax"
+    assert s.to_dict()["method_by_role"] == {"rec": "entropy"} and s.reduce_range
+    # A method the caller names applies to every model.
+    s = Q.settings_for("int8", "x86", "percentile", recipe="test-hist", features={})
+    assert s.method_for("rec") == s.method_for("det") == "percentile"
+    assert "method_by_role" not in s.to_dict() and s.to_dict()["percentile"] == 99.999
+    with pytest.raises(edgeocr.InvalidInputError, match="unknown keep-float rule"):
+        Q.match_keep(None, "@no-such-rule")
 
 
 def test_dynamic_without_pages_to_verify_is_refused(v4_paths, tmp_path):
