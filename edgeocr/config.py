@@ -23,6 +23,8 @@ class PipelineConfig:
     det_limit_type: str = "min"
     det_limit_side_len: int = 736
     det_max_side_len: int = 2000
+    # A det input of more pixels runs in overlapping tiles of at most this many (0: one run).
+    det_tile_pixels: int = 2097152
     det_mean: tuple = (0.5, 0.5, 0.5)
     det_std: tuple = (0.5, 0.5, 0.5)
     # DB post-processing.
@@ -51,6 +53,9 @@ class PipelineConfig:
     # The most columns (lines x padded width) one rec run reads: wider batches run in parts padded
     # to the same width (same text, less memory held by the runtime). 0: no limit.
     rec_batch_columns: int = 3840
+    # 'line': each rec line padded to its own width bucket, batched with lines of that bucket;
+    # 'batch': padded to the widest of its batch of rec_batch lines (PaddleOCR, RapidOCR).
+    rec_pad_to: str = "batch"
     rec_mean: tuple = (0.5, 0.5, 0.5)
     rec_std: tuple = (0.5, 0.5, 0.5)
     rotate_ratio: float = 1.5

@@ -101,8 +101,6 @@ std::uint64_t MemoryBudget::waits() const {
 
 namespace {
 
-constexpr int kTileMargin = 64;   // det frame pixels of context on each side of a tile's core
-constexpr int kMinTile = 192;     // smallest tile side (a 64-pixel core inside two margins)
 constexpr int kMinDetSide = 320;  // the det frame is not shrunk below this long side
 constexpr double kFloat = 4.0;
 
@@ -167,6 +165,43 @@ std::vector<DetTile> det_tiles(int frame_w, int frame_h, int tile_w, int tile_h,
   return out;
 }
 
+namespace {
+
+// The side of n tiles along a frame axis: together they cover the frame and n - 1 overlaps of
+// 2 * kDetTileMargin (a multiple of 32, at most the frame).
+int tile_side(int frame, int n) {
+  if (n <= 1) return frame;
+  const long long need = frame + 2LL * kDetTileMargin * (n - 1);
+  const long long side = ((need + n - 1) / n + 31) / 32 * 32;
+  return static_cast<int>(std::min<long long>(frame, side));
+}
+
+}  // namespace
+
+std::vector<DetTile> det_tile_grid(int frame_w, int frame_h, double max_tile_px) {
+  if (static_cast<double>(frame_w) * frame_h <= max_tile_px)
+    return det_tiles(frame_w, frame_h, frame_w, frame_h, kDetTileMargin);
+  std::vector<DetTile> best;
+  double best_total = 0;
+  for (int nx = 1; nx <= frame_w / 32; ++nx) {
+    const int tw = tile_side(frame_w, nx);
+    if (tw < std::min(frame_w, kMinDetTile)) break;
+    for (int ny = 1; ny <= frame_h / 32; ++ny) {
+      const int th = tile_side(frame_h, ny);
+      if (th < std::min(frame_h, kMinDetTile)) break;
+      if (static_cast<double>(tw) * th > max_tile_px) continue;
+      auto tiles = det_tiles(frame_w, frame_h, tw, th, kDetTileMargin);
+      const double total = static_cast<double>(tiles.size()) * tw * th;
+      if (best.empty() || total < best_total) {
+        best = std::move(tiles);
+        best_total = total;
+      }
+      break;  // more rows only add pixels
+    }
+  }
+  return best;
+}
+
 CallPlan plan_call(const PipelineConfig& c, const MemoryProfile& p, bool has_det, bool has_cls,
                    bool has_rec, int width, int height, std::size_t image_bytes,
                    std::size_t budget_bytes) {
@@ -226,37 +261,17 @@ CallPlan plan_call(const PipelineConfig& c, const MemoryProfile& p, bool has_det
           plan.det_scaled = true;
         }
         const double stitched = kFloat * w * h;  // the whole frame's probability map
-        const double tile_px = (avail - stitched) / per_px;
-        // The grid of nx x ny tiles that fits and runs the fewest pixels in all.
-        int best_tw = 0, best_th = 0;
-        double best_total = 0;
-        for (int nx = 1; nx <= w / 32; ++nx) {
-          const int tw =
-              std::min(w, ((w + nx - 1) / nx + (nx > 1 ? 2 * kTileMargin : 0) + 31) / 32 * 32);
-          for (int ny = 1; ny <= h / 32; ++ny) {
-            const int th =
-                std::min(h, ((h + ny - 1) / ny + (ny > 1 ? 2 * kTileMargin : 0) + 31) / 32 * 32);
-            if (static_cast<double>(tw) * th > tile_px) continue;
-            if (tw < std::min(w, kMinTile) || th < std::min(h, kMinTile)) break;
-            const auto tiles = det_tiles(w, h, tw, th, kTileMargin);
-            const double total = static_cast<double>(tiles.size()) * tw * th;
-            if (best_tw == 0 || total < best_total) {
-              best_tw = tw;
-              best_th = th;
-              best_total = total;
-            }
-            break;  // more rows only add pixels
-          }
-        }
-        if (best_tw > 0) {
+        auto tiles = det_tile_grid(w, h, (avail - stitched) / per_px);
+        if (!tiles.empty()) {
           plan.det_w = w;
           plan.det_h = h;
-          plan.tiles = det_tiles(w, h, best_tw, best_th, kTileMargin);
-          det_need = stitched + per_px * best_tw * best_th;
+          det_need = stitched + per_px * tiles[0].w * tiles[0].h;
+          plan.tiles = std::move(tiles);
           break;
         }
         if (std::max(w, h) <= kMinDetSide)
-          refuse("detection", stitched + per_px * std::min(w, kMinTile) * std::min(h, kMinTile));
+          refuse("detection",
+                 stitched + per_px * std::min(w, kMinDetTile) * std::min(h, kMinDetTile));
       }
     }
   }

@@ -109,6 +109,16 @@ CallPlan plan_call(const PipelineConfig& config, const MemoryProfile& profile, b
 // 32) overlapping by at least 2 * margin. Exposed for tests.
 std::vector<DetTile> det_tiles(int frame_w, int frame_h, int tile_w, int tile_h, int margin);
 
+// Det frame pixels of context on each side of a tile's core, and the smallest tile side.
+constexpr int kDetTileMargin = 64;
+constexpr int kMinDetTile = 192;
+
+// The tiles of the grid whose tiles have at most max_tile_px pixels each (with kDetTileMargin of
+// context beside every core, as det_tiles) and which runs the fewest pixels in all: the whole
+// frame as one tile when it fits; empty when even tiles of kMinDetTile (or the frame's side, when
+// smaller) do not fit.
+std::vector<DetTile> det_tile_grid(int frame_w, int frame_h, double max_tile_px);
+
 // Shrinks a rec batch of *n crops padded to width *W to the plan: fewer crops at the same width
 // first, then a narrower input (wider lines are squeezed) when one crop alone does not fit.
 void rec_batch_within(const CallPlan& plan, int height, int* n, int* W);

@@ -238,15 +238,26 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result,
   }
   result->det_width = w;
   result->det_height = h;
+  // Tiles: the budget's, or det_tile_pixels' when the frame has more pixels.
+  const CallPlan* tiled = plan && !plan->tiles.empty() ? plan : nullptr;
+  CallPlan own;
+  if (!tiled && config_.det_tile_pixels > 0 &&
+      static_cast<double>(w) * h > config_.det_tile_pixels) {
+    own.det_w = w;
+    own.det_h = h;
+    own.tiles = det_tile_grid(
+        w, h, std::max<double>(config_.det_tile_pixels, double{kMinDetTile} * kMinDetTile));
+    if (!own.tiles.empty()) tiled = &own;
+  }
 
   // One det run and its DB post-processing; `sharpen`: the input unsharp-masked first.
   auto run_once = [&](bool sharpen) {
     std::vector<Tensor> out;
-    PoolBlock stitched;  // the probability map of a det run in tiles (budget)
+    PoolBlock stitched;  // the probability map of a det run in tiles
     DetMap map{nullptr, 0, 0};
-    if (plan && !plan->tiles.empty()) {
+    if (tiled) {
       stitched = pool_->acquire(checked_product({sizeof(float), w, h}, "det map"));
-      run_det_tiles(*det_, *pool_, image, *plan, config_.det_norm,
+      run_det_tiles(*det_, *pool_, image, *tiled, config_.det_norm,
                     static_cast<float*>(stitched.data()), &result->timings.det_model,
                     sharpen ? kSharpenSigma : 0.f, sharpen ? kSharpenAmount : 0.f);
       map = DetMap{static_cast<const float*>(stitched.data()), w, h};
@@ -348,20 +359,37 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return crops[a].ratio < crops[b].ratio; });
   const int H = config_.rec_height, B = config_.rec_batch;
-  // Batches of B crops in that order; the widest crop of a batch decides its bucket
-  // (PaddleOCR: max ratio, at least 320/48).
+  // Batches of at most B crops in that order, padded to a width bucket (rec_pad_to): each
+  // crop's own, or the widest crop's of B consecutive crops (PaddleOCR: max ratio, at least
+  // 320/48).
   struct Group {
     std::size_t begin, end;
     int width;
   };
   std::vector<Group> groups;
-  for (std::size_t begin = 0; begin < order.size(); begin += B) {
-    const std::size_t end = begin + std::min<std::size_t>(B, order.size() - begin);
-    float max_ratio = 0.f;
-    for (std::size_t i = begin; i < end; ++i)
-      max_ratio = std::max(max_ratio, crops[order[i]].ratio);
-    groups.push_back(
-        {begin, end, rec_bucket(scaled_width(H, max_ratio, std::numeric_limits<int>::max()))});
+  auto bucket_of = [&](std::size_t i) {
+    return rec_bucket(scaled_width(H, crops[order[i]].ratio, std::numeric_limits<int>::max()));
+  };
+  if (config_.rec_pad_to == RecPadTo::kLine) {
+    // Up to B crops of one bucket per batch (the order makes each bucket's crops consecutive):
+    // no crop is padded past its own bucket, whatever its neighbours.
+    for (std::size_t begin = 0; begin < order.size();) {
+      const int w = bucket_of(begin);
+      std::size_t end = begin + 1;
+      while (end < order.size() && end - begin < static_cast<std::size_t>(B) && bucket_of(end) == w)
+        ++end;
+      groups.push_back({begin, end, w});
+      begin = end;
+    }
+  } else {
+    for (std::size_t begin = 0; begin < order.size(); begin += B) {
+      const std::size_t end = begin + std::min<std::size_t>(B, order.size() - begin);
+      float max_ratio = 0.f;
+      for (std::size_t i = begin; i < end; ++i)
+        max_ratio = std::max(max_ratio, crops[order[i]].ratio);
+      groups.push_back(
+          {begin, end, rec_bucket(scaled_width(H, max_ratio, std::numeric_limits<int>::max()))});
+    }
   }
   // The widest batch runs first. ONNX Runtime's shared arena grows by exactly what a run asks
   // and keeps it; narrower batches after a wide one fit in the memory it left, whereas batches

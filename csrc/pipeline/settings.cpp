@@ -174,6 +174,10 @@ std::vector<SettingInfo> build_table() {
                           kMaxDetSide,
                           "cap on the det input's long side after scaling (sides are then "
                           "rounded to multiples of 32)"));
+  t.push_back(int_setting(
+      "det_tile_pixels", EDGEOCR_FIELD(det_tile_pixels), 0, kMaxDetSide * kMaxDetSide,
+      "a det input of more pixels runs in overlapping tiles of at most this many (at least 192 x "
+      "192), stitched: bounds the runtime's det memory (0: one run whatever the size)"));
   t.push_back(
       float3_setting("det_mean", EDGEOCR_FIELD(det_norm.mean), closed(-10, 10),
                      "det input normalisation: (pixel/255 - mean) / std, per channel (B, G, R)"));
@@ -228,6 +232,13 @@ std::vector<SettingInfo> build_table() {
       "rec_batch_columns", EDGEOCR_FIELD(rec_batch_columns), 0, kMaxBatch * kMaxRecWidth,
       "the most columns (lines x padded width) one rec run reads; wider batches run in parts "
       "padded to the same width (same text, less memory held by the runtime; 0: no limit)"));
+  t.push_back(enum_setting(
+      "rec_pad_to", EDGEOCR_FIELD(rec_pad_to),
+      std::vector<std::pair<const char*, RecPadTo>>{{"line", RecPadTo::kLine},
+                                                    {"batch", RecPadTo::kBatch}},
+      "'line': a line is padded to its own width bucket and batched with lines of the same bucket "
+      "(it reads the same whatever the page's other lines); 'batch': to the bucket of the widest "
+      "of its batch of rec_batch lines in width order (PaddleOCR, RapidOCR)"));
   t.push_back(float3_setting("rec_mean", EDGEOCR_FIELD(rec_norm.mean), closed(-10, 10),
                              "rec input normalisation mean per channel"));
   t.push_back(float3_setting("rec_std", EDGEOCR_FIELD(rec_norm.std), open_closed(0, 10),
@@ -673,7 +684,14 @@ SettingsMemory settings_memory(const PipelineConfig& c, std::int64_t rec_classes
   const std::uint64_t side = round_up32(static_cast<std::uint64_t>(
       std::max(32, r.limit_type == DetLimitType::kMax ? std::min(r.limit_side_len, r.max_side_len)
                                                       : r.max_side_len)));
-  m.det = side * side * ((3 + 1) * sizeof(float) + kDetRuntimeBytesPerPixel);
+  // One det run reads the whole frame, or a tile of at most det_tile_pixels (at least 192 x 192)
+  // while the frame's probability map is stitched.
+  const std::uint64_t frame = side * side;
+  std::uint64_t run = frame;
+  if (c.det_tile_pixels > 0)
+    run = std::min<std::uint64_t>(
+        frame, std::max<std::uint64_t>(static_cast<std::uint64_t>(c.det_tile_pixels), 192 * 192));
+  m.det = frame * sizeof(float) + run * (3 * sizeof(float) + kDetRuntimeBytesPerPixel);
   m.det_side = static_cast<int>(side);
   m.cls = static_cast<std::uint64_t>(c.cls_batch) *
           (3 * static_cast<std::uint64_t>(c.cls_height) * c.cls_width + 2) * sizeof(float);

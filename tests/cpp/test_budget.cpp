@@ -38,6 +38,37 @@ TEST(det_tiles_cores_partition_the_frame_inside_their_tiles) {
   }
 }
 
+TEST(det_tile_grid_keeps_each_tile_within_its_pixels_and_adds_little) {
+  // A frame that fits is one run.
+  const auto one = det_tile_grid(1216, 1600, 2097152.0);
+  CHECK(one.size() == 1 && one[0].w == 1216 && one[0].h == 1600 && one[0].cy1 == 1600);
+  // A 4000 x 3000 page's frame within 2 Mpx: two strips of the full width that overlap by twice
+  // the margin, 6.5% more pixels than the frame.
+  const auto two = det_tile_grid(1504, 1984, 2097152.0);
+  CHECK(two.size() == 2);
+  double total = 0;
+  std::vector<int> owner(static_cast<std::size_t>(1504) * 1984, 0);
+  for (const DetTile& t : two) {
+    CHECK(static_cast<double>(t.w) * t.h <= 2097152.0);
+    CHECK(t.x % 32 == 0 && t.y % 32 == 0 && t.x + t.w <= 1504 && t.y + t.h <= 1984);
+    CHECK(t.cy0 == 0 || t.cy0 - t.y >= kDetTileMargin);
+    CHECK(t.cy1 == 1984 || t.y + t.h - t.cy1 >= kDetTileMargin);
+    total += static_cast<double>(t.w) * t.h;
+    for (int y = t.cy0; y < t.cy1; ++y)
+      for (int x = t.cx0; x < t.cx1; ++x) ++owner[static_cast<std::size_t>(y) * 1504 + x];
+  }
+  CHECK(total <= 1.07 * 1504 * 1984);
+  bool once = true;
+  for (int n : owner) once = once && n == 1;
+  CHECK(once);
+  // Smaller tiles: more of them, each within the pixels.
+  const auto many = det_tile_grid(1504, 1984, 300000.0);
+  CHECK(many.size() > 6);
+  for (const DetTile& t : many) CHECK(static_cast<double>(t.w) * t.h <= 300000.0);
+  // Nothing fits below the smallest tile.
+  CHECK(det_tile_grid(1504, 1984, 1000.0).empty());
+}
+
 TEST(budget_reservations_wait_for_each_other_and_never_exceed_the_total) {
   auto b = MemoryBudget::create(100);
   std::atomic<int> held{0}, max_held{0};

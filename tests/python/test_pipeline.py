@@ -290,6 +290,21 @@ def test_settings_change_the_result(v4_paths):
     assert len(strict.predict(DATA / "sample_en.png").lines) < 4
 
 
+def test_rec_pad_to_line_reads_a_line_the_same_in_any_batch(v4_paths):
+    # 'line': a line is padded to its own width bucket only, so how many lines share a run (and
+    # which) cannot change what it reads; 'batch' pads it to the widest of its batch.
+    def read(**kw):
+        p = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, **kw)
+        return [(ln.text, ln.score) for ln in p.predict(DATA / "sample_en.png").lines]
+
+    alone = read(rec_pad_to="line", rec_batch=1)
+    assert read(rec_pad_to="line", rec_batch=6) == pytest.approx(alone, rel=1e-5)
+    assert [t for t, _ in alone] == [t for t, _ in read(rec_pad_to="batch", rec_batch=1)]
+    # The page's four lines fall in different buckets: padded to the widest, some score differently.
+    batch = read(rec_pad_to="batch", rec_batch=6)
+    assert [s for _, s in batch] != pytest.approx([s for _, s in alone], rel=1e-5)
+
+
 @pytest.mark.parametrize(
     "make, match",
     [

@@ -170,15 +170,20 @@ def test_sizes_beyond_the_memory_limit_are_refused():
     PipelineConfig(rec_batch=256, rec_height=512, rec_width_buckets=(16384,))
     with pytest.raises(InvalidInputError, match="cls_batch x cls_height x cls_width"):
         PipelineConfig(cls_batch=256, cls_height=512, cls_width=4096)
-    # The det side with the runtime's activations (192 bytes per pixel): 2336 px fits in 1 GiB.
-    PipelineConfig(det_max_side_len=2336)
+    # The det side with the runtime's activations (192 bytes per pixel) in one run: 2336 px fits
+    # in 1 GiB.
+    PipelineConfig(det_max_side_len=2336, det_tile_pixels=0)
     with pytest.raises(
         InvalidInputError, match=r"det inputs up to 2368 px square, which need 1026\.[78] MiB"
     ):
-        PipelineConfig(det_max_side_len=2337)
+        PipelineConfig(det_max_side_len=2337, det_tile_pixels=0)
     with pytest.raises(InvalidInputError, match="det_max_side_len"):
-        _core.validate_config({"det_max_side_len": 4000}, max_memory_mb=2900)
-    _core.validate_config({"det_max_side_len": 4000}, max_memory_mb=2944)
+        _core.validate_config({"det_max_side_len": 4000, "det_tile_pixels": 0}, max_memory_mb=2900)
+    _core.validate_config({"det_max_side_len": 4000, "det_tile_pixels": 0}, max_memory_mb=2944)
+    # In tiles (the default: at most 2^21 pixels per run) only the stitched map grows with the side.
+    PipelineConfig(det_max_side_len=8192)
+    with pytest.raises(InvalidInputError, match="det_max_side_len"):
+        PipelineConfig(det_max_side_len=8192, det_tile_pixels=5_000_000)
     # With 'max', the smaller of the two sides bounds the det input.
     PipelineConfig(det_limit_type="max", det_limit_side_len=960, det_max_side_len=8192)
     # max_memory_mb above the default limit allows more.

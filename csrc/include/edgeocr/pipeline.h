@@ -26,9 +26,21 @@ inline std::vector<int> default_rec_buckets() {
   return v;
 }
 
+// How far a rec line is padded: to its own width bucket (a batch holds lines of one bucket, so a
+// line reads the same whatever the other lines of the page), or to the bucket of the widest line
+// of its batch of rec_batch lines in width order (PaddleOCR's and RapidOCR's batching).
+enum class RecPadTo { kLine, kBatch };
+
 struct PipelineConfig {
   // Detection.
   DetResizeParams det_resize{DetLimitType::kMin, 736, 2000};
+  // A det input of more pixels than this runs in overlapping tiles of at most this many pixels
+  // (64 pixels of context beside each tile's core; the probability map is stitched from the
+  // cores): ONNX Runtime's det activations (~150-180 bytes per input pixel, kept by its arena)
+  // are what a large page's peak RSS is made of. 0: one run whatever the size. 2^21 (a 1448 px
+  // square): the default set's peak RSS on the 3 largest of 24 dev pages 748 -> 507 MiB, det
+  // H-mean, line accuracy and 1-NED on the dev set as high or higher (docs/pipeline-config.md).
+  int det_tile_pixels = 2097152;
   NormalizeParams det_norm{{0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}, false};
   DbParams db{0.3f, 0.5f, 1.6f, 1000, true, DbScoreMode::kFast, 3.f};
   // Direction classification.
@@ -54,6 +66,7 @@ struct PipelineConfig {
   // the runtime holds per run grows with it (and its shared arena keeps the
   // most a run held): 3840 = 6 lines of 640. 0: the whole batch in one run.
   int rec_batch_columns = 3840;
+  RecPadTo rec_pad_to = RecPadTo::kBatch;
   NormalizeParams rec_norm{};
   float rotate_ratio = 1.5f;  // crops with h/w >= this are turned 90 degrees
   // Lines whose recognition score is below are dropped (model sets may set
