@@ -867,7 +867,7 @@ static const char* const k_values[][2] = {
     {"cls_mean", "0.4,0.4,0.4"},      {"cls_std", "0.3,0.3,0.3"},
     {"rec_height", "32"},             {"rec_batch", "8"},
     {"rec_width_buckets", "320,640,960"}, {"rec_batch_columns", "1920"},
-    {"rec_pad_to", "batch"},          {"det_tile_pixels", "1000000"},
+    {"rec_pad_to", "line"},           {"det_tile_pixels", "1000000"},
     {"rec_mean", "0.45,0.45,0.45"},
     {"rec_std", "0.35,0.35,0.35"},    {"rotate_ratio", "1.25"},
     {"drop_score", "0.6"},            {"det_stretch_below", "96"},
