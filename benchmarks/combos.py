@@ -132,6 +132,12 @@ def cmd_accuracy(args) -> int:
     return 0
 
 
+def spread_pages(samples: list[dict], n: int) -> list[str]:
+    """The paths of n samples evenly spaced over the sorted list (every kind represented)."""
+    step = max(1, len(samples) // n)
+    return [s["path"] for s in samples[::step]][:n]
+
+
 def luminance_range(path: str) -> int:
     """The page's luminance range as Pipeline::run measures it (0.5th to 99.5th percentile), by
     the pipeline's own kernel."""
@@ -153,8 +159,7 @@ def cmd_cost(args) -> int:
     from edgeocr.image_io import load_image
 
     samples = evaluate.load_e2e(dev_dir())
-    step = max(1, len(samples) // args.sample)
-    pages = [s["path"] for s in samples[::step]][: args.sample]
+    pages = spread_pages(samples, args.sample)
     on = predictor_for(args.models, args.threads)
     off = predictor_for(f"{args.models}+det_stretch_below=0+rec_stretch_below=0", args.threads)
     on.predict(pages[0])
@@ -289,8 +294,7 @@ def cmd_latency(args) -> int:
     from edgeocr import evaluate
 
     samples = evaluate.load_e2e(dev_dir())
-    step = max(1, len(samples) // args.sample)
-    pages = [s["path"] for s in samples[::step]][: args.sample]
+    pages = spread_pages(samples, args.sample)
     combos = args.combos.split(",") if args.combos else COMBOS
     if args.largest:
         from PIL import Image
