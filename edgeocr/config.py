@@ -3,7 +3,7 @@
 The defaults are edgeocr's, documented in docs/pipeline-config.md together
 with where they differ from PaddleOCR and RapidOCR and why. The names, types,
 ranges and defaults are those of the C++ settings table
-(csrc/pipeline/settings.cpp), which checks every value: a test keeps this
+(csrc/pipeline/settings_table.cpp), which checks every value: a test keeps this
 class's fields equal to the table, field by field.
 """
 

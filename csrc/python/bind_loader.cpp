@@ -68,20 +68,6 @@ ModelSource py_source_plain(const py::object& obj, const char* what,
 }  // namespace
 
 void bind_loader(py::module_& m) {
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const loader::BundleError& e) {
-      static const char* kinds[] = {"format", "manifest", "version", "checksum"};
-      py::object exc =
-          py::module_::import("edgeocr.errors")
-              .attr("from_status")(static_cast<int>(e.code()),
-                                   py::bytes(e.what()).attr("decode")("utf-8", "replace"),
-                                   kinds[static_cast<int>(e.kind())]);
-      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
-    }
-  });
-
   py::class_<LoadedPipeline>(m, "LoadedPipeline")
       .def_readonly("pipeline", &LoadedPipeline::pipeline)
       .def_readonly("pool", &LoadedPipeline::pool)

@@ -186,7 +186,7 @@ void bind_pipeline(py::module_& m) {
         return false;
       });
   m.def("default_config", [] { return config_to_dict(PipelineConfig{}); });
-  // The settings table (csrc/pipeline/settings.cpp): one dict per setting, in order.
+  // The settings table (csrc/pipeline/settings_table.cpp): one dict per setting, in order.
   m.def("settings", [] {
     py::list out;
     for (const SettingInfo& s : settings_table()) out.append(setting_dict(s));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeocr/status.h"
 #include "postprocess/ctc.h"
 #include "postprocess/db.h"
 #include "postprocess/order.h"
@@ -21,23 +22,28 @@ namespace {
 // (so a (1, 1, H, W) det output is accepted as (H, W)). Copies only a non-contiguous array.
 py::array_t<float> float_array(const py::array& a, int ndim, const char* what) {
   if (!a.dtype().is(py::dtype::of<float>()))
-    throw py::value_error(std::string(what) + ": expected dtype float32, got " +
-                          py::str(a.dtype()).cast<std::string>());
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                         std::string(what) + ": expected dtype float32, got " +
+                             py::str(a.dtype()).cast<std::string>());
   if (a.ndim() < ndim)
-    throw py::value_error(std::string(what) + ": expected " + std::to_string(ndim) +
-                          " dimensions, got " + std::to_string(a.ndim()));
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                         std::string(what) + ": expected " + std::to_string(ndim) +
+                             " dimensions, got " + std::to_string(a.ndim()));
   for (py::ssize_t i = 0; i + ndim < a.ndim(); ++i)
     if (a.shape(i) != 1)
-      throw py::value_error(std::string(what) + ": expected " + std::to_string(ndim) +
-                            " dimensions (leading axes of length 1 allowed), got axis " +
-                            std::to_string(i) + " of length " + std::to_string(a.shape(i)));
+      throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                           std::string(what) + ": expected " + std::to_string(ndim) +
+                               " dimensions (leading axes of length 1 allowed), got axis " +
+                               std::to_string(i) + " of length " + std::to_string(a.shape(i)));
   // Sizes are checked before any copy: a broadcast view can claim gigabytes.
   for (py::ssize_t i = 0; i < a.ndim(); ++i)
     if (a.shape(i) > INT32_MAX)
-      throw py::value_error(std::string(what) + ": axis " + std::to_string(i) + " of length " +
-                            std::to_string(a.shape(i)) + " is too large");
+      throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                           std::string(what) + ": axis " + std::to_string(i) + " of length " +
+                               std::to_string(a.shape(i)) + " is too large");
   if (static_cast<double>(a.size()) * sizeof(float) > 4.0 * (1ull << 30))
-    throw py::value_error(std::string(what) + ": more than 4 GiB of data");
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                         std::string(what) + ": more than 4 GiB of data");
   auto c = py::array_t<float, py::array::c_style>::ensure(a);
   if (!c) {
     if (PyErr_Occurred()) throw py::error_already_set();
@@ -47,14 +53,16 @@ py::array_t<float> float_array(const py::array& a, int ndim, const char* what) {
 }
 
 int checked_int(py::ssize_t v, const char* what) {
-  if (v > INT32_MAX) throw py::value_error(std::string(what) + ": too large");
+  if (v > INT32_MAX)
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument, std::string(what) + ": too large");
   return static_cast<int>(v);
 }
 
 edgeocr::DbScoreMode score_mode_of(const std::string& s) {
   if (s == "fast") return edgeocr::DbScoreMode::kFast;
   if (s == "slow") return edgeocr::DbScoreMode::kSlow;
-  throw py::value_error("score_mode: expected 'fast' or 'slow', got '" + s + "'");
+  throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                       "score_mode: expected 'fast' or 'slow', got '" + s + "'");
 }
 
 }  // namespace
@@ -120,7 +128,8 @@ void bind_postprocess(py::module_& m) {
   auto decode = [](const py::array& probs, const std::vector<std::string>& charset,
                    float space_gap) {
     if (!(space_gap >= 0.f && space_gap <= 1.f))
-      throw py::value_error("space_gap: expected a number in [0, 1]");
+      throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                           "space_gap: expected a number in [0, 1]");
     const py::array_t<float> a = float_array(probs, 2, "probs");
     const py::ssize_t nd = a.ndim();
     const int T = checked_int(a.shape(nd - 2), "probs steps");
@@ -152,7 +161,8 @@ void bind_postprocess(py::module_& m) {
   m.def(
       "reading_order",
       [](const py::array& boxes) {
-        if (boxes.size() > (1 << 26)) throw py::value_error("boxes: too many");
+        if (boxes.size() > (1 << 26))
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument, "boxes: too many");
         auto a = py::array_t < float, py::array::c_style | py::array::forcecast > ::ensure(boxes);
         if (!a) {
           if (PyErr_Occurred()) throw py::error_already_set();
@@ -160,7 +170,8 @@ void bind_postprocess(py::module_& m) {
         }
         if (!(a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 2) &&
             !(a.ndim() == 1 && a.shape(0) == 0))
-          throw py::value_error("boxes: expected shape (N, 4, 2)");
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                               "boxes: expected shape (N, 4, 2)");
         const py::ssize_t n = a.ndim() == 3 ? a.shape(0) : 0;
         std::vector<edgeocr::Quad> quads(static_cast<size_t>(n));
         const float* src = a.data();

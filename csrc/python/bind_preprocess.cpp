@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "edgeocr/image.h"
+#include "edgeocr/status.h"
 #include "preprocess/preprocess.h"
 
 namespace py = pybind11;
@@ -27,21 +28,26 @@ using Triple = std::array<float, 3>;
 // view points into.
 ImageView view_of(const py::array& img, py::array* keep) {
   if (!img.dtype().is(py::dtype::of<std::uint8_t>()))
-    throw py::value_error("image: expected dtype uint8, got " +
-                          py::str(img.dtype()).cast<std::string>());
+    throw edgeocr::Error(
+        edgeocr::StatusCode::kInvalidArgument,
+        "image: expected dtype uint8, got " + py::str(img.dtype()).cast<std::string>());
   if (img.ndim() != 2 && img.ndim() != 3)
-    throw py::value_error("image: expected shape (H, W) or (H, W, C), got ndim " +
-                          std::to_string(img.ndim()));
+    throw edgeocr::Error(
+        edgeocr::StatusCode::kInvalidArgument,
+        "image: expected shape (H, W) or (H, W, C), got ndim " + std::to_string(img.ndim()));
   const py::ssize_t h = img.shape(0), w = img.shape(1);
   const py::ssize_t c = img.ndim() == 3 ? img.shape(2) : 1;
   if (c < 1 || c > 4)
-    throw py::value_error(
+    throw edgeocr::Error(
+        edgeocr::StatusCode::kInvalidArgument,
         "image: expected 1 (gray), 2 (gray + alpha), 3 (BGR) or 4 (BGRA) channels, got " +
-        std::to_string(c));
+            std::to_string(c));
   if (h <= 0 || w <= 0)
-    throw py::value_error("image: size " + std::to_string(w) + "x" + std::to_string(h) +
-                          " is empty");
-  if (h > INT32_MAX || w > INT32_MAX) throw py::value_error("image: too large");
+    throw edgeocr::Error(
+        edgeocr::StatusCode::kInvalidArgument,
+        "image: size " + std::to_string(w) + "x" + std::to_string(h) + " is empty");
+  if (h > INT32_MAX || w > INT32_MAX)
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument, "image: too large");
 
   // Strides of axes of length 1 are meaningless (numpy may set them to anything) and ignored.
   auto packed = [&](const py::array& a) {
@@ -50,7 +56,8 @@ ImageView view_of(const py::array& img, py::array* keep) {
   };
   *keep = packed(img) ? img : py::array::ensure(img, py::array::c_style);
   if (!keep->ptr()) throw py::error_already_set();
-  if (!packed(*keep)) throw py::value_error("image: cannot make a packed copy");
+  if (!packed(*keep))
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument, "image: cannot make a packed copy");
 
   ImageView v;
   v.data = static_cast<const std::uint8_t*>(keep->data());
@@ -66,7 +73,9 @@ ImageView view_of(const py::array& img, py::array* keep) {
 edgeocr::NormalizeParams norm_of(const Triple& mean, const Triple& std, bool to_rgb) {
   edgeocr::NormalizeParams n;
   for (int i = 0; i < 3; ++i) {
-    if (std[i] == 0.f) throw py::value_error("std: channel " + std::to_string(i) + " is 0");
+    if (std[i] == 0.f)
+      throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                           "std: channel " + std::to_string(i) + " is 0");
     n.mean[i] = mean[i];
     n.std[i] = std[i];
   }
@@ -75,7 +84,9 @@ edgeocr::NormalizeParams norm_of(const Triple& mean, const Triple& std, bool to_
 }
 
 void check_size(int v, const char* name) {
-  if (v <= 0) throw py::value_error(std::string(name) + ": expected > 0, got " + std::to_string(v));
+  if (v <= 0)
+    throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                         std::string(name) + ": expected > 0, got " + std::to_string(v));
 }
 
 }  // namespace
@@ -92,7 +103,8 @@ void bind_preprocess(py::module_& m) {
         else if (limit_type == "min")
           p.limit_type = edgeocr::DetLimitType::kMin;
         else
-          throw py::value_error("limit_type: expected 'max' or 'min', got '" + limit_type + "'");
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                               "limit_type: expected 'max' or 'min', got '" + limit_type + "'");
         check_size(w, "w");
         check_size(h, "h");
         check_size(limit_side_len, "limit_side_len");
@@ -111,7 +123,8 @@ void bind_preprocess(py::module_& m) {
       "luminance_range",
       [](const py::array& img, double low_share, double high_share) {
         if (!(low_share >= 0.0 && high_share >= 0.0 && low_share + high_share < 1.0))
-          throw py::value_error("low_share, high_share: expected >= 0 with a sum below 1");
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                               "low_share, high_share: expected >= 0 with a sum below 1");
         py::array keep;
         const ImageView view = view_of(img, &keep);
         int lo = 0, hi = 255;
@@ -129,8 +142,10 @@ void bind_preprocess(py::module_& m) {
       "edge_sharpness",
       [](const py::array& img, int lo, int hi, int d) {
         if (lo < 0 || hi > 255 || lo > hi)
-          throw py::value_error("lo, hi: expected 0 <= lo <= hi <= 255");
-        if (d < 1 || d > 1 << 16) throw py::value_error("d: expected 1..65536");
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                               "lo, hi: expected 0 <= lo <= hi <= 255");
+        if (d < 1 || d > 1 << 16)
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument, "d: expected 1..65536");
         py::array keep;
         const ImageView view = view_of(img, &keep);
         py::gil_scoped_release release;
@@ -173,12 +188,14 @@ void bind_preprocess(py::module_& m) {
         py::array keep;
         const ImageView view = view_of(img, &keep);
         if (quad.ndim() != 2 || quad.shape(0) != 4 || quad.shape(1) != 2)
-          throw py::value_error("quad: expected shape (4, 2)");
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                               "quad: expected shape (4, 2)");
         check_size(out_w, "out_w");
         check_size(out_h, "out_h");
         if (dst_w < out_w)
-          throw py::value_error("dst_w: expected >= out_w = " + std::to_string(out_w) + ", got " +
-                                std::to_string(dst_w));
+          throw edgeocr::Error(edgeocr::StatusCode::kInvalidArgument,
+                               "dst_w: expected >= out_w = " + std::to_string(out_w) + ", got " +
+                                   std::to_string(dst_w));
         const edgeocr::NormalizeParams norm = norm_of(mean, std, to_rgb);
         edgeocr::Quad q;
         const float* qp = quad.data();

@@ -22,6 +22,10 @@ pybind11::buffer_info contiguous_buffer(const pybind11::handle& obj, const char*
 }  // namespace python
 }  // namespace edgeocr
 
+// Maps edgeocr::Error (and its BundleError), std::bad_alloc to edgeocr.errors classes: the
+// binding's one exception translator (errors.cpp).
+void register_error_translator();
+
 void bind_preprocess(pybind11::module_& m);
 void bind_postprocess(pybind11::module_& m);
 void bind_model(pybind11::module_& m);

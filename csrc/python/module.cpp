@@ -1,8 +1,6 @@
 // edgeocr._core: converts arguments, releases the GIL, maps errors. Nothing else.
 #include <pybind11/stl.h>
 
-#include <new>
-
 #include "bindings.h"
 #include "edgeocr/cpu_features.h"
 #include "edgeocr/runtime.h"
@@ -87,24 +85,8 @@ PYBIND11_MODULE(_core, m) {
   EDGEOCR_STATUS_TABLE(EDGEOCR_STATUS_VALUE)
 #undef EDGEOCR_STATUS_VALUE
 
-  // Core errors become edgeocr.errors classes (chosen by status code there).
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const edgeocr::Error& e) {
-      py::object exc = py::module_::import("edgeocr.errors")
-                           .attr("from_status")(static_cast<int>(e.code()), e.what());
-      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
-    } catch (const std::bad_alloc&) {
-      // An allocation the core could not make (pybind11 would give a bare
-      // MemoryError): edgeocr.ResourceError, which is also a MemoryError.
-      py::object exc =
-          py::module_::import("edgeocr.errors")
-              .attr("from_status")(static_cast<int>(edgeocr::StatusCode::kOutOfMemory),
-                                   "out of memory: an allocation in the edgeocr core failed");
-      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
-    }
-  });
+  // Every C++ error becomes an edgeocr.errors class, in one place (errors.cpp).
+  register_error_translator();
 
   m.def("set_ort_library_path", &edgeocr::set_ort_library_path, py::arg("path"));
   m.def("malloc_arena_cap", &edgeocr::limit_malloc_arenas,

@@ -1,4 +1,4 @@
-"""The pipeline settings table (csrc/pipeline/settings.cpp) as every Python surface sees it."""
+"""The pipeline settings table (csrc/pipeline/settings_table.cpp) as every Python surface sees."""
 
 import dataclasses
 import subprocess

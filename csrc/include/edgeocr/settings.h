@@ -4,7 +4,7 @@
 // keywords and PipelineConfig, bundle manifests and the C API all go
 // through it, so a setting has one name, one range and one error message
 // everywhere. Adding a setting is one entry in settings_table()
-// (csrc/pipeline/settings.cpp); docs/pipeline-config.md's reference table is
+// (csrc/pipeline/settings_table.cpp); docs/pipeline-config.md's reference table is
 // generated from it (tools/gen_settings_doc.py) and tests keep Python's
 // PipelineConfig equal to it.
 #pragma once

@@ -124,7 +124,7 @@ class Ctx {
   std::size_t const_bytes_ = 0, const_limit_ = 0;
 };
 
-// Helpers shared by converters (helpers.cpp).
+// Helpers shared by converters (activations.cpp, operands.cpp, const_arrays.cpp).
 std::string apply_act(Ctx& ctx, const std::string& x, const std::string& act, const NbOp& op,
                       const Shape& shape, bool fused);
 std::string prelu(Ctx& ctx, const std::string& x, const std::string& alpha_var,

@@ -1,0 +1,21 @@
+// Numbers as text for settings, in the C locale whatever the process locale is (a C app may have
+// called setlocale; "0,3" must never appear or be expected). Internal to csrc/pipeline.
+#pragma once
+
+#include <string>
+
+#include "edgeocr/settings.h"
+
+namespace edgeocr {
+
+// A double in the shortest form that reads back (integers without a fraction; nan, inf, -inf).
+std::string number_text(double v);
+
+// `s` without leading and trailing white space.
+std::string trim_space(const std::string& s);
+
+// `text` as one number: an integer (SettingValue::Kind::kInt) when it is all digits, else a float.
+// ok=false when the text is not exactly one number.
+SettingValue parse_number(const std::string& text, bool* ok);
+
+}  // namespace edgeocr
