@@ -8,7 +8,12 @@
 
 from __future__ import annotations
 
-from ._core import __version__
+try:
+    from ._core import __version__
+except ImportError as _e:  # one line that says what to do, not a traceback into _core
+    from ._not_built import core_import_error
+
+    raise core_import_error(_e) from None
 from ._runtime import runtime_info, selftest
 from .config import PipelineConfig
 from .errors import (

@@ -254,6 +254,14 @@ def main(argv=None) -> int:
     except EdgeOCRError as e:
         print(f"edgeocr: error: {e}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:  # an optional extra that is not installed: say which
+        from .extras import missing_module_message
+
+        msg = missing_module_message(e)
+        if msg is None:
+            raise
+        print(f"edgeocr {args.command}: error: {msg}", file=sys.stderr)
+        return 2
     except OSError as e:  # a file or folder of the command line: missing, unwritable, not a folder
         print(f"edgeocr: error: {e}", file=sys.stderr)
         return 2

@@ -268,7 +268,34 @@ def init_local_ray(ray, **kwargs):
     if not kw.get("address"):
         kw.setdefault("include_dashboard", False)
         kw["_system_config"] = {**LOCAL_RAY_SYSTEM_CONFIG, **kw.get("_system_config", {})}
-    return ray.init(**kw)
+    runtime_env = dict(kw.get("runtime_env") or {})
+    if "working_dir" in runtime_env or not _driver_folder_shadows_edgeocr():
+        return ray.init(**kw)
+    # Ray puts the driver's current folder (and its script's) on every worker's sys.path unless
+    # the job has a working_dir (ray._private.worker.connect). Run from a checkout of edgeocr
+    # after a non-editable install, the workers would then import the checkout's edgeocr/, which
+    # has no compiled core, instead of the installed package the driver runs. The actors need no
+    # file of the driver's folder (input paths are made absolute here), so the job gets an empty
+    # working_dir: Ray uploads it during init and the workers import the installed edgeocr.
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="edgeocr-ray-") as empty:
+        kw["runtime_env"] = {**runtime_env, "working_dir": empty}
+        return ray.init(**kw)
+
+
+def _driver_folder_shadows_edgeocr() -> bool:
+    """True when a folder Ray would put on its workers' sys.path (the current one, the script's)
+    holds an ``edgeocr`` package other than the one this process imported (a source checkout)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    folders = {os.path.abspath(os.curdir)}
+    if sys.argv and sys.argv[0]:
+        folders.add(os.path.dirname(os.path.realpath(sys.argv[0])))
+    for folder in folders:
+        pkg = os.path.join(folder, "edgeocr")
+        if os.path.isfile(os.path.join(pkg, "__init__.py")) and os.path.realpath(pkg) != here:
+            return True
+    return False
 
 
 def ocr_dataset(

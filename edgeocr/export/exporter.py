@@ -61,6 +61,7 @@ def require_torch():
         raise MissingDependencyError(
             "exporting or checking a PyTorch model needs PyTorch, which is not installed; "
             "install the CPU build (pip install torch --index-url https://download.pytorch.org/whl/cpu)"
+            ', then pip install "edgeocr[export]"'
         ) from e
     return torch
 

@@ -198,6 +198,14 @@ def pack_main(argv=None) -> int:
     except EdgeOCRError as e:
         print(f"edgeocr-pack: error: {e}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:  # an optional extra that is not installed: say which
+        from ..extras import missing_module_message
+
+        msg = missing_module_message(e)
+        if msg is None:
+            raise
+        print(f"edgeocr-pack: error: {msg}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -56,16 +56,32 @@ def _fail_missing_fixture(report) -> None:
             report.longrepr = f"missing fixture and EDGEOCR_REQUIRE_FIXTURES=1: {reason}"
 
 
+# With EDGEOCR_SKIPPED_LOG=FILE the node id of every skipped test (or module) is appended to
+# FILE, one a line: .ci/run runs the README's test command on the bare test extra first, then
+# installs the optional extras and tools and runs what skipped again (`python -m pytest @FILE`).
+SKIPPED_LOG = os.environ.get("EDGEOCR_SKIPPED_LOG", "")
+
+
+def _log_skipped(report) -> None:
+    if SKIPPED_LOG and report.skipped and not hasattr(report, "wasxfail"):
+        with open(SKIPPED_LOG, "a", encoding="utf-8") as f:
+            f.write(report.nodeid + "\n")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
-    _fail_missing_fixture(outcome.get_result())
+    report = outcome.get_result()
+    _fail_missing_fixture(report)
+    _log_skipped(report)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
     outcome = yield  # module-level skips (pytest.skip(..., allow_module_level=True))
-    _fail_missing_fixture(outcome.get_result())
+    report = outcome.get_result()
+    _fail_missing_fixture(report)
+    _log_skipped(report)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -12,12 +13,20 @@ REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "ctest"
 
 
+def _tool(name):
+    """A build tool from this Python's environment (the test extra installs cmake and ninja
+    there, and a venv that is not activated has them off PATH), else from PATH."""
+    here = Path(sysconfig.get_path("scripts")) / name
+    return str(here) if here.exists() else shutil.which(name)
+
+
 @pytest.fixture(scope="module")
 def built():
-    cmake = shutil.which("cmake")
+    cmake = _tool("cmake")
     if cmake is None:
-        pytest.skip("cmake is not installed")
-    gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+        pytest.skip("cmake is not installed (pip install -e '.[test]' installs it)")
+    ninja = _tool("ninja")
+    gen = ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"] if ninja else []
     env = dict(os.environ)
     try:
         import edgeocr
@@ -41,6 +50,9 @@ def built():
             "-DEDGEOCR_BUILD_TESTS=ON",
             "-DEDGEOCR_BUILD_PYTHON=OFF",
             f"-DPython_EXECUTABLE={sys.executable}",
+            # CMakeLists.txt reads nlohmann-json's include dir and the C tests' models through
+            # this Python: the one running the tests, whose environment has the test extra.
+            f"-DPython3_EXECUTABLE={sys.executable}",
         ],
         capture_output=True,
         text=True,
@@ -57,7 +69,7 @@ def built():
 
 def test_ctest(built):
     r = subprocess.run(
-        ["ctest", "--test-dir", str(BUILD), "--output-on-failure", "-j", "2"],
+        [_tool("ctest") or "ctest", "--test-dir", str(BUILD), "--output-on-failure", "-j", "2"],
         capture_output=True,
         text=True,
         env=built,
