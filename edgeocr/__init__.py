@@ -18,10 +18,12 @@ from ._runtime import runtime_info, selftest
 from .config import PipelineConfig
 from .errors import (
     BackendError,
+    DocumentError,
     EdgeOCRError,
     InvalidInputError,
     ModelError,
     ModelNotFoundError,
+    PasswordError,
     ResourceError,
     RuntimeLibraryError,
     UnsupportedError,
@@ -29,20 +31,24 @@ from .errors import (
 from .model import Model, TensorSpec
 from .models import list_models
 from .predictor import Predictor
-from .results import OcrLine, OcrResult
+from .results import OcrLine, OcrResult, OcrWord, PageResult
 
 __all__ = [
     "BackendError",
+    "DocumentError",
     "EdgeOCRError",
     "InvalidInputError",
     "Model",
     "OcrLine",
     "OcrResult",
+    "OcrWord",
+    "PageResult",
     "PipelineConfig",
     "Predictor",
     "list_models",
     "ModelError",
     "ModelNotFoundError",
+    "PasswordError",
     "ResourceError",
     "RuntimeLibraryError",
     "TensorSpec",

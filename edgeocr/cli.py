@@ -55,6 +55,10 @@ def cmd_predict(args) -> int:
     progress = Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
     failures = 0
     for path in files:
+        if _is_document(path, args):  # PDF, multi-page TIFF: page by page
+            failures += _predict_document(p, path, args, len(files))
+            progress.step()
+            continue
         try:
             r = p.predict(path)
         except EdgeOCRError as e:
@@ -91,6 +95,48 @@ def cmd_predict(args) -> int:
                 raise OSError(f"cannot write {out}")
         progress.step()
     return 1 if failures else 0
+
+
+def _is_document(path: str, args) -> bool:
+    from .documents.pages import is_document
+
+    asked = args.pages is not None or args.dpi is not None or args.password is not None
+    return asked or is_document(path)
+
+
+def _predict_document(p, path: str, args, n_files: int) -> int:
+    """The pages of one document, printed as they come (text, or one JSON object per page).
+    Returns the number of failures (pages, or 1 for a document that cannot be opened)."""
+    from .errors import EdgeOCRError
+
+    def error(where: str, e: EdgeOCRError, page: int | None = None) -> None:
+        if args.json:
+            d = {"source": path, "error": str(e), "type": type(e).__name__}
+            if page is not None:
+                d["page"] = page
+            print(json.dumps(d, ensure_ascii=False))
+        else:
+            print(f"{where}: error: {e}", file=sys.stderr)
+
+    try:
+        pages = p.predict_pages(path, args.pages, dpi=args.dpi, password=args.password)
+    except EdgeOCRError as e:
+        error(path, e)
+        return 1
+    failures = 0
+    for r in pages:
+        if r.error is not None:
+            failures += 1
+            error(f"{path}: page {r.page + 1}", r.error, r.page)
+            continue
+        if args.json:
+            print(r.to_json())
+            continue
+        total = r.timings.get("total", 0.0) * 1000
+        print(f"== {path} page {r.page + 1} ({len(r.lines)} lines, {total:.0f} ms)")
+        for line in r.lines:
+            print(f"{line.text}\t{line.score:.3f}")
+    return failures
 
 
 def cmd_models(args) -> int:
@@ -186,6 +232,17 @@ def add_model_arguments(p) -> None:
     )
 
 
+def add_page_arguments(p) -> None:
+    """Documents (PDF, multi-page TIFF): ``--pages``, ``--dpi``, ``--password``."""
+    p.add_argument(
+        "--pages",
+        metavar="LIST",
+        help="pages of a PDF or multi-page TIFF to read, 1-based: '1-3,7', '5-' (default: all)",
+    )
+    p.add_argument("--dpi", type=float, help="resolution PDF pages are rendered at (default 200)")
+    p.add_argument("--password", help="password of an encrypted PDF")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `edgeocr` argument parser, tooling subcommands included when installed."""
     from ._core import __version__
@@ -200,7 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", nargs="+", metavar="IMAGE_OR_DIR")
     add_model_arguments(p)
     p.add_argument("--json", action="store_true", help="one JSON object per image (JSON lines)")
-    p.add_argument("--draw", metavar="OUT_DIR", help="write annotated copies of the images here")
+    p.add_argument(
+        "--draw", metavar="OUT_DIR", help="write annotated copies of the images here (not pages)"
+    )
+    add_page_arguments(p)
     from .ray import add_arguments as ray_arguments
 
     ray_arguments(p)  # --ray --address --workers --output --resume --batch-size

@@ -17,6 +17,14 @@ class InvalidInputError(EdgeOCRError, ValueError):
     """An image, array or argument that edgeocr cannot use."""
 
 
+class DocumentError(InvalidInputError):
+    """A PDF or multi-page image that cannot be read: truncated, corrupt, no pages."""
+
+
+class PasswordError(DocumentError, PermissionError):
+    """An encrypted PDF without the password that opens it (``password=`` / ``--password``)."""
+
+
 class ModelError(EdgeOCRError, ValueError):
     """A model file or buffer that cannot be loaded or used."""
 

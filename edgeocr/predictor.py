@@ -20,7 +20,7 @@ from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import check_max_memory_mb, session_options
 from .models import MODEL_SETS, find_model_file, resolve_model_set
-from .results import OcrLine, OcrResult
+from .results import OcrLine, OcrResult, PageResult
 
 
 def check_workers(workers, most: int | None = None) -> int:
@@ -381,12 +381,23 @@ class Predictor:
             return self._run_when_decoded(*w)
         return w() if isinstance(w, partial) else w.result()
 
+    def predict_pages(self, source, pages=None, *, dpi=None, password=None) -> Iterator[PageResult]:
+        """OCR a document page by page: a PDF, a multi-page TIFF (every frame of a multi-frame
+        image), or one image as one page. Yields a `PageResult` per page, streaming: one page is
+        rendered at a time (the next while this one is read). ``pages``: 0-based indices, or a
+        string of 1-based pages such as "1-3,7"; ``dpi``: PDF rendering resolution (default
+        200); ``password``: for an encrypted PDF. Errors of the whole document (corrupt, wrong
+        password, no pages) are raised at once; a page that fails comes out with its ``error``.
+        See docs/documents.md."""
+        from .documents.pages import predict_pages
+
+        return predict_pages(self, source, pages, dpi=dpi, password=password)
+
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""
         if "rec" not in self._roles:
             raise InvalidInputError("this Predictor has no rec model")
-        text, score, det_score, box, flipped = self._pipe.recognize(self._prepare(image))
-        return OcrLine(text, float(score), box, float(det_score), bool(flipped))
+        return OcrLine._from_core(self._pipe.recognize(self._prepare(image)))
 
     def _recognize(self, img, call=None) -> dict:
         import time
@@ -403,7 +414,7 @@ class Predictor:
 
     @staticmethod
     def _result(raw: dict, img: np.ndarray, source) -> OcrResult:
-        lines = [OcrLine(t, float(s), b, float(ds), bool(f)) for t, s, ds, b, f in raw["lines"]]
+        lines = [OcrLine._from_core(t) for t in raw["lines"]]
         src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
         return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
 

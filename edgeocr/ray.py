@@ -35,6 +35,7 @@ DEFAULT_BATCH_SIZE = 8
 #: The result columns, in order. ``lines`` and the image size are null on an error row.
 RESULT_COLUMNS = (
     "path",
+    "page",
     "lines",
     "width",
     "height",
@@ -58,6 +59,9 @@ def result_schema():
     return pa.schema(
         [
             ("path", pa.string()),
+            # 0-based page of a document (PDF, multi-page TIFF: one row per page); 0 for an
+            # image; null on the error row of a document that could not be opened
+            ("page", pa.int32()),
             ("lines", pa.list_(line)),
             ("width", pa.int32()),
             ("height", pa.int32()),
@@ -106,7 +110,9 @@ class PredictorActor:
     ``path`` column (files the actor reads), a ``bytes`` column (encoded
     images; ``path``, if present, only names them), or both, and returns a
     ``pyarrow.Table``: one row per input row, in order, with the columns of
-    :func:`result_schema` followed by the input's other columns. Images stay
+    :func:`result_schema` followed by the input's other columns; a document (a
+    PDF, a multi-page TIFF) gives one row per page (``page``), its input row's
+    columns repeated on each, its pages read one at a time. Images stay
     encoded until here and are decoded in a background thread, up to two images
     ahead of the pipeline (which runs with the GIL released). A file that cannot be
     read or decoded, or that the pipeline refuses, gives an error row, never an
@@ -143,6 +149,17 @@ class PredictorActor:
         paths = table.column("path").to_pylist() if "path" in names else [None] * n
         data = table.column("bytes").to_pylist() if "bytes" in names else [None] * n
         rows = {c: [] for c in RESULT_COLUMNS}
+        docs = [_is_document(paths[i], data[i]) for i in range(n)]
+        if any(docs):  # one row per page: rows are made in order, documents page by page
+            taken = []
+            for i in range(n):
+                before = len(rows["path"])
+                if docs[i]:
+                    self._page_rows(rows, paths[i], data[i] if data[i] is not None else paths[i])
+                else:
+                    self._row(rows, paths[i], None, data[i] if data[i] is not None else paths[i])
+                taken += [i] * (len(rows["path"]) - before)
+            return self._table(rows, table.take(taken))
         if getattr(self.predictor, "max_memory_mb", None):
             # Under a memory budget the Predictor decodes each page itself, inside the share of
             # the budget the page is admitted with (docs/memory-budget.md): no decoding ahead.
@@ -173,6 +190,27 @@ class PredictorActor:
                 out = out.append_column(table.schema.field(c), table.column(c))
         return out
 
+    def _page_rows(self, rows, path, source):
+        """The rows of a document's pages (one error row if it cannot be opened)."""
+        try:
+            pages = self.predictor.predict_pages(source)
+        except Exception as e:  # noqa: BLE001 - the document's error row
+            self._add(rows, _error_vals(path, e, None))
+            return
+        for r in pages:
+            vals = (
+                _error_vals(path, r.error, None)
+                if r.error is not None
+                else _result_vals(path, r, None)
+            )
+            vals["page"] = r.page
+            self._add(rows, vals)
+
+    def _add(self, rows, vals) -> None:
+        vals["worker"] = self.worker
+        for k in RESULT_COLUMNS:
+            rows[k].append(vals.get(k))
+
     def _row(self, rows, path, fut, source=None):
         decode = None
         try:
@@ -182,38 +220,40 @@ class PredictorActor:
                 img, decode = fut.result()
                 r = self.predictor.predict(img)
         except Exception as e:  # noqa: BLE001 - any failure of one page is that page's error row
-            vals = {
-                "path": path,
-                "lines": None,
-                "width": None,
-                "height": None,
-                "error": error_text(e),
-                "decode_s": decode,
-                "det_s": None,
-                "cls_s": None,
-                "rec_s": None,
-                "ocr_s": None,
-            }
+            vals = _error_vals(path, e, decode)
         else:
-            t = r.timings
-            vals = {
-                "path": path,
-                "lines": [
-                    {"text": ln.text, "score": float(ln.score), "box": ln.box.tolist()}
-                    for ln in r.lines
-                ],
-                "width": int(r.image_size[0]),
-                "height": int(r.image_size[1]),
-                "error": None,
-                "decode_s": decode,
-                "det_s": t.get("det"),
-                "cls_s": t.get("cls"),
-                "rec_s": t.get("rec"),
-                "ocr_s": t.get("total"),
-            }
-        vals["worker"] = self.worker
-        for k, v in vals.items():
-            rows[k].append(v)
+            vals = _result_vals(path, r, decode)
+        vals["page"] = 0  # an image is one page
+        self._add(rows, vals)
+
+
+def _is_document(path, data) -> bool:
+    """Whether a row's file is a document (PDF, multi-page TIFF) read page by page."""
+    from .documents.pages import is_document
+
+    return is_document(data if data is not None else path) if (path or data) else False
+
+
+def _error_vals(path, e: BaseException, decode) -> dict:
+    return {"path": path, "error": error_text(e), "decode_s": decode}
+
+
+def _result_vals(path, r, decode) -> dict:
+    t = r.timings
+    return {
+        "path": path,
+        "lines": [
+            {"text": ln.text, "score": float(ln.score), "box": ln.box.tolist()} for ln in r.lines
+        ],
+        "width": int(r.image_size[0]),
+        "height": int(r.image_size[1]),
+        "error": None,
+        "decode_s": decode,
+        "det_s": t.get("det"),
+        "cls_s": t.get("cls"),
+        "rec_s": t.get("rec"),
+        "ocr_s": t.get("total"),
+    }
 
 
 # -- inputs -----------------------------------------------------------------

@@ -7,6 +7,52 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import EdgeOCRError
+
+
+def _box_list(box: np.ndarray) -> list:
+    return [[round(float(x), 2), round(float(y), 2)] for x, y in box]
+
+
+@dataclass(frozen=True, eq=False)
+class OcrWord:
+    """One word of a line: the line's text split at spaces.
+
+    ``box`` is a (4, 2) float32 array in source-image pixels on the line's box,
+    its corners in the order of the line's box (clockwise from the top-left
+    corner; for a flipped line, as the line's box is). It comes from the
+    recogniser's own timesteps: where it emitted the word's characters
+    (docs/words.md). ``score``: the mean of the characters' CTC max
+    probabilities. Chinese or Japanese text without spaces is one word per run
+    between spaces. Equal when text, score and box are.
+    """
+
+    text: str
+    box: np.ndarray
+    score: float
+
+    def to_dict(self) -> dict:
+        """The word as JSON-ready values (text, score, box)."""
+        return {"text": self.text, "score": round(float(self.score), 5), "box": _box_list(self.box)}
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, OcrWord):
+            return NotImplemented
+        return (
+            self.text == other.text
+            and self.score == other.score
+            and np.array_equal(self.box, other.box)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.score))
+
+    def __repr__(self) -> str:
+        x0, y0 = self.box.min(axis=0)
+        x1, y1 = self.box.max(axis=0)
+        box = f"[{x0:.0f},{y0:.0f} - {x1:.0f},{y1:.0f}]"
+        return f"OcrWord({self.text!r}, score={self.score:.3f}, box={box})"
+
 
 @dataclass
 class OcrLine:
@@ -15,6 +61,8 @@ class OcrLine:
     ``box`` is a (4, 2) float32 array in source-image pixels, clockwise from
     the top-left corner. ``score`` is the recognition confidence, ``det_score``
     the detector's. ``flipped``: the direction classifier read it upside down.
+    ``words``: its words in text order (`OcrWord`), their texts joined with
+    single spaces give ``text`` (unless ``text`` has runs of spaces).
     """
 
     text: str
@@ -22,16 +70,32 @@ class OcrLine:
     box: np.ndarray
     det_score: float = 0.0
     flipped: bool = False
+    words: tuple[OcrWord, ...] = ()
 
     def to_dict(self) -> dict:
-        """The line as JSON-ready values (text, score, box, ...)."""
+        """The line as JSON-ready values (text, score, box, ..., words)."""
         return {
             "text": self.text,
             "score": round(float(self.score), 5),
-            "box": [[round(float(x), 2), round(float(y), 2)] for x, y in self.box],
+            "box": _box_list(self.box),
             "det_score": round(float(self.det_score), 5),
             "flipped": bool(self.flipped),
+            "words": [w.to_dict() for w in self.words],
         }
+
+    @classmethod
+    def _from_core(cls, raw: tuple) -> OcrLine:
+        """A line from the tuple ``_core.Pipeline`` gives (text, score, det_score, box, flipped,
+        words)."""
+        text, score, det_score, box, flipped, words = raw
+        return cls(
+            text,
+            float(score),
+            box,
+            float(det_score),
+            bool(flipped),
+            tuple(OcrWord(t, b, float(s)) for t, s, b in words),
+        )
 
     def __repr__(self) -> str:
         x0, y0 = self.box.min(axis=0)
@@ -137,3 +201,46 @@ class OcrResult:
     def __repr__(self) -> str:
         total = self.timings.get("total", 0.0)
         return f"OcrResult({len(self.lines)} lines, {total * 1000:.1f} ms)"
+
+
+@dataclass(repr=False)
+class PageResult(OcrResult):
+    """One page of a document (`Predictor.predict_pages`): an `OcrResult` and where it came from.
+
+    ``page``: 0-based index in the document. ``width``, ``height``: pixels of the rendered or
+    decoded page (the lines' coordinates). ``width_pt``, ``height_pt``: its size in PDF points
+    (1/72 inch): a PDF page's own size (as displayed, after /Rotate), an image's pixels * 72 /
+    its resolution (the file's dpi metadata, else 72: a pixel is a point). ``dpi``: the
+    resolution the page was rendered at (for images: the one their file records, else 72).
+    ``error``: why the page could not be read (its lines are empty then); the other pages of the
+    document still come out.
+    """
+
+    page: int = 0
+    width: int = 0
+    height: int = 0
+    width_pt: float = 0.0
+    height_pt: float = 0.0
+    dpi: float = 72.0
+    error: EdgeOCRError | None = None
+
+    def to_dict(self) -> dict:
+        """The page as JSON-ready values: the result's, the page's place and size, its error."""
+        d = super().to_dict()
+        d.update(
+            page=self.page,
+            width=self.width,
+            height=self.height,
+            width_pt=round(float(self.width_pt), 3),
+            height_pt=round(float(self.height_pt), 3),
+            dpi=round(float(self.dpi), 3),
+            error=None
+            if self.error is None
+            else {"type": type(self.error).__name__, "message": str(self.error)},
+        )
+        return d
+
+    def __repr__(self) -> str:
+        if self.error is not None:
+            return f"PageResult(page={self.page}, error={self.error!r})"
+        return f"PageResult(page={self.page}, {len(self.lines)} lines, {self.width}x{self.height})"

@@ -1,6 +1,7 @@
 // edgeocr_options_t, edgeocr_predictor_t and edgeocr_result_t over edgeocr::Pipeline.
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -310,7 +311,9 @@ edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
   const char* fn = "edgeocr_result_get_line";
   EDGEOCR_C_TRY({
     if (!line) edgeocr::capi::invalid(std::string(fn) + ": line is NULL");
-    edgeocr::capi::check_out_size(line->struct_size, sizeof(edgeocr_line_t), "line", fn);
+    // API version 2's line ends before word_count.
+    edgeocr::capi::check_out_size(line->struct_size, offsetof(edgeocr_line_t, word_count), "line",
+                                  fn);
     edgeocr_line_t out;
     std::memset(&out, 0, sizeof out);
     edgeocr::capi::write_out(line, out);  // zeroed if what follows fails
@@ -330,7 +333,40 @@ edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
       out.box[2 * i + 1] = l.box.p[i].y;
     }
     out.flipped = l.flipped ? 1 : 0;
+    out.word_count = l.words.size();
     edgeocr::capi::write_out(line, out);
+  })
+}
+
+edgeocr_status_t edgeocr_result_get_word(edgeocr_result_t result, size_t line_index,
+                                         size_t word_index, edgeocr_word_t* word) {
+  const char* fn = "edgeocr_result_get_word";
+  EDGEOCR_C_TRY({
+    if (!word) edgeocr::capi::invalid(std::string(fn) + ": word is NULL");
+    edgeocr::capi::check_out_size(word->struct_size, sizeof(edgeocr_word_t), "word", fn);
+    edgeocr_word_t out;
+    std::memset(&out, 0, sizeof out);
+    edgeocr::capi::write_out(word, out);  // zeroed if what follows fails
+    edgeocr::capi::check_result(result, fn);
+    const auto& lines = result->result.lines;
+    if (line_index >= lines.size())
+      edgeocr::capi::invalid(std::string(fn) + ": line_index " + std::to_string(line_index) +
+                             " is out of range; the result has " + std::to_string(lines.size()) +
+                             " line(s)");
+    const auto& words = lines[line_index].words;
+    if (word_index >= words.size())
+      edgeocr::capi::invalid(std::string(fn) + ": word_index " + std::to_string(word_index) +
+                             " is out of range; line " + std::to_string(line_index) + " has " +
+                             std::to_string(words.size()) + " word(s)");
+    const edgeocr::OcrWord& w = words[word_index];
+    out.text = w.text.c_str();
+    out.text_size = w.text.size();
+    out.score = w.score;
+    for (int i = 0; i < 4; ++i) {
+      out.box[2 * i] = w.box.p[i].x;
+      out.box[2 * i + 1] = w.box.p[i].y;
+    }
+    edgeocr::capi::write_out(word, out);
   })
 }
 

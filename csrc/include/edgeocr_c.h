@@ -31,7 +31,7 @@
  *   *_destroy call. *_destroy(NULL) is a no-op.
  * - Strings returned by the library are UTF-8 and NUL-terminated.
  * - Structs that may grow (edgeocr_options_t and the output structs
- *   edgeocr_line_t, edgeocr_timings_t, edgeocr_memory_stats_t,
+ *   edgeocr_line_t, edgeocr_word_t, edgeocr_timings_t, edgeocr_memory_stats_t,
  *   edgeocr_setting_info_t) start with struct_size, which the caller sets to
  *   the sizeof it was compiled with. Fields are only ever appended. The
  *   library reads and writes at most struct_size bytes: a smaller (older)
@@ -74,8 +74,10 @@ extern "C" {
  * incompatible library fails to start instead of misbehaving). Version 2:
  * struct_size on every growable struct, edgeocr_options_init(options, size),
  * key/value pipeline settings. Version 3: edgeocr_options_t.arm64_bf16_fastmath.
+ * Version 4: words (edgeocr_line_t.word_count, edgeocr_word_t,
+ * edgeocr_result_get_word).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 3
+#define EDGEOCR_C_API_VERSION 4
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -224,7 +226,23 @@ typedef struct edgeocr_line_t {
   float box[8];       /* x0,y0, x1,y1, x2,y2, x3,y3 in source pixels: top-left, top-right,
                          bottom-right, bottom-left of the text as read */
   int flipped;        /* 1 if the classifier turned the line 180 degrees */
+  /* ---- API version 4 ---- */
+  size_t word_count; /* the line's words: edgeocr_result_get_word 0 .. word_count - 1 */
 } edgeocr_line_t;
+
+/* One word of a line: the line's text split at spaces (Chinese or Japanese
+ * text without spaces is one word per run between spaces), with its box on
+ * the line's box from the positions the recogniser read its characters at
+ * (docs/words.md). The text points into the result and stays valid until
+ * the result is destroyed. */
+typedef struct edgeocr_word_t {
+  size_t struct_size; /* set by the caller: sizeof(edgeocr_word_t) */
+  const char* text;   /* UTF-8, NUL-terminated, no spaces */
+  size_t text_size;   /* bytes in text, without the NUL */
+  float score;        /* mean of its characters' CTC max probabilities, 0..1 */
+  float box[8];       /* x0,y0, ..., x3,y3 in source pixels, corners in the order of the
+                         line's box */
+} edgeocr_word_t;
 
 /* Seconds spent per stage of one call. */
 typedef struct edgeocr_timings_t {
@@ -385,6 +403,14 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_line_count(edgeocr_result_t res
  * concurrent readers. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
                                                           edgeocr_line_t* line);
+
+/* Word `word_index` (0 .. word_count - 1 of edgeocr_result_get_line) of
+ * line `line_index` into *word; word->text points into the result.
+ * INVALID_ARGUMENT if an index is out of range. Thread-safe for concurrent
+ * readers. API version 4. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_result_get_word(edgeocr_result_t result,
+                                                          size_t line_index, size_t word_index,
+                                                          edgeocr_word_t* word);
 
 /* Stage timings of the call that made the result. Thread-safe for
  * concurrent readers. */

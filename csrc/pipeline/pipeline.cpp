@@ -32,6 +32,30 @@ Quad turned(const Quad& q, int quarter_turns) {
   return r;
 }
 
+// The words of a decoded line as boxes on the image: their timesteps (T of them over the rec
+// input's W columns) to columns, of which the first out_w hold the crop (the rest is padding),
+// then through the crop's homography onto `crop` (the line's box turned by `turns`), corners
+// given back in the box's own order.
+std::vector<OcrWord> word_boxes(const CtcResult& r, int T, int W, int out_w, const Quad& crop,
+                                int turns) {
+  std::vector<OcrWord> words;
+  const std::vector<CtcWord> spans = ctc_words(r, T);
+  words.reserve(spans.size());
+  const double cols_per_step = static_cast<double>(W) / T;
+  for (const CtcWord& s : spans) {
+    const double u0 = std::min(1.0, s.x0 * cols_per_step / out_w);
+    const double u1 = std::min(1.0, s.x1 * cols_per_step / out_w);
+    const Point2f c[4] = {quad_point(crop, u0, 0.0), quad_point(crop, u1, 0.0),
+                          quad_point(crop, u1, 1.0), quad_point(crop, u0, 1.0)};
+    OcrWord w;
+    w.text = r.text.substr(s.begin, s.end - s.begin);
+    w.score = s.score;
+    for (int i = 0; i < 4; ++i) w.box.p[(i + turns) % 4] = c[i];
+    words.push_back(std::move(w));
+  }
+  return words;
+}
+
 float edge(const Point2f& a, const Point2f& b) {
   return std::hypot(a.x - b.x, a.y - b.y);
 }
@@ -344,6 +368,7 @@ void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops,
       if (best == 1 && p[1] > config_.cls_thresh) {
         Crop& c = crops[start + i];
         c.quad = turned(c.quad, 2);
+        c.turns = (c.turns + 2) % 4;
         lines[c.index].flipped = true;
       }
     }
@@ -430,7 +455,9 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
       for (int i = 0; i < n; ++i) {
         CtcResult r =
             ctc_greedy_decode(probs + static_cast<std::size_t>(i) * T * C, T, C, charset_, spaces);
-        OcrLine& line = lines[crops[order[start + i]].index];
+        const Crop& c = crops[order[start + i]];
+        OcrLine& line = lines[c.index];
+        line.words = word_boxes(r, T, W, scaled_width(H, c.ratio, W), c.quad, c.turns);
         line.text = std::move(r.text);
         line.score = r.score;
       }
@@ -448,7 +475,8 @@ void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& cro
                             const CallPlan* plan) const {
   std::vector<Crop> unflipped;
   for (const Crop& c : crops)
-    if (lines[c.index].flipped) unflipped.push_back(Crop{turned(c.quad, 2), c.index, c.ratio});
+    if (lines[c.index].flipped)
+      unflipped.push_back(Crop{turned(c.quad, 2), c.index, c.ratio, (c.turns + 2) % 4});
   if (unflipped.empty()) return;
   std::vector<OcrLine> alt(lines.size());
   recognize_crops(image, unflipped, alt, t, plan);
@@ -457,6 +485,7 @@ void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& cro
     if (alt[c.index].score > line.score) {
       line.text = std::move(alt[c.index].text);
       line.score = alt[c.index].score;
+      line.words = std::move(alt[c.index].words);
       line.flipped = false;
     }
   }
@@ -519,6 +548,7 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
     if (h / w >= config_.rotate_ratio) {  // a vertical line: read it turned 90 degrees
       c.quad = turned(q, 1);
       c.ratio = h / w;
+      c.turns = 1;
     }
     crops.push_back(c);
   }

@@ -354,6 +354,15 @@ void crop_size(const Quad& q, int* w, int* h) {
   *h = std::max(1, static_cast<int>(dh));
 }
 
+Point2f quad_point(const Quad& q, double u, double v) {
+  check_quad(q, "quad_point");
+  double m[9];
+  rect_to_quad(q, 1, 1, m);
+  const double z = m[6] * u + m[7] * v + m[8];
+  return {static_cast<float>((m[0] * u + m[1] * v + m[2]) / z),
+          static_cast<float>((m[3] * u + m[4] * v + m[5]) / z)};
+}
+
 void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, int dst_w,
                      const NormalizeParams& norm, float pad_value, float* dst) {
   validate(src, "crop_preprocess: src");

@@ -34,6 +34,12 @@ void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x
 // w = int(max(|tl - tr|, |bl - br|)), h = int(max(|tl - bl|, |tr - br|)), each at least 1.
 void crop_size(const Quad& q, int* w, int* h);
 
+// The source point crop_preprocess samples at the fraction (u, v) of the crop's width and height:
+// (0,0), (1,0), (1,1), (0,1) are q.p[0..3], and the sides map by the same homography, so a
+// column u of a crop of q lies on the segment quad_point(q, u, 0) - quad_point(q, u, 1). Throws
+// Error(kInvalidArgument) for a quad with non-finite or collinear corners.
+Point2f quad_point(const Quad& q, double u, double v);
+
 // Perspective crop + resize + normalise + pad in one pass. With (crop_w, crop_h) = crop_size(q),
 // output pixel (u, v) samples the rectified crop at
 //   cx = clamp((u + 0.5) * crop_w / out_w - 0.5, 0, crop_w - 1),

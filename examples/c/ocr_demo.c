@@ -103,7 +103,7 @@ static int usage(void) {
   fprintf(
       stderr,
       "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
-      "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath]\n"
+      "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath] [--words]\n"
       "                [--set KEY=VALUE]...\n"
       "                IMAGE.ppm|IMAGE.pgm...\n");
   return 2;
@@ -112,6 +112,24 @@ static int usage(void) {
 static int fail_with(const char* what, edgeocr_status_t st) {
   fprintf(stderr, "ocr_demo: %s: %s: %s\n", what, edgeocr_status_name(st), edgeocr_last_error());
   return 1;
+}
+
+/* --words: each line's words follow it, one "w<TAB>score<TAB>box<TAB>text" row each. */
+static int g_words = 0;
+
+/* Prints the words of line `i` of `result`. Returns 0, or 1 after printing why. */
+static int print_words(edgeocr_result_t result, size_t i, size_t n) {
+  size_t k;
+  for (k = 0; k < n; ++k) {
+    edgeocr_word_t w;
+    const float* b = w.box;
+    w.struct_size = sizeof w;
+    if (edgeocr_result_get_word(result, i, k, &w) != EDGEOCR_STATUS_OK)
+      return fail_with("reading a word", EDGEOCR_STATUS_INTERNAL);
+    printf("w\t%.4f\t%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\t%s\n", w.score, b[0], b[1], b[2],
+           b[3], b[4], b[5], b[6], b[7], w.text);
+  }
+  return 0;
 }
 
 /* OCR on one image file; prints its lines. Returns 0, or 1 after printing why. */
@@ -148,6 +166,10 @@ static int ocr_file(edgeocr_predictor_t predictor, const char* path, int header)
       }
       printf("%.4f\t%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\t%s\n", line.score, b[0], b[1], b[2],
              b[3], b[4], b[5], b[6], b[7], line.text);
+      if (g_words && print_words(result, i, line.word_count) != 0) {
+        rc = 1;
+        break;
+      }
     }
     timings.struct_size = sizeof timings;
     if (edgeocr_result_timings(result, &timings) == EDGEOCR_STATUS_OK)
@@ -184,6 +206,8 @@ int main(int argc, char** argv) {
       opt.use_cls = 0;
     } else if (strcmp(arg, "--arm64-bf16-fastmath") == 0) {
       opt.arm64_bf16_fastmath = 1;
+    } else if (strcmp(arg, "--words") == 0) {
+      g_words = 1;
     } else if (arg[0] == '-' && arg[1] == '-') {
       if (!val)
         rc = 2;

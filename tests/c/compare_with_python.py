@@ -48,8 +48,27 @@ def parse_output(stdout: str, images: list[str]) -> dict[str, list]:
             current = row[2:]
             results[current] = []
             continue
+        if row.startswith("w\t"):  # a word (--words): parse_words reads these
+            continue
         score, box, text = row.split("\t", 2)
         results[current].append((text, float(score), [float(v) for v in box.split(",")]))
+    return results
+
+
+def parse_words(stdout: str, images: list[str]) -> dict[str, list]:
+    """The words the C example prints with --words: {image: [[(text, score, [8 floats]), ...]
+    per line]}."""
+    results: dict[str, list] = {images[0]: []} if len(images) == 1 else {}
+    current = images[0]
+    for row in stdout.splitlines():
+        if row.startswith("# ") and len(images) > 1:
+            current = row[2:]
+            results[current] = []
+        elif row.startswith("w\t"):
+            _, score, box, text = row.split("\t", 3)
+            results[current][-1].append((text, float(score), [float(v) for v in box.split(",")]))
+        else:
+            results[current].append([])
     return results
 
 

@@ -236,6 +236,7 @@ static void test_args(void) {
   CHECK_STATUS(edgeocr_result_get_line(NULL, 0, &line), INVALID);
   CHECK(line.text == NULL && line.text_size == 0 && line.score == 0.f);
   CHECK_STATUS(edgeocr_result_get_line(NULL, 0, NULL), INVALID);
+  CHECK_STATUS(edgeocr_result_get_word(NULL, 0, 0, NULL), INVALID);
   memset(&t, 0xff, sizeof t);
   t.struct_size = sizeof t;
   CHECK_STATUS(edgeocr_result_timings(NULL, &t), INVALID);
@@ -630,8 +631,28 @@ static int test_models(void) {
   CHECK(strstr(texts, "42.50") != NULL);
   for (i = 0; i < n; ++i) {
     int k;
+    size_t w;
+    char joined[1024];
+    edgeocr_word_t word;
+    word.struct_size = sizeof word;
     CHECK_STATUS(edgeocr_result_get_line(r, i, &line), OK);
     CHECK(line.text != NULL && strlen(line.text) == line.text_size && line.text_size > 0);
+    /* words (API version 4): their texts joined with spaces give the line's text */
+    CHECK(line.word_count > 0);
+    joined[0] = '\0';
+    for (w = 0; w < line.word_count; ++w) {
+      CHECK_STATUS(edgeocr_result_get_word(r, i, w, &word), OK);
+      CHECK(word.text != NULL && strlen(word.text) == word.text_size && word.text_size > 0);
+      CHECK(word.score > 0.f && word.score <= 1.f);
+      CHECK(word.box[0] >= line.box[0] - 1.f && word.box[2] <= line.box[2] + 1.f);
+      if (strlen(joined) + word.text_size + 2 < sizeof joined) {
+        if (w > 0) strcat(joined, " ");
+        strcat(joined, word.text);
+      }
+    }
+    CHECK(strcmp(joined, line.text) == 0);
+    CHECK_STATUS(edgeocr_result_get_word(r, i, line.word_count, &word), INVALID);
+    CHECK(word.text == NULL);
     CHECK(line.score >= 0.5f && line.score <= 1.f);
     CHECK(line.det_score > 0.f && line.det_score <= 1.f);
     CHECK(line.flipped == 0);

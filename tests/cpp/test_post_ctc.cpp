@@ -150,3 +150,52 @@ TEST(space_gap_writes_a_losing_space) {
   CHECK(ctc_greedy_decode(probs.data(), 6, 4, cs, CtcSpaces{3, .35f}).text == "12");
   CHECK(ctc_greedy_decode(probs.data(), 6, 4, cs, CtcSpaces{-1, .15f}).text == "12");
 }
+
+// Words: split at the space class and at spaces CtcSpaces writes; each spans its characters'
+// centres widened by half the line's pitch, cut at the midpoint to the neighbouring character.
+TEST(words_from_timesteps) {
+  const std::vector<std::string> cs = {"", "a", "b", " "};
+  // frames: a a _ b _ [space] _ a _ _ b b   (T = 11)
+  const auto probs = steps({{1, .9f},
+                            {1, .9f},
+                            {0, .9f},
+                            {2, .8f},
+                            {0, .9f},
+                            {3, .9f},
+                            {0, .9f},
+                            {1, .7f},
+                            {0, .9f},
+                            {0, .9f},
+                            {2, .6f}},
+                           4);
+  const CtcResult r = ctc_greedy_decode(probs.data(), 11, 4, cs);
+  CHECK(r.text == "ab ab");
+  CHECK(r.chars.size() == 5);
+  CHECK(r.chars[0].t_begin == 0 && r.chars[0].t_end == 1);
+  CHECK(r.chars[2].space && !r.chars[1].space);
+  const std::vector<CtcWord> w = ctc_words(r, 11);
+  CHECK(w.size() == 2);
+  CHECK(r.text.substr(w[0].begin, w[0].end - w[0].begin) == "ab");
+  CHECK(r.text.substr(w[1].begin, w[1].end - w[1].begin) == "ab");
+  CHECK_NEAR(w[0].score, 0.85, 1e-6);
+  CHECK_NEAR(w[1].score, 0.65, 1e-6);
+  // centres 1, 3.5, 5.5 (the space), 7.5, 10.5: pitch 2.375; 0.8 pitch before, 0.45 after,
+  // never past the space's centre
+  CHECK_NEAR(w[0].x0, 0.0, 1e-5);      // 1 - 1.9, clipped at 0
+  CHECK_NEAR(w[0].x1, 4.56875, 1e-5);  // 3.5 + 1.06875
+  CHECK_NEAR(w[1].x0, 5.6, 1e-5);      // 7.5 - 1.9
+  CHECK_NEAR(w[1].x1, 11.0, 1e-5);     // 10.5 + 1.06875, clipped at T
+  CHECK(ctc_words(CtcResult{}, 11).empty());
+}
+
+TEST(words_split_at_written_spaces) {
+  const std::vector<std::string> cs = {"", "1", "2", " "};
+  std::vector<float> probs = {.1f, .8f, 0, .1f, .7f, 0, 0, .3f, .1f, 0, .8f, .1f};
+  const CtcResult r = ctc_greedy_decode(probs.data(), 3, 4, cs, CtcSpaces{3, .15f});
+  CHECK(r.text == "1 2");
+  const std::vector<CtcWord> w = ctc_words(r, 3);
+  CHECK(w.size() == 2);
+  CHECK(w[0].end == 1 && w[1].begin == 2);
+  CHECK(w[0].x1 <= w[1].x0);
+  CHECK_NEAR(w[0].x1, 1.22, 1e-5);  // 0.36 of the way between the centres 0.5 and 2.5
+}

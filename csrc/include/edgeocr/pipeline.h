@@ -92,12 +92,23 @@ struct PipelineConfig {
   float det_sharpen_below = 0.15f;
 };
 
+// A word of a line: its text split at spaces (Chinese or Japanese text without spaces: one word
+// per run between spaces). Its box lies on the line's box, from the recogniser's own timesteps
+// (ctc_words in csrc/postprocess/ctc.h) mapped through the crop's homography: the corners are in
+// the order of the line's box (so for a flipped line the words run from its right side).
+struct OcrWord {
+  std::string text;   // UTF-8, no spaces
+  float score = 0.f;  // mean max probability of its characters
+  Quad box;           // source pixels
+};
+
 struct OcrLine {
   std::string text;   // UTF-8
   float score = 0.f;  // recognition confidence
   float det_score = 0.f;
-  Quad box;              // source pixels, clockwise from top-left
-  bool flipped = false;  // the classifier turned the crop 180 degrees
+  Quad box;                    // source pixels, clockwise from top-left
+  bool flipped = false;        // the classifier turned the crop 180 degrees
+  std::vector<OcrWord> words;  // in text order
 };
 
 struct OcrTimings {
@@ -157,9 +168,10 @@ class Pipeline {
 
  private:
   struct Crop {
-    Quad quad;    // corners in the order the crop is sampled (after turns)
-    int index;    // into the candidate list
-    float ratio;  // width / height of the crop as sampled
+    Quad quad;      // corners in the order the crop is sampled (after turns)
+    int index;      // into the candidate list
+    float ratio;    // width / height of the crop as sampled
+    int turns = 0;  // quad = the line's box turned by this many quarter turns
   };
   // `plan`: the call's budget plan, or null without a budget.
   OcrResult run_planned(const ImageView& image, const CallPlan* plan) const;

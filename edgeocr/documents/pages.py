@@ -1,0 +1,512 @@
+"""Pages in: the pages of a PDF, every frame of a multi-page TIFF (or GIF, WebP, APNG, ...), or one
+image as one page, read one page at a time.
+
+PDF pages are rendered with pypdfium2 (PDFium, the PDF engine of Chromium: Apache-2.0/BSD
+wheels that bundle PDFium for Linux x86_64/aarch64, macOS and Windows, so nothing comes from
+the system; it renders what browsers render, including forms, and is fast). Multi-frame images
+are read frame by frame with Pillow. See docs/documents.md.
+
+Streaming: a document is opened (its page count and nothing else), then one page is rendered
+or decoded at a time, the next one on a worker thread while the caller reads the current one;
+at most two pages' pixels are alive at once, whatever the number of pages.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+import warnings
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import (
+    DocumentError,
+    EdgeOCRError,
+    InvalidInputError,
+    PasswordError,
+    ResourceError,
+)
+from ..image_io import max_image_pixels, pil_to_array
+from ..results import PageResult
+
+# PDF pages are rendered at this many dots per inch unless the caller says otherwise. Measured on
+# a PDF made of dev pages (benchmarks/README.md, "Pages in"): 200 dpi reads as well as 300 in
+# 0.5x the time.
+DEFAULT_DPI = 200.0
+MIN_DPI, MAX_DPI = 10.0, 2400.0
+# A page too large for the pixel cap at the asked DPI is rendered at the highest DPI that fits,
+# with a warning; below this DPI text is too small to read, so the page is refused instead.
+MIN_FIT_DPI = 50.0
+# A PDF file is mapped by PDFium, not read into memory; bytes are capped like an image's.
+MAX_PDF_BYTES = 1 << 32
+
+# PDFium is not thread-safe: every pypdfium2 call in edgeocr holds this lock (documents may be
+# read on several threads at once, and writers of PDFs share the library).
+PDFIUM_LOCK = threading.RLock()
+
+
+class DocumentWarning(UserWarning):
+    """A page was read differently from what was asked (e.g. at a lower DPI to fit the cap)."""
+
+
+@dataclass
+class Page:
+    """One page as read: its pixels (None when it failed: then ``error`` says why)."""
+
+    index: int  # 0-based in the document
+    image: np.ndarray | None  # uint8 HxW, HxWx3 BGR or HxWx4 BGRA
+    width_pt: float
+    height_pt: float
+    dpi: float
+    error: EdgeOCRError | None = None
+    note: str = ""  # why it was read differently from what was asked (warned about)
+
+
+def parse_pages(pages, count: int) -> list[int]:
+    """The 0-based page indices that ``pages`` selects from a document of ``count`` pages.
+
+    ``pages``: None (all), a string of 1-based pages and ranges as the command line takes them
+    ("1-3,7", "5-" to the end), or an iterable of 0-based indices (kept in the order given).
+    InvalidInputError for a malformed string or a page the document does not have.
+    """
+    if pages is None:
+        return list(range(count))
+    if isinstance(pages, str):
+        out: list[int] = []
+        for part in pages.split(","):
+            m = re.fullmatch(r"\s*(\d+)\s*(?:(-)\s*(\d*)\s*)?", part)
+            if not m:
+                raise InvalidInputError(
+                    f"pages: {pages!r} is not a list of pages and ranges such as '1-3,7' (1-based)"
+                )
+            first = int(m.group(1))
+            last = first if not m.group(2) else (int(m.group(3)) if m.group(3) else count)
+            if first < 1 or last < first:
+                raise InvalidInputError(f"pages: {part.strip()!r} is not a range of pages from 1")
+            if last > count:
+                raise InvalidInputError(
+                    f"pages: page {last} asked, but the document has {count} page(s)"
+                )
+            out.extend(range(first - 1, last))
+        return out
+    if isinstance(pages, (bytes, bytearray)) or not isinstance(pages, Iterable):
+        raise InvalidInputError(
+            f"pages must be None, a string such as '1-3,7' or 0-based indices, got {pages!r}"
+        )
+    out = []
+    for p in pages:
+        if isinstance(p, bool) or not isinstance(p, (int, np.integer)):
+            raise InvalidInputError(f"pages: {p!r} is not a 0-based page index")
+        if not 0 <= p < count:
+            raise InvalidInputError(
+                f"pages: index {int(p)} is out of range; the document has {count} page(s) "
+                "(indices are 0-based)"
+            )
+        out.append(int(p))
+    return out
+
+
+def check_dpi(dpi) -> float:
+    """``dpi`` as a float in [MIN_DPI, MAX_DPI] (None: DEFAULT_DPI)."""
+    if dpi is None:
+        return DEFAULT_DPI
+    if isinstance(dpi, bool) or not isinstance(dpi, (int, float, np.integer, np.floating)):
+        raise InvalidInputError(f"dpi must be a number, got {dpi!r}")
+    if not MIN_DPI <= float(dpi) <= MAX_DPI:
+        raise InvalidInputError(f"dpi must be in [{MIN_DPI:g}, {MAX_DPI:g}], got {dpi!r}")
+    return float(dpi)
+
+
+def _is_pdf(head: bytes) -> bool:
+    # The header may follow up to 1 KiB of other bytes (PDF 32000-1, annex H.3).
+    return b"%PDF-" in head[:1024]
+
+
+def _check_pdf_end(tail: bytes, source: str) -> None:
+    # PDFium rebuilds a damaged cross-reference table and renders what it finds, so a truncated
+    # file would give some pages, or part of one, silently. A whole PDF ends with %%EOF in its
+    # last 1024 bytes (PDF 32000-1, 7.5.5 and annex H.3): without it the file is refused.
+    if b"%%EOF" not in tail:
+        raise DocumentError(
+            f"{source}: the PDF is truncated (no %%EOF in its last 1024 bytes, where a whole PDF "
+            "ends)"
+        )
+
+
+class _Document:
+    """A document opened for reading pages (not thread-safe; PageStream serialises it)."""
+
+    source: str
+    count: int
+
+    def read(self, index: int) -> Page:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class _PdfDocument(_Document):
+    def __init__(self, data, source: str, dpi: float, password, max_pixels: int):
+        try:
+            import pypdfium2 as pdfium
+        except ImportError as e:
+            raise InvalidInputError(
+                f"{source}: reading PDF files needs pypdfium2 (pip install 'edgeocr[pdf]')"
+            ) from e
+        self.source, self.dpi, self.max_pixels = source, dpi, max_pixels
+        if password is not None and not isinstance(password, str):
+            raise InvalidInputError(f"password must be a string, got {type(password).__name__}")
+        with PDFIUM_LOCK:
+            try:
+                self._pdf = pdfium.PdfDocument(data, password=password)
+            except pdfium.PdfiumError as e:
+                code = getattr(e, "err_code", None)
+                if code == pdfium.raw.FPDF_ERR_PASSWORD:
+                    raise PasswordError(
+                        f"{source}: the PDF is encrypted and "
+                        + (
+                            "the password given does not open it"
+                            if password
+                            else "needs a password (password= / --password)"
+                        )
+                    ) from None
+                if code == pdfium.raw.FPDF_ERR_SECURITY:
+                    raise DocumentError(
+                        f"{source}: the PDF uses an encryption PDFium does not support"
+                    ) from None
+                if code == pdfium.raw.FPDF_ERR_SUCCESS:  # parsed, but no page tree to use
+                    raise DocumentError(
+                        f"{source}: the PDF has no pages (its page tree is missing or empty)"
+                    ) from None
+                raise DocumentError(
+                    f"{source}: not a readable PDF (PDFium: {e}); is it truncated or corrupt?"
+                ) from None
+            try:
+                self.count = len(self._pdf)
+            except Exception:
+                self._pdf.close()
+                raise
+        if self.count <= 0:
+            self.close()
+            raise DocumentError(f"{source}: the PDF has no pages")
+
+    def read(self, index: int) -> Page:
+        import pypdfium2 as pdfium
+
+        with PDFIUM_LOCK:
+            try:
+                page = self._pdf[index]
+            except pdfium.PdfiumError as e:  # a page tree that lists pages it does not have
+                raise DocumentError(
+                    f"{self.source}: page {index + 1} cannot be loaded (PDFium: {e})"
+                ) from None
+            try:
+                w_pt, h_pt = page.get_size()
+                if not (w_pt > 0 and h_pt > 0 and math.isfinite(w_pt * h_pt)):
+                    raise DocumentError(
+                        f"{self.source}: page {index + 1} has no area ({w_pt} x {h_pt} pt)"
+                    )
+                dpi, note = self.dpi, ""
+                w, h = math.ceil(w_pt * dpi / 72), math.ceil(h_pt * dpi / 72)
+                if w * h > self.max_pixels:
+                    # Rendering at the asked DPI would break the pixel cap: the highest DPI that
+                    # fits (the size is known before anything is rendered).
+                    fit = math.floor(72 * math.sqrt(self.max_pixels / (w_pt * h_pt)) * 100) / 100
+                    while fit > 0 and math.ceil(w_pt * fit / 72) * math.ceil(h_pt * fit / 72) > (
+                        self.max_pixels
+                    ):
+                        fit -= 0.01
+                    if fit < MIN_FIT_DPI:
+                        raise InvalidInputError(
+                            f"{self.source}: page {index + 1} ({w_pt:.0f} x {h_pt:.0f} pt) is "
+                            f"{w} x {h} pixels at {dpi:g} dpi, and fits the "
+                            f"{self.max_pixels}-pixel cap only below {MIN_FIT_DPI:g} dpi "
+                            "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise the cap)"
+                        )
+                    note = (
+                        f"{self.source}: page {index + 1} ({w_pt:.0f} x {h_pt:.0f} pt) would be "
+                        f"{w} x {h} pixels at {dpi:g} dpi, over the {self.max_pixels}-pixel cap; "
+                        f"rendered at {fit:g} dpi"
+                    )
+                    dpi = fit
+                bitmap = page.render(scale=dpi / 72, may_draw_forms=True)
+                try:
+                    img = np.array(bitmap.to_numpy(), dtype=np.uint8, copy=True)  # BGR
+                finally:
+                    bitmap.close()
+                # A page rotated by /Rotate 90 or 270 renders turned: its size as shown.
+                if (img.shape[1] > img.shape[0]) != (w_pt > h_pt) and w_pt != h_pt:
+                    w_pt, h_pt = h_pt, w_pt
+                return Page(index, img, float(w_pt), float(h_pt), float(dpi), note=note)
+            except pdfium.PdfiumError as e:
+                raise DocumentError(
+                    f"{self.source}: page {index + 1} cannot be rendered (PDFium: {e})"
+                ) from None
+            finally:
+                page.close()
+
+    def close(self) -> None:
+        with PDFIUM_LOCK:
+            self._pdf.close()
+
+
+class _FrameDocument(_Document):
+    """Every frame of a multi-frame image (TIFF pages, GIF/WebP/APNG frames), read by Pillow."""
+
+    def __init__(self, path_or_bytes, source: str, max_pixels: int):
+        import io
+
+        from PIL import Image
+
+        self.source, self.max_pixels = source, max_pixels
+        fp = io.BytesIO(path_or_bytes) if isinstance(path_or_bytes, bytes) else path_or_bytes
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                self._im = Image.open(fp)
+                self.count = int(getattr(self._im, "n_frames", 1))
+        except Image.DecompressionBombError as e:
+            raise InvalidInputError(f"{source}: {e}") from None
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - whatever Pillow raises, it is the file
+            raise DocumentError(
+                f"{source}: not a readable image ({type(e).__name__}: {e}); "
+                "is it truncated or corrupt?"
+            ) from None
+
+    def read(self, index: int) -> Page:
+        from PIL import Image
+
+        im = self._im
+        try:
+            im.seek(index)
+            w, h = im.size
+            if w * h > self.max_pixels:
+                raise InvalidInputError(
+                    f"{self.source}: page {index + 1} is {w} x {h} = {w * h} pixels, over the "
+                    f"{self.max_pixels}-pixel cap (max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS "
+                    "raise it)"
+                )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                im.load()
+                img = pil_to_array(im)
+        except EdgeOCRError:
+            raise
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001 - whatever Pillow raises, it is the file
+            raise DocumentError(
+                f"{self.source}: page {index + 1} cannot be read ({type(e).__name__}: {e}); "
+                "is the file truncated or corrupt?"
+            ) from None
+        dpi = _image_dpi(im.info)
+        return Page(index, img, w * 72 / dpi, h * 72 / dpi, dpi)
+
+    def close(self) -> None:
+        self._im.close()
+
+
+class _ImageDocument(_Document):
+    """One image (any input ``load_image`` takes) as one page."""
+
+    def __init__(self, image, source: str, max_pixels: int, dpi: float):
+        self.source, self.max_pixels, self._image, self._dpi = source, max_pixels, image, dpi
+        self.count = 1
+
+    def read(self, index: int) -> Page:
+        from ..image_io import load_image
+
+        img = load_image(self._image, self.max_pixels)
+        h, w = img.shape[:2]
+        return Page(index, img, w * 72 / self._dpi, h * 72 / self._dpi, self._dpi)
+
+
+def _image_dpi(info: dict) -> float:
+    """The horizontal resolution an image file records (dots per inch), else 72 (so that a pixel
+    is a point)."""
+    dpi = info.get("dpi")
+    try:
+        x = float(dpi[0]) if isinstance(dpi, (tuple, list)) else float(dpi)
+    except (TypeError, ValueError, IndexError):
+        return 72.0
+    return x if math.isfinite(x) and 1.0 <= x <= 100_000.0 else 72.0
+
+
+def is_document(source) -> bool:
+    """Whether ``source`` (a path, or a file's bytes) is a PDF or an image of several frames (a
+    multi-page TIFF), from its first bytes and headers (False for anything unreadable: reading
+    it as an image says why)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        return _is_pdf(data[:1024]) or _frames(data)[0] > 1
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    try:
+        with open(source, "rb") as f:
+            head = f.read(1024)
+    except OSError:
+        return False
+    return _is_pdf(head) or _frames(os.fspath(source))[0] > 1
+
+
+def open_document(source, *, dpi=None, password=None, max_pixels: int | None = None) -> _Document:
+    """The document ``source`` names, opened (page count known, nothing rendered).
+
+    ``source``: a path or bytes of a PDF or an image (one page, or every frame of a
+    multi-frame one), a numpy array or a PIL image (one page). Errors for the whole document
+    (missing file, corrupt or truncated, encrypted without the right ``password``, no pages)
+    are raised here.
+    """
+    dpi = check_dpi(dpi)
+    limit = max_image_pixels(max_pixels)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.exists(path):
+            raise InvalidInputError(f"file not found: {path}")
+        if not os.path.isfile(path):
+            raise InvalidInputError(f"{path} is not a regular file")
+        with open(path, "rb") as f:
+            head = f.read(1024)
+        if _is_pdf(head):
+            size = os.path.getsize(path)
+            if size > MAX_PDF_BYTES:
+                raise InvalidInputError(f"{path}: a PDF over {MAX_PDF_BYTES >> 30} GiB")
+            with open(path, "rb") as f:
+                f.seek(max(0, size - 1024))
+                _check_pdf_end(f.read(), path)
+            return _PdfDocument(path, path, dpi, password, limit)
+        return _image_document(path, path, limit)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        if _is_pdf(data[:1024]):
+            _check_pdf_end(data[-1024:], "PDF bytes")
+            return _PdfDocument(data, "PDF bytes", dpi, password, limit)
+        return _image_document(data, "image bytes", limit)
+    return _ImageDocument(source, type(source).__name__, limit, 72.0)
+
+
+def _frames(data) -> tuple[int, float]:
+    """(frames, dpi) of an image file (path or bytes) from its headers; (1, 72) if Pillow
+    cannot read them (load_image then says what is wrong)."""
+    import io
+
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data) if isinstance(data, bytes) else data) as im:
+                return int(getattr(im, "n_frames", 1)), _image_dpi(im.info)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - load_image says what is wrong with a non-image
+        return 1, 72.0
+
+
+def _image_document(data, source: str, limit: int) -> _Document:
+    # Every frame of a multi-frame image (TIFF pages, GIF/WebP/APNG frames) through Pillow; a
+    # one-frame image goes through load_image's checked decoders.
+    frames, dpi = _frames(data)
+    if frames > 1:
+        return _FrameDocument(data, source, limit)
+    return _ImageDocument(data, source, limit, dpi)
+
+
+class PageStream:
+    """The pages ``indices`` of an opened document, one at a time, the next one read on a worker
+    thread while the caller handles the current one. A page that fails comes out with its error;
+    the stream goes on. Closing it (or leaving a ``for`` loop early) stops the worker and closes
+    the document."""
+
+    def __init__(self, doc: _Document, indices: list[int]):
+        self.doc, self.indices = doc, indices
+        self.rendered = 0  # pages read so far (for tests: pages are read lazily)
+
+    def _read(self, index: int) -> Page:
+        try:
+            page = self.doc.read(index)
+        except EdgeOCRError as e:
+            page = Page(index, None, 0.0, 0.0, 0.0, e)
+        except MemoryError as e:
+            page = Page(index, None, 0.0, 0.0, 0.0, ResourceError(f"page {index + 1}: {e}"))
+        self.rendered += 1
+        return page
+
+    def __iter__(self) -> Iterator[Page]:
+        ex = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-pages")
+        pending = None
+        try:
+            if self.indices:
+                pending = ex.submit(self._read, self.indices[0])
+            for k in range(len(self.indices)):
+                page = pending.result()
+                pending = (
+                    ex.submit(self._read, self.indices[k + 1])
+                    if k + 1 < len(self.indices)
+                    else None
+                )
+                if page.note:  # warned on the caller's thread
+                    warnings.warn(page.note, DocumentWarning, stacklevel=2)
+                yield page
+        finally:
+            if pending is not None:
+                pending.cancel()
+            ex.shutdown(wait=True)
+            self.doc.close()
+
+
+def predict_pages(
+    predictor, source, pages=None, *, dpi=None, password=None
+) -> Iterator[PageResult]:
+    """`Predictor.predict_pages`: the document is opened now (its errors raised here), its pages
+    are read and recognised one at a time as the iterator is consumed."""
+    doc = open_document(source, dpi=dpi, password=password, max_pixels=predictor.max_image_pixels)
+    try:
+        indices = parse_pages(pages, doc.count)
+    except BaseException:
+        doc.close()
+        raise
+    return _recognised(predictor, PageStream(doc, indices))
+
+
+def _recognised(predictor, stream: PageStream) -> Iterator[PageResult]:
+    source = stream.doc.source
+    pages = iter(stream)
+    try:
+        for page in pages:
+            yield _page_result(predictor, page, source)
+    finally:  # also when the caller stops early: the reader thread ends, the document closes
+        pages.close()
+
+
+def _page_result(predictor, page: Page, source: str) -> PageResult:
+    result = None
+    error = page.error
+    if error is None:
+        try:
+            result = predictor.predict(page.image)
+        except EdgeOCRError as e:
+            error = e
+    h, w = page.image.shape[:2] if page.image is not None else (0, 0)
+    page.image = None  # the pixels go before the caller gets the result
+    return PageResult(
+        lines=result.lines if result is not None else [],
+        timings=result.timings if result is not None else {},
+        image_size=(w, h),
+        source=source,
+        page=page.index,
+        width=w,
+        height=h,
+        width_pt=page.width_pt,
+        height_pt=page.height_pt,
+        dpi=page.dpi,
+        error=error,
+    )
