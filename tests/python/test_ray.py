@@ -111,6 +111,35 @@ def test_actor_batch_in_process(v4_paths, reference, pages):
     assert rows[2]["error"].startswith("InvalidInputError: image bytes: not a readable image")
 
 
+def test_actor_reads_documents_page_by_page(v4_paths, reference, pages, tmp_path):
+    """A PDF or multi-page TIFF row gives one row per page (``page``), its columns repeated."""
+    pytest.importorskip("pypdfium2", reason="pip install 'edgeocr[test]' (pypdfium2)")
+    from doc_fixtures import pdf_from_images, tiff_from_images
+
+    from edgeocr.ray import PredictorActor
+
+    _, good, _ = pages
+    pdf = str(pdf_from_images(good[:2], tmp_path / "two.pdf", resolution=100))
+    tif = str(tiff_from_images(good[:3], tmp_path / "three.tif"))
+    paths = [good[0], pdf, tif, str(tmp_path / "missing.pdf")]
+    out = PredictorActor(models=MODELS, threads=1)({"path": paths, "id": [10, 20, 30, 40]})
+    rows = out.to_pylist()
+    assert [(r["path"], r["page"], r["id"]) for r in rows] == [
+        (good[0], 0, 10),
+        (pdf, 0, 20),
+        (pdf, 1, 20),
+        (tif, 0, 30),
+        (tif, 1, 30),
+        (tif, 2, 30),
+        (paths[3], 0, 40),
+    ]
+    assert_same(rows[0], expected_row(reference, good[0]))
+    for row, src in zip(rows[3:6], good[:3]):  # TIFF pages are lossless: the images' own rows
+        assert_same(row, expected_row(reference, src))
+    assert all(r["error"] is None and r["lines"] for r in rows[1:3])
+    assert rows[6]["error"].startswith("InvalidInputError") and rows[6]["lines"] is None
+
+
 def test_actor_applies_the_predictors_pixel_cap(v4_paths, pages):
     """max_image_pixels refuses a page in the actor as Predictor.predict(path) does."""
     import edgeocr
