@@ -9,7 +9,8 @@ rss: a PDF of --pages pages made by Pillow from dev pages (../shared/datasets/de
 tests/data pages without it) at 200 dpi, read in a fresh process page by page; VmHWM (the
 process's peak RSS) is recorded after each page. Printed: the peak after page 10, 50, 100 and
 the last, and last / after-10 (issue 26: within 1.10). Baseline in the same run: the same
-pages all rendered first and then recognised (what a non-streaming reader holds).
+pages (the first --baseline-pages, 40) all rendered first and then recognised (what a
+non-streaming reader holds).
 
 dpi: dev pages with labels as one PDF (each page at its scan size as 150 dpi), read at each DPI
 in alternated rounds; per DPI: time per page (median over rounds) and 1-NED of each labelled
@@ -38,7 +39,7 @@ import edgeocr
 def hwm():
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) / 1024
-mode, pdf, dpi = sys.argv[1], sys.argv[2], float(sys.argv[3])
+mode, pdf, dpi, most = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
 p = edgeocr.Predictor(threads=2)
 out = {"loaded": hwm(), "per_page": []}
 t0 = time.perf_counter()
@@ -49,7 +50,7 @@ if mode == "stream":
 else:  # baseline: every page rendered first, then recognised
     import pypdfium2 as pdfium
     doc = pdfium.PdfDocument(pdf)
-    imgs = [doc[i].render(scale=dpi / 72).to_numpy().copy() for i in range(len(doc))]
+    imgs = [doc[i].render(scale=dpi / 72).to_numpy().copy() for i in range(min(most, len(doc)))]
     for img in imgs:
         p.predict(img)
         out["per_page"].append(hwm())
@@ -63,9 +64,9 @@ def _pages(n: int) -> list[Path]:
     return [src[i % len(src)] for i in range(n)]
 
 
-def _child(mode: str, pdf: Path, dpi: float) -> dict:
+def _child(mode: str, pdf: Path, dpi: float, most: int) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, mode, str(pdf), str(dpi)],
+        [sys.executable, "-c", CHILD, mode, str(pdf), str(dpi), str(most)],
         capture_output=True,
         text=True,
         check=True,
@@ -79,17 +80,21 @@ def cmd_rss(args) -> None:
         size = pdf.stat().st_size >> 20
         print(f"PDF: {args.pages} pages, {size} MiB; rendered at {args.dpi} dpi")
         print(f"load {open('/proc/loadavg').read().split()[:3]}")
-        res = {m: _child(m, pdf, args.dpi) for m in ("stream", "all-first")}
+        res = {
+            "stream": _child("stream", pdf, args.dpi, args.pages),
+            "all-first": _child("all-first", pdf, args.dpi, args.baseline_pages),
+        }
     for mode, r in res.items():
         pp = r["per_page"]
-        marks = {k: pp[k - 1] for k in (1, 10, 50, 100, len(pp)) if k <= len(pp)}
+        marks = {k: pp[k - 1] for k in (1, 10, 40, 50, 100, len(pp)) if k <= len(pp)}
         print(
             f"{mode:>9}: loaded {r['loaded']:.0f} MiB; peak after page "
             + ", ".join(f"{k}: {v:.0f}" for k, v in marks.items())
             + f" MiB; last / after-10 = {pp[-1] / pp[9]:.3f}; {r['seconds']:.0f} s"
         )
-    s, b = res["stream"]["per_page"][-1], res["all-first"]["per_page"][-1]
-    print(f"peak RSS streaming / all pages first: {s:.0f} / {b:.0f} MiB = {s / b:.2f}x")
+    k = args.baseline_pages
+    s, b = res["stream"]["per_page"][k - 1], res["all-first"]["per_page"][k - 1]
+    print(f"peak RSS after {k} pages, streaming / all {k} rendered first: {s:.0f} / {b:.0f} MiB")
 
 
 def _ned(a: str, b: str) -> float:
@@ -147,6 +152,7 @@ def main() -> None:
     r = sub.add_parser("rss")
     r.add_argument("--pages", type=int, default=200)
     r.add_argument("--dpi", type=float, default=200)
+    r.add_argument("--baseline-pages", type=int, default=40)
     d = sub.add_parser("dpi")
     d.add_argument("--dpis", default="150,200,300")
     d.add_argument("--sample", type=int, default=6)
