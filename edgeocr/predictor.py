@@ -213,10 +213,8 @@ class Predictor:
         self.preprocess = preprocess
         self.max_memory_mb = max_memory_mb
         if max_memory_mb:
-            from .models import model_set_memory_profile
-
-            profile = model_set_memory_profile(self.paths) if not loaded.from_bundle else {}
-            self._pipe.set_memory_budget(int(max_memory_mb * 2**20), profile)
+            # The model set's figures (the loader knows the set's files by sha256), else the core's.
+            self._pipe.set_memory_budget(int(max_memory_mb * 2**20), loaded.memory_profile)
             # The decoders' libraries are loaded now, not by the first call inside its budget
             # (OpenCV alone adds ~25 MiB of resident code and tables).
             import cv2  # noqa: F401
@@ -305,8 +303,8 @@ class Predictor:
         return self._run(self._prepare(image), image)
 
     def _run(self, img: np.ndarray, source, call=None) -> OcrResult:
-        # A rec-only predictor reads the whole image as one line.
-        raw = self._pipe.run(img, call) if "det" in self._roles else self._recognize(img, call)
+        # Without a det model the core reads the whole image as one line (Pipeline::run).
+        raw = self._pipe.run(img, call)
         return self._result(raw, img, source)
 
     def _run_budgeted(self, source) -> OcrResult:
@@ -398,19 +396,6 @@ class Predictor:
         if "rec" not in self._roles:
             raise InvalidInputError("this Predictor has no rec model")
         return OcrLine._from_core(self._pipe.recognize(self._prepare(image)))
-
-    def _recognize(self, img, call=None) -> dict:
-        import time
-
-        t0 = time.perf_counter()
-        line = self._pipe.recognize(img, call)
-        dt = time.perf_counter() - t0
-        lines = [line] if line[0] else []
-        return {
-            "lines": lines,
-            "timings": {"det": 0.0, "cls": 0.0, "rec": dt, "total": dt},
-            "det_size": (0, 0),
-        }
 
     @staticmethod
     def _result(raw: dict, img: np.ndarray, source) -> OcrResult:

@@ -96,7 +96,8 @@ if [[ $run_fuzz == 1 ]]; then
       step "fuzz: build $name ($FUZZ_CXX)"
       # shellcheck disable=SC2086 # the source lists are split on purpose
       if ! "$FUZZ_CXX" "${fuzz_flags[@]}" "$REPO/tests/fuzz/$name.cpp" ${fuzz_srcs[$name]} \
-          "$REPO/csrc/common/status.cpp" -o "$FZ/$name" >"$FZ/$name.build.log" 2>&1; then
+          "$REPO/csrc/common/status.cpp" "$REPO/csrc/common/text.cpp" \
+          -o "$FZ/$name" >"$FZ/$name.build.log" 2>&1; then
         cat "$FZ/$name.build.log"
         findings+=("fuzz: $name failed to build")
         continue

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "c_api/c_api_internal.h"
+#include "common/text.h"
 #include "edgeocr/pipeline.h"
 #include "edgeocr/settings.h"
 #include "edgeocr/status.h"
@@ -241,7 +242,8 @@ edgeocr_status_t
     using edgeocr::capi::invalid;
     if (!options) invalid(std::string(fn) + ": options is NULL");
     if (!key) invalid(std::string(fn) + ": key is NULL");
-    if (!value) invalid(std::string(fn) + ": value is NULL (for setting " + std::string(key) + ")");
+    if (!value)
+      invalid(std::string(fn) + ": value is NULL (for setting " + edgeocr::quoted(key) + ")");
     edgeocr::capi::check_options_size(options->struct_size, fn);
     if (options->struct_size < edgeocr::capi::kSettingsEnd)
       invalid(std::string(fn) + ": these options (struct_size " +

@@ -1,5 +1,4 @@
 // edgeocr_options_t, edgeocr_predictor_t and edgeocr_result_t over edgeocr::Pipeline.
-#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +20,6 @@
 struct edgeocr_predictor_s {
   std::shared_ptr<edgeocr::MemoryPool> pool;
   std::shared_ptr<edgeocr::Pipeline> pipeline;
-  bool has_det = false;
   bool has_rec = false;
 };
 
@@ -146,19 +144,6 @@ ImageView view_of(const edgeocr_image_t* img, const char* fn) {
   return v;
 }
 
-// Recognition of the whole image as one line (kept only if text was read),
-// as the Python package does for a predictor without a det model.
-OcrResult recognize_whole(const Pipeline& p, const ImageView& view) {
-  const auto t0 = std::chrono::steady_clock::now();
-  OcrLine line = p.recognize(view);
-  const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  OcrResult r;
-  if (!line.text.empty()) r.lines.push_back(std::move(line));
-  r.timings.rec = dt;
-  r.timings.total = dt;
-  return r;
-}
-
 void check_predictor(const edgeocr_predictor_s* p, const char* fn) {
   if (!p) invalid(std::string(fn) + ": predictor is NULL");
 }
@@ -185,7 +170,11 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     // Every setting checked, with the memory its sizes imply, before a model is loaded.
     PipelineConfig config = capi::config_of(o);
     validate_config(config, static_cast<std::uint64_t>(o.max_memory_mb) << 20);
-    if (o.ort_library_path) set_ort_library_path(o.ort_library_path);
+    if (o.ort_library_path) {
+      // Loaded now, so that a path that fails fails this call and is forgotten (runtime.h).
+      set_ort_library_path(o.ort_library_path);
+      runtime_info();
+    }
     auto p = std::make_unique<edgeocr_predictor_s>();
     LoadOptions lo;
     if (o.bundle_path) lo.bundle.path = o.bundle_path;
@@ -212,11 +201,11 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     lo.overrides = capi::setting_overrides(o);
     LoadedPipeline loaded = load_pipeline(lo);
     p->pool = loaded.pool;
-    p->has_det = loaded.has_det;
     p->has_rec = loaded.has_rec;
     p->pipeline = std::move(loaded.pipeline);
     if (o.max_memory_mb)
-      p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20));
+      p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20),
+                                     loaded.memory_profile);
     *predictor = p.release();
   })
 }
@@ -234,8 +223,7 @@ edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t predictor,
     edgeocr::capi::check_predictor(predictor, fn);
     const edgeocr::ImageView view = edgeocr::capi::view_of(image, fn);
     auto r = std::make_unique<edgeocr_result_s>();
-    r->result = predictor->has_det ? predictor->pipeline->run(view)
-                                   : edgeocr::capi::recognize_whole(*predictor->pipeline, view);
+    r->result = predictor->pipeline->run(view);  // without det: the image as one line
     *result = r.release();
   })
 }
@@ -252,7 +240,7 @@ edgeocr_status_t edgeocr_predictor_recognize(edgeocr_predictor_t predictor,
     if (!predictor->has_rec)
       edgeocr::capi::invalid(std::string(fn) + ": this predictor has no rec model");
     auto r = std::make_unique<edgeocr_result_s>();
-    r->result = edgeocr::capi::recognize_whole(*predictor->pipeline, view);
+    r->result = predictor->pipeline->run_line(view);
     *result = r.release();
   })
 }

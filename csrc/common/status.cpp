@@ -2,9 +2,13 @@
 
 #include <string>
 
+#include "common/text.h"
 #include "edgeocr/image.h"
 
 namespace edgeocr {
+
+Error::Error(StatusCode code, const std::string& message)
+    : std::runtime_error(escape_invalid_utf8(message)), code_(code) {}
 
 const char* status_code_name(StatusCode code) noexcept {
   switch (code) {

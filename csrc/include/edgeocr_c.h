@@ -157,7 +157,9 @@ typedef struct edgeocr_options_t {
 
   /* ONNX Runtime library to load (NULL: the search order above). One
    * process holds one runtime: a different path after the first predictor
-   * was created is EDGEOCR_STATUS_INVALID_ARGUMENT. */
+   * was created is EDGEOCR_STATUS_INVALID_ARGUMENT. A path that fails to
+   * load fails this call (RUNTIME_UNAVAILABLE) and is forgotten: a later
+   * create with NULL searches as if it had never been given. */
   const char* ort_library_path;
 
   int threads;          /* intra-op threads per model; 0 (default): ONNX Runtime's default */
@@ -295,7 +297,9 @@ EDGEOCR_C_EXPORT int edgeocr_api_version(void);
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_check_api_version(int compiled_version);
 
 /* Chooses the ONNX Runtime library before the first predictor is created
- * (same as edgeocr_options_t.ort_library_path). Thread-safe.
+ * (same as edgeocr_options_t.ort_library_path). Thread-safe. The library is
+ * loaded by the next create; if it fails to load, that create fails and the
+ * choice is forgotten (the default search applies again).
  * INVALID_ARGUMENT: path is NULL or empty, or a different runtime is
  * already loaded. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_set_ort_library_path(const char* path);

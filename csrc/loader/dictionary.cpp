@@ -2,46 +2,26 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "common/text.h"
 #include "edgeocr/status.h"
 
 namespace edgeocr {
 namespace loader {
 namespace {
 
-// Index of the first byte that is not well-formed UTF-8, or npos.
-std::size_t utf8_error(const std::string& s) {
+// The first control character (Unicode category Cc: U+0000-U+001F, U+007F-U+009F) in valid UTF-8
+// `s`, as its code point, or -1.
+long control_character(const std::string& s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = p[i];
-    std::size_t len;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF)
-      len = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else
-      return i;
-    if (i + len > n) return i;
-    if (p[i + 1] < lo || p[i + 1] > hi) return i;
-    for (std::size_t k = 2; k < len; ++k)
-      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
-    i += len;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (p[i] < 0x20 || p[i] == 0x7f) return p[i];
+    if (p[i] == 0xC2 && i + 1 < s.size() && p[i + 1] <= 0x9F) return p[i + 1];
   }
-  return std::string::npos;
+  return -1;
 }
 
 std::int64_t class_count(const Model& rec) {
@@ -52,6 +32,21 @@ std::int64_t class_count(const Model& rec) {
 }
 
 }  // namespace
+
+void check_characters(const std::vector<std::string>& chars, std::size_t first,
+                      const std::string& source, const char* unit) {
+  for (std::size_t i = first; i < chars.size(); ++i) {
+    const long c = control_character(chars[i]);
+    if (c < 0) continue;
+    char code[16];
+    std::snprintf(code, sizeof code, "U+%04lX", c);
+    fail(StatusCode::kInvalidModel,
+         source + ": " + unit + " " + std::to_string(i - first + 1) +
+             " holds the control character " + code +
+             "; a dictionary holds printable characters, one per line (a C string would end "
+             "at U+0000, and the other control characters print nothing or move the cursor)");
+  }
+}
 
 const char* role_name(ModelRole role) {
   switch (role) {
@@ -109,6 +104,7 @@ std::vector<std::string> parse_keys(const std::string& text, const std::string& 
   }
   if (pending) out.push_back(cur);
   while (!out.empty() && out.back().empty()) out.pop_back();
+  check_characters(out, 0, source, "line");
   return out;
 }
 
@@ -190,6 +186,8 @@ std::vector<std::string> charset_for(const Model& rec, const std::vector<std::st
   }
   if (chars.empty())
     fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " is empty");
+  check_characters(chars, 0, given ? source : rec.name() + ": the dictionary in its metadata",
+                   given ? "character" : "line");
   if (chars.size() > kMaxCharacters)
     fail(StatusCode::kInvalidModel, "the dictionary (keys) from " + source + " has more than " +
                                         std::to_string(kMaxCharacters) + " characters");
@@ -213,6 +211,7 @@ std::vector<std::string> charset_for(const Model& rec, const std::vector<std::st
 
 void check_charset(const Model& rec, const std::vector<std::string>& charset,
                    const std::string& source) {
+  check_characters(charset, 1, source, "character");  // charset[0] is the CTC blank
   const std::int64_t n_classes = class_count(rec);
   if (charset.size() < 2)
     fail(StatusCode::kInvalidModel, source +

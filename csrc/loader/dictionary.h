@@ -24,9 +24,22 @@ constexpr std::size_t kMaxKeysBytes = 16u << 20;
 constexpr std::size_t kMaxCharacters = 1u << 20;
 
 // A keys file's text: UTF-8, one character per line (\n, \r\n or \r),
-// trailing empty lines dropped. InvalidModel when not UTF-8 or too large;
-// an empty result is allowed here (charset_for refuses it).
+// trailing empty lines dropped. InvalidModel when not UTF-8, too large, or a
+// line holds a control character (check_characters); an empty result is
+// allowed here (charset_for refuses it).
 std::vector<std::string> parse_keys(const std::string& text, const std::string& source);
+
+// Refuses (InvalidModel) a dictionary entry, chars[first..], that holds a
+// control character: Unicode category Cc, U+0000-U+001F (NUL, tab, line
+// breaks, escape ...) and U+007F-U+009F. A C caller reads a line's text up
+// to its first NUL, and the others print nothing visible or move the cursor:
+// no dictionary of a real model holds one. Space and every other printable
+// character are allowed. The message names `source` and the `unit`
+// ("line", "character") counted from 1. Every dictionary goes through it:
+// keys files and text (parse_keys), lists and model metadata (charset_for),
+// bundles (check_charset).
+void check_characters(const std::vector<std::string>& chars, std::size_t first,
+                      const std::string& source, const char* unit);
 
 // Reads and parses a keys file (NotFound when missing).
 std::vector<std::string> read_keys_file(const std::string& path);

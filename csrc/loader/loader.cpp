@@ -139,24 +139,47 @@ PipelineConfig apply_json(PipelineConfig c, const std::string& text, const std::
   return c;
 }
 
+// The known set whose det and rec (and cls, when there is one: has_cls) have these sha256.
+const loader::ModelSetInfo* model_set_of(const std::string& det, bool has_cls,
+                                         const std::string& cls, const std::string& rec) {
+  if (det.empty() || rec.empty()) return nullptr;
+  for (const loader::ModelSetInfo* s = loader::model_sets(); s->name; ++s) {
+    if (det != s->det.sha256 || rec != s->rec.sha256) continue;
+    if (has_cls && cls != s->cls.sha256) continue;
+    return s;
+  }
+  return nullptr;
+}
+
+const loader::ModelSetInfo* model_set_of(const ModelSource& det, const ModelSource& cls,
+                                         const ModelSource& rec) {
+  if (!det.given() || !rec.given()) return nullptr;
+  const std::string d = digest_if_known(det, &loader::ModelSetInfo::det);
+  if (d.empty()) return nullptr;
+  const std::string r = digest_if_known(rec, &loader::ModelSetInfo::rec);
+  if (r.empty()) return nullptr;
+  return model_set_of(d, cls.given(), digest_if_known(cls, &loader::ModelSetInfo::cls), r);
+}
+
+MemoryProfile memory_profile_of(const loader::ModelSetInfo* s) {
+  MemoryProfile p;  // the core's defaults for models of no known set
+  if (s) {
+    p.det_bytes_per_pixel = s->memory.det_bytes_per_pixel;
+    p.cls_bytes_per_pixel = s->memory.cls_bytes_per_pixel;
+    p.rec_bytes_per_pixel = s->memory.rec_bytes_per_pixel;
+  }
+  return p;
+}
+
 }  // namespace
 
 std::string model_set_settings(const ModelSource& det, const ModelSource& cls,
                                const ModelSource& rec, std::string* set_name) {
   if (set_name) set_name->clear();
-  if (!det.given() || !rec.given()) return "{}";
-  const std::string d = digest_if_known(det, &loader::ModelSetInfo::det);
-  if (d.empty()) return "{}";
-  const std::string r = digest_if_known(rec, &loader::ModelSetInfo::rec);
-  if (r.empty()) return "{}";
-  const std::string c = digest_if_known(cls, &loader::ModelSetInfo::cls);
-  for (const loader::ModelSetInfo* s = loader::model_sets(); s->name; ++s) {
-    if (d != s->det.sha256 || r != s->rec.sha256) continue;
-    if (cls.given() && c != s->cls.sha256) continue;
-    if (set_name) *set_name = s->name;
-    return s->settings_json;
-  }
-  return "{}";
+  const loader::ModelSetInfo* s = model_set_of(det, cls, rec);
+  if (!s) return "{}";
+  if (set_name) *set_name = s->name;
+  return s->settings_json;
 }
 
 LoadedPipeline load_pipeline(const LoadOptions& o) {
@@ -220,6 +243,14 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     }
     config = b->config();
     out.from_bundle = true;
+    // Members that are a known set's files (a bundle packed from them without quantisation)
+    // need what those files need.
+    auto digest = [&](const char* role) {
+      const loader::BundleModel* m = b->model(role);
+      return m ? m->sha256 : std::string();
+    };
+    out.memory_profile = memory_profile_of(
+        model_set_of(digest("det"), b->model("cls") != nullptr, digest("cls"), digest("rec")));
     // `b` (and the mapping) is released here: the runtime holds its own copy of each graph.
   } else {
     ModelSource srcs[3] = {o.det, o.cls, o.rec};
@@ -246,10 +277,13 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
         check_role(*models[i], roles[i]);
         out.names[i] = source_name(srcs[i], role_names[i]);
       }
-      std::string set_name;
-      config = apply_json(config, model_set_settings(o.det, o.cls, o.rec, &set_name),
-                          "model set settings", StatusCode::kInternal);
-      out.model_set = set_name;
+      const loader::ModelSetInfo* set = model_set_of(o.det, o.cls, o.rec);
+      if (set) {
+        config =
+            apply_json(config, set->settings_json, "model set settings", StatusCode::kInternal);
+        out.model_set = set->name;
+      }
+      out.memory_profile = memory_profile_of(set);
     }
     if (models[2]) {
       if (!o.keys_path.empty()) {

@@ -15,12 +15,20 @@ struct ModelFile {
   const char* sha256;  // lowercase hex
 };
 
+// Bytes per model input pixel each stage needs while it runs, for planning calls under a memory
+// budget (MemoryProfile, pipeline/budget.h; measured on the shared arena shrunk after each run,
+// docs/memory-budget.md).
+struct ModelSetMemory {
+  double det_bytes_per_pixel, cls_bytes_per_pixel, rec_bytes_per_pixel;
+};
+
 struct ModelSetInfo {
   const char* name;
   ModelFile det, cls, rec;
   // The set's settings as a JSON object (applied under the caller's overrides);
   // each value is measured on the dev set (the comment beside it says how).
   const char* settings_json;
+  ModelSetMemory memory;
 };
 
 // Every known model set (null-terminated by a set with name == nullptr).

@@ -63,17 +63,45 @@ std::string trim_space(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-// A number in the C locale; nullopt-like: ok=false if the text is not exactly one number.
+namespace {
+
+// Whether `t` is one number in JSON's grammar (RFC 8259, section 6), the one bundle manifests are
+// written in: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. *integer: without fraction or
+// exponent.
+bool json_number(const std::string& t, bool* integer) {
+  auto digit = [&](std::size_t k) { return k < t.size() && t[k] >= '0' && t[k] <= '9'; };
+  std::size_t i = 0;
+  if (i < t.size() && t[i] == '-') ++i;
+  if (!digit(i)) return false;
+  if (t[i] == '0')
+    ++i;  // no leading zeros: "0100" is not a number (octal to some readers, 100 to others)
+  else
+    while (digit(i)) ++i;
+  *integer = true;
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (!digit(i)) return false;
+    while (digit(i)) ++i;
+    *integer = false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!digit(i)) return false;
+    while (digit(i)) ++i;
+    *integer = false;
+  }
+  return i == t.size();
+}
+
+}  // namespace
+
 SettingValue parse_number(const std::string& text, bool* ok) {
   const std::string t = trim_space(text);
   *ok = false;
-  if (t.empty() || t.size() > 64) return SettingValue::of_string(text);
-  // An integer if it is all digits (with a sign).
-  std::size_t i = (t[0] == '-' || t[0] == '+') ? 1 : 0;
-  bool digits = i < t.size();
-  for (std::size_t j = i; j < t.size(); ++j)
-    if (!std::isdigit(static_cast<unsigned char>(t[j]))) digits = false;
-  if (digits) {
+  bool integer = false;
+  if (t.empty() || t.size() > 64 || !json_number(t, &integer)) return SettingValue::of_string(text);
+  if (integer) {
     errno = 0;
     char* end = nullptr;
     const long long v = std::strtoll(t.c_str(), &end, 10);
@@ -91,8 +119,7 @@ SettingValue parse_number(const std::string& text, bool* ok) {
     *ok = true;
     return SettingValue::of_float(d);
   }
-  // istringstream does not read inf/nan: they are refused by the range anyway.
-  return SettingValue::of_string(text);
+  return SettingValue::of_string(text);  // out of a double's range (1e400)
 }
 
 }  // namespace edgeocr

@@ -521,7 +521,7 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
   validate(input);
   const auto t_start = Clock::now();
   OcrResult result;
-  if (!det_) fail(StatusCode::kInvalidArgument, "this pipeline has no det model; use recognize()");
+  if (!det_) return line_result(input, plan);  // the whole image is one line
   auto t0 = Clock::now();
   const ImageView page = page_view(input);
   int lo = 0, hi = 255;
@@ -594,6 +594,24 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
   }
   for (int idx : reading_order(quads)) result.lines.push_back(std::move(kept[idx]));
   result.timings.total = since(t_start);
+  return result;
+}
+
+OcrResult Pipeline::run_line(const ImageView& image) const {
+  if (!budget_) return line_result(image, nullptr);
+  validate(image);
+  const BudgetedCall call = admit(image.width, image.height, 0);
+  OcrResult r = line_result(image, &call.plan);
+  pool_->trim();
+  return r;
+}
+
+OcrResult Pipeline::line_result(const ImageView& input, const CallPlan* plan) const {
+  const auto t_start = Clock::now();
+  OcrResult result;
+  OcrLine line = recognize_planned(input, plan);
+  if (!line.text.empty()) result.lines.push_back(std::move(line));
+  result.timings.rec = result.timings.total = since(t_start);
   return result;
 }
 

@@ -1,10 +1,10 @@
 // Setting values: checked against the table's types and ranges, parsed from text, shown in
 // messages and formatted so that they read back (see edgeocr/settings.h).
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <utility>
 
+#include "common/text.h"
 #include "edgeocr/settings.h"
 #include "edgeocr/status.h"
 #include "pipeline/number_text.h"
@@ -112,10 +112,8 @@ std::string to_display(const SettingValue& v) {
       return std::to_string(v.i);
     case SettingValue::Kind::kFloat:
       return number_text(v.f);
-    case SettingValue::Kind::kString: {
-      std::string s = v.s.size() > 60 ? v.s.substr(0, 60) + "..." : v.s;
-      return "'" + s + "'";
-    }
+    case SettingValue::Kind::kString:
+      return quoted(v.s);
     case SettingValue::Kind::kList: {
       std::string out = "[";
       const std::size_t n = std::min<std::size_t>(v.list.size(), 8);
@@ -196,10 +194,9 @@ SettingValue parse_setting(const SettingInfo& s, const std::string& text) {
   const std::string t = trim_space(text);
   switch (s.type) {
     case SettingType::kBool: {
-      std::string l;
-      for (char c : t) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (l == "true" || l == "1" || l == "on" || l == "yes") return SettingValue::of_bool(true);
-      if (l == "false" || l == "0" || l == "off" || l == "no") return SettingValue::of_bool(false);
+      // JSON's literals, and 0 / 1 as check_setting takes them from JSON and Python.
+      if (t == "true" || t == "1") return SettingValue::of_bool(true);
+      if (t == "false" || t == "0") return SettingValue::of_bool(false);
       bad_value(s, SettingValue::of_string(text));
     }
     case SettingType::kEnum:

@@ -2,6 +2,7 @@
 // with its name, type, range and doc.
 #include <utility>
 
+#include "common/text.h"
 #include "edgeocr/settings.h"
 #include "edgeocr/status.h"
 
@@ -293,9 +294,8 @@ const SettingInfo& setting_info(const std::string& name) {
   if (const SettingInfo* s = find_setting(name)) return *s;
   std::string known;
   for (const auto& s : settings_table()) known += (known.empty() ? "" : ", ") + s.name;
-  const std::string shown = name.size() > 60 ? name.substr(0, 60) + "..." : name;
   fail(StatusCode::kInvalidArgument,
-       "unknown pipeline setting '" + shown + "'; the settings are: " + known);
+       "unknown pipeline setting " + quoted(name) + "; the settings are: " + known);
 }
 
 }  // namespace edgeocr

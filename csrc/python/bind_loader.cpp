@@ -73,6 +73,15 @@ void bind_loader(py::module_& m) {
       .def_readonly("pool", &LoadedPipeline::pool)
       .def_readonly("model_set", &LoadedPipeline::model_set)
       .def_readonly("from_bundle", &LoadedPipeline::from_bundle)
+      .def_property_readonly("memory_profile",
+                             [](const LoadedPipeline& l) {
+                               const MemoryProfile& p = l.memory_profile;
+                               return py::dict(
+                                   py::arg("det_bytes_per_pixel") = p.det_bytes_per_pixel,
+                                   py::arg("cls_bytes_per_pixel") = p.cls_bytes_per_pixel,
+                                   py::arg("rec_bytes_per_pixel") = p.rec_bytes_per_pixel,
+                                   py::arg("call_overhead_bytes") = p.call_overhead_bytes);
+                             })
       .def_property_readonly("charset",
                              [](const LoadedPipeline& l) { return l.pipeline->charset(); })
       .def_property_readonly("roles",

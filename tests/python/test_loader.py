@@ -69,6 +69,18 @@ def test_keys_parsing_rules():
     assert parse("é\n中\n".encode()) == ["é", "中"]
     with pytest.raises(ModelError, match="not UTF-8"):
         parse(b"a\n\xff\n")
+    # Control characters (Unicode Cc) are refused as C refuses them (tests/c/test_c_regressions.c):
+    # a C caller reads text up to its first NUL; space and other printable text are characters.
+    for text, what in [
+        (b"a\n\0\n", "line 2 holds the control character U\\+0000"),
+        (b"a\tb\n", "U\\+0009"),
+        (b"\x1b[2J\n", "U\\+001B"),
+        (b"\x7f", "U\\+007F"),
+        ("a\n\x85\n".encode(), "U\\+0085"),
+    ]:
+        with pytest.raises(ModelError, match=what):
+            parse(text)
+    assert parse(" \n\u00a0\n\u3000\n".encode()) == [" ", "\u00a0", "\u3000"]
     split = _core.loader.split_lines_like_python
     for text in ["a\nb", "a\r\nb\rc", "x\x0by\x0cz", "p\u2028q\u2029r\x85s", "end\n", "", "\n\n"]:
         assert split(text.encode()) == text.splitlines(), repr(text)
@@ -102,6 +114,14 @@ def test_roles_and_charset_rules(v4_paths, tmp_path):
     keys = tmp_path / "keys.txt"
     keys.write_text("\n".join(charset[1:-2]) + "\n", encoding="utf-8")
     with pytest.raises(ModelError, match="classes but the keys file"):
+        edgeocr.Predictor(rec=v4_paths["rec"], keys=keys)
+    # A dictionary of the right size made of NULs, as a list or a file: refused, not read as text
+    # that starts with '\0'.
+    nuls = ["\0"] * (len(charset) - 2)
+    with pytest.raises(ModelError, match="character 1 holds the control character U\\+0000"):
+        edgeocr.Predictor(rec=v4_paths["rec"], keys=nuls)
+    keys.write_bytes(b"\0\n" * len(nuls))
+    with pytest.raises(ModelError, match="line 1 holds the control character U\\+0000"):
         edgeocr.Predictor(rec=v4_paths["rec"], keys=keys)
     # The same dictionary as the metadata's, from a file: same classes.
     keys.write_text("\n".join(charset[1:-1]) + "\n", encoding="utf-8")

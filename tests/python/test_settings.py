@@ -1,6 +1,7 @@
 """The pipeline settings table (csrc/pipeline/settings_table.cpp) as every Python surface sees."""
 
 import dataclasses
+import json
 import subprocess
 import sys
 import typing
@@ -143,8 +144,23 @@ def test_every_setting_reads_back_from_its_text():
         assert _core.parse_setting(s["name"], s["default_text"]) == s["default"], s["name"]
     assert _core.parse_setting("rec_width_buckets", " [320, 640 ,960] ") == [320, 640, 960]
     assert _core.parse_setting("det_mean", "(0.4,0.5,0.6)") == [0.4, 0.5, 0.6]
-    assert _core.parse_setting("use_cls", "OFF") is False
+    assert _core.parse_setting("use_cls", " false ") is False
+    assert _core.parse_setting("use_cls", "1") is True
+    assert _core.parse_setting("det_thresh", "2.5e-1") == 0.25
     for name, text in [
+        # Text is read as the same JSON token in a bundle manifest would be (docs/c-api.md).
+        ("det_limit_side_len", "0100"),
+        ("det_limit_side_len", "+736"),
+        ("det_limit_side_len", "0x100"),
+        ("det_limit_side_len", "736.0"),
+        ("det_limit_side_len", "1e3"),
+        ("det_thresh", ".4"),
+        ("det_thresh", "4."),
+        ("det_thresh", "+0.3"),
+        ("det_thresh", "inf"),
+        ("use_cls", "yes"),
+        ("use_cls", "TRUE"),
+        ("use_cls", "OFF"),
         ("det_thresh", "0,3"),
         ("det_thresh", "0.3x"),
         ("rec_batch", "6.5"),
@@ -158,6 +174,36 @@ def test_every_setting_reads_back_from_its_text():
             _core.parse_setting(name, text)
     with pytest.raises(InvalidInputError, match="unknown pipeline setting 'det_treshold'"):
         _core.parse_setting("det_treshold", "0.3")
+
+
+def test_text_is_read_as_the_manifest_reads_the_token():
+    # C's key/value text, a bundle manifest (JSON) and Python values pass the same checks: text the
+    # parser takes is the JSON value of the same token, and a token JSON refuses is refused.
+    for name, text in [
+        ("det_thresh", "0.25"),
+        ("det_thresh", "2.5e-1"),
+        ("det_thresh", "1E-1"),
+        ("det_box_thresh", "1"),
+        ("det_limit_side_len", "960"),
+        ("use_cls", "true"),
+        ("use_cls", "0"),
+        ("rec_width_buckets", "[320, 640]"),
+    ]:
+        assert _core.parse_setting(name, text) == _core.check_setting(name, json.loads(text))
+    for text in ["0100", "+736", ".4", "4.", "0x100", "TRUE", "yes", "-", "1e", "00"]:
+        with pytest.raises(ValueError):
+            json.loads(text)
+        with pytest.raises(InvalidInputError):
+            _core.parse_setting("det_thresh", text)
+
+
+def test_messages_quote_caller_text_escaped():
+    # The one quoting helper (csrc/common/text.h) that C's messages use: control characters and
+    # backslashes escaped, on one line.
+    with pytest.raises(InvalidInputError, match=r"got 'a\\x1Bb\\nc\\\\d' \(a string\)"):
+        PipelineConfig(det_limit_type="a\x1bb\nc\\d")
+    with pytest.raises(InvalidInputError, match=r"unknown pipeline setting 'det\\tthresh'"):
+        _core.parse_setting("det\tthresh", "0.3")
 
 
 def test_sizes_beyond_the_memory_limit_are_refused():

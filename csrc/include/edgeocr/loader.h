@@ -64,6 +64,10 @@ struct LoadedPipeline {
   std::string names[3];
   std::string model_set;  // the known model set the models are, "" if none
   bool from_bundle = false;
+  // What the models need per input pixel under a memory budget: the known set's figures when the
+  // models are its files (loose, or a bundle's members with the same sha256), else the core's
+  // defaults. Give it to Pipeline::set_memory_budget.
+  MemoryProfile memory_profile;
 };
 
 // Throws edgeocr::Error: NotFound (missing file), InvalidModel (bad model,

@@ -126,8 +126,10 @@ struct OcrResult {
 // pool are shared, per-call scratch is taken from a small free list.
 class Pipeline {
  public:
-  // det is required; cls may be null (no direction classification); rec may
-  // be null (detection only). charset: rec classes, charset[0] = blank.
+  // det or rec may be null, not both: without det, run() reads the whole
+  // image as one line (recognize()) and keeps it if it has text; without rec
+  // it detects only. cls may be null (no direction classification).
+  // charset: rec classes, charset[0] = blank.
   Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls, std::shared_ptr<Model> rec,
            std::vector<std::string> charset, PipelineConfig config,
            std::shared_ptr<MemoryPool> pool);
@@ -137,6 +139,9 @@ class Pipeline {
 
   // Recognition only, on an image that is already one text line.
   OcrLine recognize(const ImageView& image) const;
+  // The same as a result: the line, kept only if text was read (no line otherwise), its time as
+  // the rec and total timings. What run() gives without a det model.
+  OcrResult run_line(const ImageView& image) const;
 
   // Memory budget (docs/memory-budget.md). With a budget every call is planned to fit it (det in
   // tiles or smaller, smaller cls/rec batches) and holds its share while it runs, waiting while
@@ -176,6 +181,7 @@ class Pipeline {
   // `plan`: the call's budget plan, or null without a budget.
   OcrResult run_planned(const ImageView& image, const CallPlan* plan) const;
   OcrLine recognize_planned(const ImageView& image, const CallPlan* plan) const;
+  OcrResult line_result(const ImageView& image, const CallPlan* plan) const;
   // lo, hi: the page's luminance range (for the blur measure).
   std::vector<DetBox> detect(const ImageView& image, OcrResult* result, const CallPlan* plan,
                              int lo, int hi) const;

@@ -7,7 +7,9 @@ namespace edgeocr {
 
 // Chooses the ONNX Runtime shared library to load. Must be called before the
 // first model is created; afterwards a different path is an error
-// (one process holds one runtime). Thread-safe.
+// (one process holds one runtime). A path that then fails to load is
+// forgotten after that load's error: the next load without a path searches
+// as if none had been set. Thread-safe.
 void set_ort_library_path(const std::string& path);
 
 struct RuntimeInfo {

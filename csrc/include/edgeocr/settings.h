@@ -86,10 +86,14 @@ SettingValue check_setting(const SettingInfo& s, const SettingValue& value);
 // Sets one field from a typed value (check_setting first).
 void set_setting(PipelineConfig& config, const std::string& name, const SettingValue& value);
 
-// Sets one field from text, as the C API's key/value setter and command
-// lines give it: "0.6", "max", "true"/"false" (also 1/0, on/off, yes/no),
-// lists as "0.5,0.5,0.5" (brackets and spaces allowed). Numbers are read in
-// the C locale whatever the process locale is.
+// Sets one field from text, as the C API's key/value setter gives it: each
+// value is read as the same token in a bundle manifest (JSON) would be, so
+// text, JSON and Python values pass the same checks. Numbers in JSON's
+// grammar (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?; an integer setting
+// takes no fraction or exponent), bools as true / false / 1 / 0, enums as
+// their name unquoted ("max"), lists as "0.5,0.5,0.5" (in [] or () or bare;
+// spaces allowed). White space around a value is ignored. Numbers are read
+// in the C locale whatever the process locale is.
 void set_setting_from_string(PipelineConfig& config, const std::string& name,
                              const std::string& text);
 SettingValue parse_setting(const SettingInfo& s, const std::string& text);

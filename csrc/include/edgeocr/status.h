@@ -33,7 +33,9 @@ const char* status_code_name(StatusCode code) noexcept;
 
 class Error : public std::runtime_error {
  public:
-  Error(StatusCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  // A message that is not valid UTF-8 (caller or file bytes quoted raw) is kept with those bytes
+  // written \xHH, so that every message is valid UTF-8 (csrc/common/text.h).
+  Error(StatusCode code, const std::string& message);
   StatusCode code() const noexcept { return code_; }
 
  private:

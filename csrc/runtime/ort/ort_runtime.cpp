@@ -151,8 +151,14 @@ const Runtime& runtime() {
       return *g_runtime;
     }
     tried += "\n  " + source + ": " + why;
-    // An explicitly chosen library that fails is an error, not a reason to try others.
-    if (source == "set_ort_library_path" || source == "EDGEOCR_ORT_LIBRARY") break;
+    // An explicitly chosen library that fails is an error, not a reason to try others. The
+    // choice is then forgotten: it was for this load, which failed (the caller hears why), and a
+    // later load without a path searches as if none had been set instead of failing on it again.
+    if (source == "set_ort_library_path") {
+      g_requested_path.clear();
+      break;
+    }
+    if (source == "EDGEOCR_ORT_LIBRARY") break;
   }
   fail(StatusCode::kRuntimeUnavailable,
        "could not load the ONNX Runtime library; tried:" + tried +

@@ -1,0 +1,370 @@
+/* Regression tests of defects a hostile-caller sweep of the C API found (issue 28), compiled as
+ * C99. One process per mode, so that each starts with no ONNX Runtime loaded:
+ *
+ *   test_c_regressions dictionary  a dictionary of NUL (or other control) characters is refused
+ *                                  with INVALID_MODEL, from keys_path and keys_data alike
+ *   test_c_regressions messages    edgeocr_last_error() is valid UTF-8 when the caller's key,
+ *                                  value or path is not (options_set, get_setting, create)
+ *   test_c_regressions runtime     a create with an ort_library_path that fails to load does not
+ *                                  stop later creates with NULL from finding the default runtime
+ *
+ * "dictionary" and "runtime" read EDGEOCR_TEST_DET_MODEL, EDGEOCR_TEST_REC_MODEL and
+ * EDGEOCR_TEST_ORT_LIBRARY (and the runtime's default search EDGEOCR_ORT_LIBRARY) and exit with
+ * 77 (skipped) when they are missing; "messages" checks what needs a model only when it has one.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "edgeocr_c.h"
+
+#define SKIP 77
+
+static int g_failures = 0;
+
+#define CHECK(cond)                                                             \
+  do {                                                                          \
+    if (!(cond)) {                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++g_failures;                                                             \
+    }                                                                           \
+  } while (0)
+
+static const char* env(const char* name) {
+  const char* v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+/* Whether the NUL-terminated `s` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+   surrogates, nothing past U+10FFFF). */
+static int valid_utf8(const char* s) {
+  const unsigned char* p = (const unsigned char*)s;
+  while (*p) {
+    unsigned c = *p, lo = 0x80, hi = 0xBF;
+    int len, k;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return 0;
+    }
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (k = 2; k < len; ++k)
+      if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+    p += len;
+  }
+  return 1;
+}
+
+/* The last error after a call that must fail with `code`: present, valid UTF-8, and holding
+   `needle` when given. */
+static void expect_error(edgeocr_status_t st, edgeocr_status_t code, const char* needle,
+                         const char* what) {
+  const char* msg = edgeocr_last_error();
+  if (st != code) {
+    fprintf(stderr, "%s: got %s, expected %s (last error: %s)\n", what, edgeocr_status_name(st),
+            edgeocr_status_name(code), msg);
+    ++g_failures;
+    return;
+  }
+  if (msg[0] == '\0' || !valid_utf8(msg)) {
+    fprintf(stderr, "%s: the message is empty or not valid UTF-8: %s\n", what, msg);
+    ++g_failures;
+  }
+  if (needle && !strstr(msg, needle)) {
+    fprintf(stderr, "%s: the message does not say '%s': %s\n", what, needle, msg);
+    ++g_failures;
+  }
+}
+
+typedef struct {
+  const char *det, *rec, *ort;
+} inputs;
+
+static int get_inputs(inputs* in) {
+  in->det = env("EDGEOCR_TEST_DET_MODEL");
+  in->rec = env("EDGEOCR_TEST_REC_MODEL");
+  in->ort = env("EDGEOCR_TEST_ORT_LIBRARY");
+  if (!in->det || !in->rec) {
+    fprintf(stderr, "SKIP: set EDGEOCR_TEST_DET_MODEL and EDGEOCR_TEST_REC_MODEL (and "
+                    "EDGEOCR_TEST_ORT_LIBRARY unless ONNX Runtime is found by default)\n");
+    return SKIP;
+  }
+  return 0;
+}
+
+/* A rec-only predictor over `keys_size` bytes of keys (keys_data, or a file when `as_file`). */
+static edgeocr_status_t create_with_keys(const inputs* in, const char* keys, size_t keys_size,
+                                         int as_file, edgeocr_predictor_t* p) {
+  edgeocr_options_t opt;
+  char path[] = "/tmp/edgeocr_keys_XXXXXX";
+  edgeocr_status_t st;
+  edgeocr_options_init(&opt, sizeof opt);
+  opt.rec_model_path = in->rec;
+  opt.ort_library_path = in->ort;
+  opt.threads = 1;
+  if (as_file) {
+    int fd = mkstemp(path);
+    FILE* f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f || fwrite(keys, 1, keys_size, f) != keys_size) {
+      fprintf(stderr, "cannot write %s\n", path);
+      ++g_failures;
+      if (f) fclose(f);
+      return EDGEOCR_STATUS_INTERNAL;
+    }
+    fclose(f);
+    opt.keys_path = path;
+  } else {
+    opt.keys_data = keys;
+    opt.keys_size = keys_size;
+  }
+  st = edgeocr_predictor_create(&opt, p);
+  if (as_file) unlink(path);
+  return st;
+}
+
+/* `n` lines, each `line` (`line_size` bytes) followed by '\n'. */
+static char* repeat_lines(const char* line, size_t line_size, long n, size_t* size) {
+  char* out = (char*)malloc((size_t)n * (line_size + 1));
+  long i;
+  if (!out) abort();
+  for (i = 0; i < n; ++i) {
+    memcpy(out + (size_t)i * (line_size + 1), line, line_size);
+    out[(size_t)i * (line_size + 1) + line_size] = '\n';
+  }
+  *size = (size_t)n * (line_size + 1);
+  return out;
+}
+
+/* ---- dictionary ---------------------------------------------------------------------------- */
+
+static int test_dictionary(void) {
+  inputs in;
+  edgeocr_predictor_t p = NULL;
+  edgeocr_status_t st;
+  const char* msg;
+  const char* at;
+  long classes = 0, n;
+  size_t size;
+  char* keys;
+  int as_file;
+  int rc = get_inputs(&in);
+  if (rc) return rc;
+  /* The rec model's class count, from the message that refuses a dictionary of the wrong size:
+     the dictionaries below fit the model, so that only their characters can be refused. */
+  st = create_with_keys(&in, "a\n", 2, 0, &p);
+  if (st == EDGEOCR_STATUS_RUNTIME_UNAVAILABLE) {
+    fprintf(stderr, "SKIP: ONNX Runtime unavailable: %s\n", edgeocr_last_error());
+    return SKIP;
+  }
+  msg = edgeocr_last_error();
+  at = strstr(msg, "the model has ");
+  if (st != EDGEOCR_STATUS_INVALID_MODEL || !at ||
+      sscanf(at, "the model has %ld classes", &classes) != 1 || classes < 3) {
+    fprintf(stderr, "cannot tell the rec model's class count: %s: %s\n", edgeocr_status_name(st),
+            msg);
+    return 1;
+  }
+  n = classes - 1; /* characters = classes - 1 (the CTC blank) */
+
+  for (as_file = 0; as_file <= 1; ++as_file) {
+    const char* how = as_file ? "keys_path" : "keys_data";
+    char what[96];
+    /* A printable dictionary of that size loads: the control run below fails for its characters. */
+    keys = repeat_lines("a", 1, n, &size);
+    st = create_with_keys(&in, keys, size, as_file, &p);
+    snprintf(what, sizeof what, "%s of %ld lines 'a'", how, n);
+    if (st != EDGEOCR_STATUS_OK) {
+      fprintf(stderr, "%s: %s: %s\n", what, edgeocr_status_name(st), edgeocr_last_error());
+      ++g_failures;
+    }
+    edgeocr_predictor_destroy(p);
+    p = NULL;
+    free(keys);
+
+    /* Every line a NUL: predict used to return lines whose text starts with '\0'. */
+    keys = repeat_lines("\0", 1, n, &size);
+    snprintf(what, sizeof what, "%s of %ld NUL lines", how, n);
+    st = create_with_keys(&in, keys, size, as_file, &p);
+    expect_error(st, EDGEOCR_STATUS_INVALID_MODEL, "U+0000", what);
+    CHECK(p == NULL);
+    free(keys);
+
+    /* One tab among printable lines; then one escape (U+001B), one DEL, one C1 control (U+0085). */
+    {
+      static const struct {
+        const char* bytes;
+        size_t size;
+        const char* code;
+      } controls[] = {{"\t", 1, "U+0009"}, {"x\x1b[2J", 5, "U+001B"}, {"\x7f", 1, "U+007F"},
+                      {"\xc2\x85", 2, "U+0085"}, {"a\rb", 3, NULL}};
+      size_t k;
+      for (k = 0; k < sizeof controls / sizeof controls[0]; ++k) {
+        size_t i, pos = 0;
+        keys = (char*)malloc((size_t)n * 2 + controls[k].size + 1);
+        if (!keys) abort();
+        for (i = 0; i + 1 < (size_t)n; ++i) {
+          keys[pos++] = 'a';
+          keys[pos++] = '\n';
+        }
+        memcpy(keys + pos, controls[k].bytes, controls[k].size);
+        pos += controls[k].size;
+        keys[pos++] = '\n';
+        st = create_with_keys(&in, keys, pos, as_file, &p);
+        snprintf(what, sizeof what, "%s with a line of control character %s", how,
+                 controls[k].code ? controls[k].code : "CR");
+        if (controls[k].code) {
+          expect_error(st, EDGEOCR_STATUS_INVALID_MODEL, controls[k].code, what);
+          /* Line n: the message says which. */
+          {
+            char line[32];
+            snprintf(line, sizeof line, "line %ld", n);
+            expect_error(st, EDGEOCR_STATUS_INVALID_MODEL, line, what);
+          }
+        } else {
+          /* "a\rb" is two lines (CR is a line break): one line too many for the model. */
+          expect_error(st, EDGEOCR_STATUS_INVALID_MODEL, "classes", what);
+        }
+        CHECK(p == NULL);
+        free(keys);
+      }
+    }
+  }
+  return g_failures ? 1 : 0;
+}
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+static int test_messages(void) {
+  edgeocr_options_t opt;
+  edgeocr_predictor_t p = NULL;
+  inputs in;
+  edgeocr_status_t st;
+  char buf[64];
+  edgeocr_options_init(&opt, sizeof opt);
+  /* A value, a key, both; a key cut inside a character; control characters. */
+  expect_error(edgeocr_options_set(&opt, "det_thresh", "\xff"), EDGEOCR_STATUS_INVALID_ARGUMENT,
+               "'\\xFF'", "options_set(det_thresh, \\xff)");
+  expect_error(edgeocr_options_set(&opt, "\xff\xfe", "0.3"), EDGEOCR_STATUS_INVALID_ARGUMENT,
+               "'\\xFF\\xFE'", "options_set(\\xff\\xfe, 0.3)");
+  expect_error(edgeocr_options_set(&opt, "det_\xe4\xb8", "0.3"), EDGEOCR_STATUS_INVALID_ARGUMENT,
+               "'det_\\xE4\\xB8'", "options_set(a key cut inside a character)");
+  expect_error(edgeocr_options_set(&opt, "det_limit_type", "m\xc3\xa4x\n\x1b"),
+               EDGEOCR_STATUS_INVALID_ARGUMENT, "'m\xc3\xa4x\\n\\x1B'",
+               "options_set(det_limit_type, a value with a newline and an escape)");
+  expect_error(edgeocr_options_set(&opt, "use_cls", "\xc0\xaf"), EDGEOCR_STATUS_INVALID_ARGUMENT,
+               "\\xC0\\xAF", "options_set(use_cls, an overlong '/')");
+  /* A value that is valid UTF-8 is quoted as it is. */
+  expect_error(edgeocr_options_set(&opt, "det_limit_type", "\xe6\x9c\x80\xe5\xa4\xa7"),
+               EDGEOCR_STATUS_INVALID_ARGUMENT, "'\xe6\x9c\x80\xe5\xa4\xa7'",
+               "options_set(det_limit_type, CJK text)");
+  edgeocr_options_release(&opt);
+
+  /* A path of any bytes, quoted by the loader. */
+  edgeocr_options_init(&opt, sizeof opt);
+  opt.bundle_path = "/nonexistent-\xff\xfe/model.eocr";
+  st = edgeocr_predictor_create(&opt, &p);
+  CHECK(st != EDGEOCR_STATUS_OK && p == NULL);
+  CHECK(valid_utf8(edgeocr_last_error()));
+  if (!valid_utf8(edgeocr_last_error())) fprintf(stderr, "create: %s\n", edgeocr_last_error());
+
+  /* get_setting on a predictor: needs a model. */
+  if (get_inputs(&in) == 0) {
+    edgeocr_options_init(&opt, sizeof opt);
+    opt.rec_model_path = in.rec;
+    opt.ort_library_path = in.ort;
+    opt.threads = 1;
+    st = edgeocr_predictor_create(&opt, &p);
+    if (st == EDGEOCR_STATUS_OK) {
+      size_t needed = 0;
+      expect_error(edgeocr_predictor_get_setting(p, "\xff\xfe", buf, sizeof buf, &needed),
+                   EDGEOCR_STATUS_INVALID_ARGUMENT, "'\\xFF\\xFE'", "get_setting(\\xff\\xfe)");
+      CHECK(buf[0] == '\0' && needed == 0);
+      edgeocr_predictor_destroy(p);
+    } else if (st != EDGEOCR_STATUS_RUNTIME_UNAVAILABLE) {
+      fprintf(stderr, "creating a rec predictor: %s: %s\n", edgeocr_status_name(st),
+              edgeocr_last_error());
+      ++g_failures;
+    }
+  }
+  return g_failures ? 1 : 0;
+}
+
+/* ---- runtime ------------------------------------------------------------------------------- */
+
+static int test_runtime(void) {
+  inputs in;
+  edgeocr_options_t opt;
+  edgeocr_predictor_t p = NULL;
+  edgeocr_status_t st;
+  const char* bad = "/nonexistent/libonnxruntime-edgeocr-test.so";
+  const char* lib = NULL;
+  int rc = get_inputs(&in);
+  if (rc) return rc;
+  if (!env("EDGEOCR_ORT_LIBRARY") && !in.ort) {
+    fprintf(stderr, "SKIP: the default search needs EDGEOCR_ORT_LIBRARY (or the runtime next to "
+                    "libedgeocr)\n");
+    return SKIP;
+  }
+  edgeocr_options_init(&opt, sizeof opt);
+  opt.rec_model_path = in.rec;
+  opt.threads = 1;
+
+  /* Twice: each create with the bad path fails on it, and is not remembered. */
+  opt.ort_library_path = bad;
+  expect_error(edgeocr_predictor_create(&opt, &p), EDGEOCR_STATUS_RUNTIME_UNAVAILABLE, bad,
+               "create with a bad ort_library_path");
+  CHECK(p == NULL);
+  /* The same through edgeocr_set_ort_library_path: the next create fails on it, once. */
+  CHECK(edgeocr_set_ort_library_path(bad) == EDGEOCR_STATUS_OK);
+  opt.ort_library_path = NULL;
+  expect_error(edgeocr_predictor_create(&opt, &p), EDGEOCR_STATUS_RUNTIME_UNAVAILABLE, bad,
+               "create after edgeocr_set_ort_library_path(bad)");
+  CHECK(p == NULL);
+
+  /* NULL: the default search, which finds the runtime (EDGEOCR_ORT_LIBRARY in the test's env). */
+  st = edgeocr_predictor_create(&opt, &p);
+  if (st != EDGEOCR_STATUS_OK) {
+    fprintf(stderr, "create with ort_library_path = NULL after a bad path: %s: %s\n",
+            edgeocr_status_name(st), edgeocr_last_error());
+    ++g_failures;
+  } else {
+    CHECK(strstr(edgeocr_last_error(), bad) == NULL);
+    CHECK(edgeocr_runtime_info(&lib, NULL) == EDGEOCR_STATUS_OK && lib && !strstr(lib, bad));
+    edgeocr_predictor_destroy(p);
+  }
+  return g_failures ? 1 : 0;
+}
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "messages";
+  int rc;
+  if (strcmp(mode, "dictionary") == 0)
+    rc = test_dictionary();
+  else if (strcmp(mode, "messages") == 0)
+    rc = test_messages();
+  else if (strcmp(mode, "runtime") == 0)
+    rc = test_runtime();
+  else {
+    fprintf(stderr, "usage: %s dictionary|messages|runtime\n", argv[0]);
+    return 2;
+  }
+  if (rc == SKIP) return SKIP;
+  if (g_failures) fprintf(stderr, "%d failure(s)\n", g_failures);
+  return g_failures ? 1 : rc;
+}
