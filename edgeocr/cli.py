@@ -50,6 +50,10 @@ def cmd_predict(args) -> int:
         print("edgeocr predict: no images found", file=sys.stderr)
         return 2
     p = predictor_from_args(args)
+    if args.format is not None or args.output is not None:  # one document: edgeocr/documents
+        from .documents.output import run_cli as write_documents
+
+        return write_documents(args, p, files)
     if args.draw:
         os.makedirs(args.draw, exist_ok=True)  # an OSError (a file there) is reported by main
     progress = Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
@@ -243,6 +247,24 @@ def add_page_arguments(p) -> None:
     p.add_argument("--password", help="password of an encrypted PDF")
 
 
+def add_output_arguments(p) -> None:
+    """Documents out: ``--format`` and ``--output`` (docs/documents.md)."""
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("text", "json", "tsv", "hocr", "alto", "pdf"),
+        help="write every input's pages, in order, as one document: plain text, JSON lines, "
+        "Tesseract TSV, hOCR, ALTO v4 or a searchable PDF (default with -o: from its extension)",
+    )
+    p.add_argument(
+        "--output",
+        "-o",
+        metavar="OUT",
+        help="the document to write ('-': standard output; written whole or not at all); "
+        "with --ray: OUT.parquet (a folder of parts) or OUT.jsonl",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `edgeocr` argument parser, tooling subcommands included when installed."""
     from ._core import __version__
@@ -261,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--draw", metavar="OUT_DIR", help="write annotated copies of the images here (not pages)"
     )
     add_page_arguments(p)
+    add_output_arguments(p)
     from .ray import add_arguments as ray_arguments
 
     ray_arguments(p)  # --ray --address --workers --output --resume --batch-size

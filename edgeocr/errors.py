@@ -25,6 +25,11 @@ class PasswordError(DocumentError, PermissionError):
     """An encrypted PDF without the password that opens it (``password=`` / ``--password``)."""
 
 
+class OutputError(EdgeOCRError, OSError):
+    """An output file that cannot be written (a missing or read-only folder, a full disk); the
+    target is left as it was and no partial file stays behind."""
+
+
 class ModelError(EdgeOCRError, ValueError):
     """A model file or buffer that cannot be loaded or used."""
 

@@ -553,7 +553,6 @@ def add_arguments(parser) -> None:
         default=None,
         help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)",
     )
-    g.add_argument("--output", "-o", help="results: OUT.parquet (a folder of parts) or OUT.jsonl")
     g.add_argument("--resume", action="store_true", help="skip the inputs already in --output")
     g.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="images per actor call"

@@ -1,0 +1,251 @@
+"""Documents out: a document's page results written as text, JSON lines, Tesseract TSV, hOCR,
+ALTO or a searchable PDF, with nothing written half-way.
+
+>>> pages = edgeocr.Predictor().predict_pages("scan.pdf")
+>>> report = edgeocr.documents.write_document(pages, "scan.ocr.pdf")          # format from .pdf
+>>> report.pages, report.failed
+
+The output is written to a temporary file in the target's folder (opened before the first page
+is read, so a path that cannot be written fails at once) and renamed over the target only when
+the whole document is written: a failure, an interrupt or a full disk leave the target as it
+was, and no partial file behind.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from ..errors import EdgeOCRError, InvalidInputError, OutputError
+from .alto import AltoWriter
+from .hocr import HocrWriter
+from .pdf import SearchablePdf
+from .text import JsonLinesWriter, TextWriter
+from .tsv import TsvWriter
+
+FORMATS = ("text", "json", "tsv", "hocr", "alto", "pdf")
+_WRITERS = {
+    "text": TextWriter,
+    "json": JsonLinesWriter,
+    "tsv": TsvWriter,
+    "hocr": HocrWriter,
+    "alto": AltoWriter,
+}
+# The format an output file's extension implies (when none is given).
+_BY_EXTENSION = {
+    ".txt": "text",
+    ".json": "json",
+    ".jsonl": "json",
+    ".tsv": "tsv",
+    ".hocr": "hocr",
+    ".html": "hocr",
+    ".xhtml": "hocr",
+    ".xml": "alto",
+    ".alto": "alto",
+    ".pdf": "pdf",
+}
+
+
+def format_for(output, fmt: str | None) -> str:
+    """``fmt`` checked, or the format ``output``'s extension names."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise InvalidInputError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        return fmt
+    ext = os.path.splitext(os.fspath(output))[1].lower() if output not in (None, "-") else ""
+    if ext not in _BY_EXTENSION:
+        raise InvalidInputError(
+            f"cannot tell the format from {output!r}: give one of {', '.join(FORMATS)} "
+            "(format= / --format)"
+        )
+    return _BY_EXTENSION[ext]
+
+
+class AtomicFile:
+    """``path`` written through a temporary file in its folder, renamed over it by
+    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it."""
+
+    def __init__(self, path, binary: bool):
+        self.path = os.fspath(path)
+        if os.path.isdir(self.path):
+            raise OutputError(f"{self.path}: is a folder; the output must be a file")
+        folder = os.path.dirname(os.path.abspath(self.path))
+        try:
+            fd, self.tmp = tempfile.mkstemp(
+                prefix=f".{os.path.basename(self.path)}.", suffix=".part", dir=folder
+            )
+        except OSError as e:
+            raise OutputError(
+                f"{self.path}: cannot write there ({e.strerror or e}: {folder})"
+            ) from None
+        raw = os.fdopen(fd, "wb")
+        self.file = raw if binary else io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+
+    def commit(self) -> None:
+        """Flush, sync and rename the file over ``path`` (keeping an old file's permissions,
+        else the umask's)."""
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            try:
+                mode = os.stat(self.path).st_mode & 0o7777
+            except OSError:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.chmod(self.tmp, mode)
+            os.replace(self.tmp, self.path)
+        except OSError as e:
+            self.discard()
+            raise OutputError(f"{self.path}: cannot write it ({e.strerror or e})") from None
+
+    def discard(self) -> None:
+        try:
+            self.file.close()
+        except OSError:
+            pass
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is not None:
+            self.discard()
+        return False
+
+
+@dataclass
+class DocumentReport:
+    """What :func:`write_document` wrote: the output, the format, pages written, the pages
+    that failed (``(source, 0-based page, error)``; they are in the output without text)."""
+
+    output: str
+    format: str
+    pages: int = 0
+    failed: list = field(default_factory=list)
+
+
+def write_document(
+    results,
+    output,
+    format: str | None = None,  # noqa: A002 - the name users know (--format)
+    *,
+    source=None,
+    password: str | None = None,
+    title: str | None = None,
+    on_page=None,
+) -> DocumentReport:
+    """Write ``results`` (`PageResult`s from `Predictor.predict_pages`, or `OcrResult`s of
+    images) to ``output`` as one document, consuming them one at a time.
+
+    ``format``: one of :data:`FORMATS` (default: from ``output``'s extension). ``output``: a
+    path, or ``"-"`` (standard output) for the text formats. For ``"pdf"``: ``source`` is the
+    document the results came from when it was not a path (bytes, an array, a PIL image), and
+    ``password`` opens an encrypted input PDF. ``title``: the hOCR title / ALTO file name
+    (default: the first result's source). ``on_page(result)`` is called after each page.
+    A page that failed (``result.error``) is kept without text (an image page that could not be
+    decoded is left out of a PDF) and listed in the report; an error of the output itself raises
+    `OutputError` and leaves nothing behind.
+    """
+    fmt = format_for(output, format)
+    report = DocumentReport(os.fspath(output) if output != "-" else "-", fmt)
+    if output == "-":
+        if fmt == "pdf":
+            raise InvalidInputError("a PDF goes to a file (-o OUT.pdf), not standard output")
+        _write_text(results, sys.stdout, fmt, title, report, on_page)
+        sys.stdout.flush()
+        return report
+    with AtomicFile(output, binary=fmt == "pdf") as out:
+        if fmt == "pdf":
+            builder = SearchablePdf(source=source, password=password)
+            try:
+                for r in results:
+                    builder.add(r)
+                    _count(r, report, on_page)
+                builder.save(out.file)
+            finally:
+                builder.close()
+        else:
+            _write_text(results, out.file, fmt, title, report, on_page)
+        out.commit()
+    return report
+
+
+def _count(r, report: DocumentReport, on_page) -> None:
+    report.pages += 1
+    err = getattr(r, "error", None)
+    if err is not None:
+        report.failed.append((r.source, int(getattr(r, "page", 0) or 0), err))
+    if on_page is not None:
+        on_page(r)
+
+
+def _write_text(results, out, fmt, title, report, on_page) -> None:
+    writer = None
+    for r in results:
+        if writer is None:
+            writer = _WRITERS[fmt](out, title if title is not None else str(r.source or ""))
+        writer.add(r)
+        _count(r, report, on_page)
+    if writer is None:
+        writer = _WRITERS[fmt](out, title or "")
+    writer.finish()
+
+
+def run_cli(args, predictor, files: list[str]) -> int:
+    """`edgeocr predict ... --format F -o OUT`: every input's pages, in order, as one document.
+    A document that cannot be opened is reported and left out; a page that fails is reported
+    and kept without text. Returns the exit status (0, or 1 when something failed)."""
+    import itertools
+
+    out = args.output or "-"
+    fmt = format_for(out, args.format or ("json" if args.json else None))
+    failures = 0
+
+    def pages_of(path):
+        nonlocal failures
+        try:
+            return predictor.predict_pages(
+                path,
+                getattr(args, "pages", None),
+                dpi=getattr(args, "dpi", None),
+                password=getattr(args, "password", None),
+            )
+        except EdgeOCRError as e:
+            failures += 1
+            print(f"{path}: error: {e}", file=sys.stderr)
+            return iter(())
+
+    def on_page(r):
+        if getattr(r, "error", None) is not None:
+            print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
+
+    pdf_source = None
+    if fmt == "pdf" and len(files) == 1:
+        pdf_source = files[0]
+    report = write_document(
+        itertools.chain.from_iterable(pages_of(f) for f in files),
+        out,
+        fmt,
+        source=pdf_source,
+        password=getattr(args, "password", None),
+        title=files[0] if len(files) == 1 else "",
+        on_page=on_page,
+    )
+    failures += len(report.failed)
+    if out != "-":
+        print(
+            f"wrote {out} ({fmt}, {report.pages} pages"
+            + (f", {len(report.failed)} failed" if report.failed else "")
+            + ")",
+            file=sys.stderr,
+        )
+    return 1 if failures else 0

@@ -1,0 +1,62 @@
+"""Plain text, JSON lines and the XML escaping the hOCR and ALTO writers share."""
+
+from __future__ import annotations
+
+import re
+from xml.sax.saxutils import escape, quoteattr
+
+from .layout import page_lines
+
+# Characters XML 1.0 cannot hold (C0 controls but tab/newline/return, surrogates, U+FFFE/F).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(s: str) -> str:
+    """``s`` escaped for XML character data (characters XML cannot hold dropped)."""
+    return escape(_NOT_XML.sub("", str(s)))
+
+
+def attr(s: str) -> str:
+    """``s`` as a quoted XML attribute value (characters XML cannot hold dropped)."""
+    return quoteattr(_NOT_XML.sub("", str(s)), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+
+
+def version() -> str:
+    """edgeocr's version, for the files' producer fields."""
+    from .._core import __version__
+
+    return __version__
+
+
+class TextWriter:
+    """Plain text: each page's lines, one per line, pages ended by a form feed (as Tesseract's
+    ``txt`` output); a failed page is empty."""
+
+    extension = ".txt"
+
+    def __init__(self, out, title: str = ""):
+        self.out = out
+
+    def add(self, result) -> None:
+        if getattr(result, "error", None) is None:
+            for line in page_lines(result):
+                self.out.write(line.text + "\n")
+        self.out.write("\f")
+
+    def finish(self) -> None:
+        pass
+
+
+class JsonLinesWriter:
+    """One JSON object per page (``PageResult.to_json``, errors included), one per line."""
+
+    extension = ".jsonl"
+
+    def __init__(self, out, title: str = ""):
+        self.out = out
+
+    def add(self, result) -> None:
+        self.out.write(result.to_json() + "\n")
+
+    def finish(self) -> None:
+        pass
