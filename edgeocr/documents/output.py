@@ -175,6 +175,8 @@ def write_document(
                 builder.close()
         else:
             _write_text(results, out.file, fmt, title, report, on_page)
+        if report.pages == 0:
+            raise InvalidInputError(f"{report.output}: no pages came out, so nothing was written")
         out.commit()
     return report
 

@@ -241,6 +241,8 @@ class SearchablePdf:
                     f"({len(doc.pages)} pages)"
                 )
             page = self.pdf.pages[first + page_index]
+        elif getattr(result, "error", None) is not None:
+            return  # an image page that could not be read has no pixels to make a page of
         else:
             page = self._image_page(result, src, page_index)
         if getattr(result, "error", None) is None:
@@ -383,7 +385,7 @@ class SearchablePdf:
         pikepdf = self.pikepdf
         pdf = self._output()
         if len(pdf.pages) == 0:
-            raise InvalidInputError("no pages to write: every page failed or none were read")
+            raise InvalidInputError("no pages to write: none were read, or none could be decoded")
         if self.font is not None:
             finish_font(self.font, self.cids)
         pdf.save(

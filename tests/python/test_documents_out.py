@@ -362,6 +362,19 @@ def test_alto_structure(tmp_path, predictor, scanned_pdf):
             cx, cy = w.box.mean(axis=0)
             assert x <= cx <= x + ww and y <= cy <= y + hh
             assert float(s.get("WC")) == pytest.approx(w.score, abs=1e-4)
+    # An ALTO reader of its own (alto-tools, which knows ALTO 1-4): the words, line by line,
+    # and their mean confidence.
+    pytest.importorskip("alto_tools", reason="alto-tools is not installed (pip install alto-tools)")
+    reader = (
+        "import sys; from alto_tools.alto_tools import main; sys.argv[0] = 'alto-tools'; main()"
+    )
+    text = run(sys.executable, "-c", reader, "-t", out)
+    want = [" ".join(w.text for w in ln.words) for r in results for ln in r.lines if ln.words]
+    assert [ln.strip() for ln in text.splitlines() if ln.strip()] == want
+    conf = run(sys.executable, "-c", reader, "-c", out)
+    scores = [w.score for r in results for line in r.lines for w in line.words]
+    mean = float(re.search(r"Confidence: ([0-9.]+)", conf).group(1))
+    assert mean == pytest.approx(100 * np.mean(scores), abs=0.02)
 
 
 def test_tsv_has_tesseracts_columns(tmp_path, predictor, pages):
