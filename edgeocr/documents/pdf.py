@@ -34,6 +34,9 @@ FONT_RESOURCE = "/EdgeOCRText"
 # extractors (poppler, PDFium) build words from glyphs on one baseline, and a slightly skewed
 # baseline splits a word into runs of characters.
 SNAP_DEGREES = 15.0
+# Image pages are moved to a temporary file every this many pages (their images are then read
+# from there when the output is written, not held in memory).
+PART_PAGES = 16
 BASELINE = -DESCENT / UNITS_PER_EM  # the baseline's height in the word box, from its bottom
 
 
@@ -175,10 +178,12 @@ class SearchablePdf:
         self.pikepdf = _pikepdf()
         self.source_override = source
         self.password = password
-        self.pdf = None
+        self.out: _Target | None = None  # the output document
         self.inputs: dict = {}  # source key -> (pikepdf.Pdf, index of its first page in output)
-        self.cids = CidAllocator()
-        self.font = None
+        self.part: _Target | None = None  # image pages not yet moved to a file
+        self.part_pages = 0
+        self.parts: list = []  # parts written to files and reopened (their data stays there)
+        self.tmpdir: str | None = None
         self.pages_with_text = 0
         self.encrypted = False
 
@@ -213,26 +218,28 @@ class SearchablePdf:
         if key in self.inputs:
             return self.inputs[key]
         doc = self._open_pdf(src)
-        if self.pdf is None:  # the first source: the output is this PDF, edited
-            self.pdf = doc
+        if self.out is None:  # the first source: the output is this PDF, edited
+            self.out = _Target(doc)
             self.encrypted = bool(doc.is_encrypted)
             entry = (doc, 0)
         else:
-            entry = (doc, len(self.pdf.pages))
-            self.pdf.pages.extend(doc.pages)
+            self._flush_part()  # image pages before this PDF's pages
+            entry = (doc, len(self.out.pdf.pages))
+            self.out.pdf.pages.extend(doc.pages)
         self.inputs[key] = entry
         return entry
 
-    def _output(self):
-        if self.pdf is None:
-            self.pdf = self.pikepdf.new()
-        return self.pdf
+    def _output(self) -> _Target:
+        if self.out is None:
+            self.out = _Target(self.pikepdf.new())
+        return self.out
 
     # -- pages ----------------------------------------------------------------
     def add(self, result) -> None:
         """Lay ``result``'s words on its page (adding the page first for an image)."""
         src = self._source(result)
         page_index = int(getattr(result, "page", 0) or 0)
+        failed = getattr(result, "error", None) is not None
         if is_pdf_source(src):
             doc, first = self._pdf_input(src)
             if not 0 <= page_index < len(doc.pages):
@@ -240,13 +247,38 @@ class SearchablePdf:
                     f"{self._name(src)}: page {page_index + 1} is not in the PDF "
                     f"({len(doc.pages)} pages)"
                 )
-            page = self.pdf.pages[first + page_index]
-        elif getattr(result, "error", None) is not None:
+            if not failed:
+                self._lay(self.out.pdf.pages[first + page_index], result, self.out)
+            return
+        if failed:
             return  # an image page that could not be read has no pixels to make a page of
-        else:
-            page = self._image_page(result, src, page_index)
-        if getattr(result, "error", None) is None:
-            self._lay(page, result)
+        self._output()
+        if self.part is None:
+            self.part = _Target(self.pikepdf.new())
+        page = self._image_page(result, src, page_index, self.part.pdf)
+        self._lay(page, result, self.part)
+        self.part_pages += 1
+        if self.part_pages >= PART_PAGES:
+            self._flush_part()
+
+    def _flush_part(self) -> None:
+        """Move the image pages made so far to a file and append them to the output from there:
+        qpdf copies their images into the output when it is written, so they are not held in
+        memory meanwhile."""
+        if self.part is None:
+            return
+        import tempfile
+
+        if self.tmpdir is None:
+            self.tmpdir = tempfile.mkdtemp(prefix="edgeocr-pdf-")
+        path = os.path.join(self.tmpdir, f"part{len(self.parts)}.pdf")
+        self.part.finish()
+        self.part.pdf.save(path)
+        self.part.pdf.close()
+        self.part, self.part_pages = None, 0
+        doc = self.pikepdf.open(path)
+        self.parts.append(doc)
+        self._output().pdf.pages.extend(doc.pages)
 
     def add_blank(self, result, width_pt: float, height_pt: float) -> None:
         """A page of ``width_pt`` x ``height_pt`` holding only ``result``'s text layer, in one
@@ -255,23 +287,21 @@ class SearchablePdf:
         pikepdf = self.pikepdf
         from pikepdf import Array, Dictionary, Name
 
-        pdf = self._output()
-        if self.font is None:
-            self.font = add_font(pdf, self.cids)
+        out = self._output()
         width, height = page_size(result)
         content = b""
         if width > 0 and height > 0 and getattr(result, "error", None) is None:
             box = (0.0, 0.0, width_pt, height_pt)
-            content = text_layer(result, PixelsToPoints(width, height, box), "/F1", self.cids)
+            content = text_layer(result, PixelsToPoints(width, height, box), "/F1", out.cids)
         page = Dictionary(
             Type=Name.Page,
             MediaBox=Array([0, 0, width_pt, height_pt]),
-            Resources=Dictionary(Font=Dictionary(F1=self.font)),
-            Contents=pikepdf.Stream(pdf, content),
+            Resources=Dictionary(Font=Dictionary(F1=out.font_object())),
+            Contents=pikepdf.Stream(out.pdf, content),
         )
-        pdf.pages.append(pikepdf.Page(page))
+        out.pdf.pages.append(pikepdf.Page(page))
 
-    def _lay(self, page, result) -> None:
+    def _lay(self, page, result, target: _Target) -> None:
         width, height = page_size(result)
         if width <= 0 or height <= 0:
             return
@@ -279,43 +309,40 @@ class SearchablePdf:
         rotate = int(page.obj.get("/Rotate", 0)) if "/Rotate" in page.obj else 0
         if rotate % 90:
             rotate = 0  # not a valid /Rotate: renderers ignore it
-        if self.font is None:
-            self.font = add_font(self.pdf, self.cids)
-        name = self._font_name(page)
+        name = self._font_name(page, target.font_object())
         content = text_layer(
-            result, PixelsToPoints(width, height, _box(page), rotate), name, self.cids
+            result, PixelsToPoints(width, height, _box(page), rotate), name, target.cids
         )
         if not content:
             return
-        page.contents_add(pikepdf.Stream(self.pdf, b"q\n"), prepend=True)
-        page.contents_add(pikepdf.Stream(self.pdf, b"\nQ\n" + content))
+        page.contents_add(pikepdf.Stream(target.pdf, b"q\n"), prepend=True)
+        page.contents_add(pikepdf.Stream(target.pdf, b"\nQ\n" + content))
         self.pages_with_text += 1
 
-    def _font_name(self, page) -> str:
+    def _font_name(self, page, font) -> str:
         pikepdf = self.pikepdf
         resources = page.resources
         fonts = resources.get("/Font")
         name, k = FONT_RESOURCE, 0
         while fonts is not None and name in fonts:
-            if fonts[name].is_indirect and fonts[name].objgen == self.font.objgen:
+            if fonts[name].is_indirect and fonts[name].objgen == font.objgen:
                 return name  # shared resources: already there
             k += 1
             name = f"{FONT_RESOURCE}{k}"
-        page.add_resource(self.font, pikepdf.Name.Font, name=pikepdf.Name(name))
+        page.add_resource(font, pikepdf.Name.Font, name=pikepdf.Name(name))
         return name
 
-    def _image_page(self, result, src, index: int):
+    def _image_page(self, result, src, index: int, pdf):
         pikepdf = self.pikepdf
         from pikepdf import Array, Dictionary, Name
 
-        pdf = self._output()
         width, height = page_size(result)
         w_pt = float(getattr(result, "width_pt", 0) or 0)
         h_pt = float(getattr(result, "height_pt", 0) or 0)
         if not (w_pt > 0 and h_pt > 0):  # an OcrResult of an image: its dpi, else 72
             dpi = float(getattr(result, "dpi", 0) or 72.0)
             w_pt, h_pt = width * 72.0 / dpi, height * 72.0 / dpi
-        image = self._image_xobject(src, index, width, height)
+        image = self._image_xobject(src, index, width, height, pdf)
         content = f"q {_num(w_pt)} 0 0 {_num(h_pt)} 0 0 cm /Im0 Do Q\n".encode("ascii")
         page = Dictionary(
             Type=Name.Page,
@@ -326,11 +353,10 @@ class SearchablePdf:
         pdf.pages.append(pikepdf.Page(page))
         return pdf.pages[-1]
 
-    def _image_xobject(self, src, index: int, width: int, height: int):
+    def _image_xobject(self, src, index: int, width: int, height: int, pdf):
         pikepdf = self.pikepdf
         from pikepdf import Name
 
-        pdf = self.pdf
         jpeg = _jpeg_bytes(src, index, width, height)
         if jpeg is not None:
             data, colorspace = jpeg
@@ -383,23 +409,49 @@ class SearchablePdf:
     def save(self, fileobj) -> None:
         """Write the PDF to ``fileobj`` (a binary file open for writing)."""
         pikepdf = self.pikepdf
-        pdf = self._output()
-        if len(pdf.pages) == 0:
+        self._flush_part()
+        out = self._output()
+        if len(out.pdf.pages) == 0:
             raise InvalidInputError("no pages to write: none were read, or none could be decoded")
-        if self.font is not None:
-            finish_font(self.font, self.cids)
-        pdf.save(
+        out.finish()
+        out.pdf.save(
             fileobj,
             encryption=True if self.encrypted else False,
             object_stream_mode=pikepdf.ObjectStreamMode.preserve,
         )
 
     def close(self) -> None:
-        for doc, _ in self.inputs.values():
+        """Close every file this writer opened and remove its temporary files."""
+        import shutil
+
+        docs = [doc for doc, _ in self.inputs.values()] + self.parts
+        for t in (self.part, self.out):
+            if t is not None and all(t.pdf is not d for d in docs):
+                docs.append(t.pdf)
+        for doc in docs:
             doc.close()
-        if self.pdf is not None and not self.inputs:
-            self.pdf.close()
-        self.inputs, self.pdf = {}, None
+        self.inputs, self.parts, self.part, self.out = {}, [], None, None
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+
+class _Target:
+    """A PDF being written and the text layer's font in it (made on first use)."""
+
+    def __init__(self, pdf):
+        self.pdf = pdf
+        self.cids = CidAllocator()
+        self.font = None
+
+    def font_object(self):
+        if self.font is None:
+            self.font = add_font(self.pdf, self.cids)
+        return self.font
+
+    def finish(self) -> None:
+        if self.font is not None:
+            finish_font(self.font, self.cids)
 
 
 def _jpeg_bytes(src, index: int, width: int, height: int):
