@@ -103,10 +103,17 @@ class PixelsToPoints:
 
 def text_layer(result, to_points: PixelsToPoints, font_name: str, cids: CidAllocator) -> bytes:
     """The content stream of ``result``'s words, invisible, in font ``font_name`` (empty bytes
-    when there are none)."""
+    when there are none).
+
+    Between two words of a line a space is laid from the end of the first to the start of the
+    next (at least a twentieth of the text's height wide): the recogniser's word boxes may touch,
+    and text extractors break words at a space character or at a gap.
+    """
     width, height = page_size(result)
     ops = []
+    space = cids.encode(" ").hex().upper()
     for line in page_lines(result, width, height):
+        placed = []
         for word in line.words:
             code = cids.encode(word.text)
             n = len(code) // 2
@@ -115,15 +122,26 @@ def text_layer(result, to_points: PixelsToPoints, font_name: str, cids: CidAlloc
             if n == 0 or not np.all(np.isfinite(up)) or not np.any(up) or not np.any(tr - tl):
                 continue
             along = (tr - tl) / (n * ADVANCE / UNITS_PER_EM)  # glyph advances fill the width
-            origin = bl + up * BASELINE
-            m = (*along, *up, *origin)
-            if not all(math.isfinite(v) for v in m):
-                continue
-            ops.append(f"{' '.join(_num(v) for v in m)} Tm <{code.hex().upper()}> Tj")
+            m = (*along, *up, *(bl + up * BASELINE))
+            if all(math.isfinite(v) for v in m):
+                placed.append((m, code, tl, tr, up))
+        for i, (m, code, _tl, tr, up) in enumerate(placed):
+            ops.append(f"{_matrix(m)} Tm <{code.hex().upper()}> Tj")
+            if i + 1 < len(placed):
+                unit = (tr - _tl) / np.hypot(*(tr - _tl))
+                gap = float(np.dot(placed[i + 1][2] - tr, unit))
+                w = max(gap, float(np.hypot(*up)) / 20)
+                sm = (*(unit * w / (ADVANCE / UNITS_PER_EM)), *up, *(tr - up * (1 - BASELINE)))
+                if all(math.isfinite(v) for v in sm):
+                    ops.append(f"{_matrix(sm)} Tm <{space}> Tj")
     if not ops:
         return b""
     body = "\n".join(ops)
     return f"BT\n3 Tr\n{font_name} 1 Tf\n{body}\nET\n".encode("ascii")
+
+
+def _matrix(m) -> str:
+    return " ".join(_num(v) for v in m)
 
 
 def _snapped(quad: np.ndarray) -> np.ndarray:

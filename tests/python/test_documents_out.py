@@ -96,7 +96,16 @@ def test_searchable_pdf_gives_back_the_text(searchable):
         assert chars(pdftotext(out, r.page)) == chars(" ".join(words))
 
 
+def _inside(quad: np.ndarray, x: float, y: float) -> bool:
+    import cv2
+
+    return cv2.pointPolygonTest(quad.astype(np.float32).reshape(-1, 1, 2), (x, y), False) >= 0
+
+
 def test_word_boxes_overlap_pdftotext_bbox(searchable):
+    """Each OCR word has a word in poppler's -bbox output that overlaps it: poppler's box
+    holds the word quadrilateral's centre, and the quadrilateral holds the centre of poppler's
+    box (a skewed word is laid along the page axis, so its axis-aligned bounds are no measure)."""
     from lxml import etree
 
     _, out, results = searchable
@@ -106,22 +115,18 @@ def test_word_boxes_overlap_pdftotext_bbox(searchable):
     assert len(pdf_pages) == len(results)
     for r, page in zip(results, pdf_pages):
         scale = 72.0 / r.dpi
-        boxes = np.array(
-            [[float(w.get(k)) for k in ("xmin", "ymin", "xmax", "ymax")] for w in page.iter("word")]
-        )
-        hits = 0
+        boxes = [
+            [float(w.get(k)) for k in ("xmin", "ymin", "xmax", "ymax")] for w in page.iter("word")
+        ]
         words = [w for line in r.lines for w in line.words]
+        hits = 0
         for w in words:
-            x0, y0 = w.box.min(axis=0) * scale
-            x1, y1 = w.box.max(axis=0) * scale
-            ix = np.clip(np.minimum(boxes[:, 2], x1) - np.maximum(boxes[:, 0], x0), 0, None)
-            iy = np.clip(np.minimum(boxes[:, 3], y1) - np.maximum(boxes[:, 1], y0), 0, None)
-            inter = ix * iy
-            union = (x1 - x0) * (y1 - y0) + (boxes[:, 2] - boxes[:, 0]) * (
-                boxes[:, 3] - boxes[:, 1]
+            quad = w.box * scale
+            cx, cy = quad.mean(axis=0)
+            hits += any(
+                x0 <= cx <= x1 and y0 <= cy <= y1 and _inside(quad, (x0 + x1) / 2, (y0 + y1) / 2)
+                for x0, y0, x1, y1 in boxes
             )
-            iou = inter / np.maximum(union - inter, 1e-9)
-            hits += bool(iou.max() >= 0.5)
         assert hits >= 0.9 * len(words), f"page {r.page}: {hits}/{len(words)} boxes overlap"
 
 
@@ -178,6 +183,19 @@ def test_font_is_embedded_with_unicode(searchable):
     assert rows, lines
     for row in rows:
         assert re.search(r"CID TrueType\s+Identity-H\s+yes\s+no\s+yes", row), row
+    # The embedded font program is a TrueType font fontTools reads: two glyphs, half an em.
+    ttlib = pytest.importorskip("fontTools.ttLib", reason="fontTools is not installed")
+    import io
+
+    with pikepdf.open(out) as pdf:
+        font = next(
+            f for page in pdf.pages for _, f in page.resources.Font.items()
+            if str(f.BaseFont) == "/EdgeOCR-Glyphless"
+        )  # fmt: skip
+        data = font.DescendantFonts[0].FontDescriptor.FontFile2.read_bytes()
+    tt = ttlib.TTFont(io.BytesIO(data))
+    assert tt["maxp"].numGlyphs == 2 and tt["head"].unitsPerEm == 1000
+    assert [tt["hmtx"][g][0] for g in tt.getGlyphOrder()] == [500, 500]
 
 
 def _crop_offset(rotate: int, media, crop) -> tuple[float, float]:
@@ -253,12 +271,14 @@ def test_images_become_pages(tmp_path, predictor):
     listing = run(tool("pdfimages", "poppler-utils"), "-list", out).splitlines()[2:]
     assert [ln.split()[8] for ln in listing] == ["jpeg", "image"], listing
     with pikepdf.open(out) as pdf:
-        assert pdf.pages[0].images["/Im0"].read_raw_bytes() == jpg.read_bytes()
+        assert pdf.pages[0].resources.XObject["/Im0"].read_raw_bytes() == jpg.read_bytes()
         for page, dpi in zip(pdf.pages, (150, 300)):
             w, h = (float(v) for v in page.mediabox[2:])
             assert (w, h) == pytest.approx((size[0] * 72 / dpi, size[1] * 72 / dpi), abs=0.01)
         # The PNG's pixels, unchanged.
-        png_pixels = np.asarray(pikepdf.PdfImage(pdf.pages[1].images["/Im0"]).as_pil_image())
+        png_pixels = np.asarray(
+            pikepdf.PdfImage(pdf.pages[1].resources.XObject["/Im0"]).as_pil_image()
+        )
         assert np.array_equal(png_pixels, np.asarray(rgb))
     for i, r in enumerate(results):
         assert chars(pdftotext(out, i)) == chars(" ".join(ocr_words(r)))
@@ -493,3 +513,19 @@ def test_cli_formats(tmp_path, scanned_pdf):
     )
     assert p.returncode == 2 and "cannot write there" in p.stderr
     assert not (tmp_path / "nope").exists()
+
+
+def test_encrypted_pdf_stays_encrypted(tmp_path, predictor, scanned_pdf):
+    locked = tmp_path / "locked.pdf"
+    run(tool("qpdf", "qpdf"), "--encrypt", "user-pw", "owner-pw", "256", "--", scanned_pdf, locked)
+    out = tmp_path / "locked.ocr.pdf"
+    results = []
+    pages = predictor.predict_pages(locked, "1", password="user-pw")
+    write_document(pages, out, password="user-pw", on_page=results.append)
+    check = run(tool("qpdf", "qpdf"), "--check", "--password=user-pw", out)
+    assert "No syntax or stream encoding errors found" in check
+    assert "R = 6" in run("qpdf", "--show-encryption", "--password=user-pw", out)  # AES-256 kept
+    text = pdftotext(out, 0, "-upw", "user-pw")
+    assert chars(text) == chars(" ".join(ocr_words(results[0])))
+    p = subprocess.run([tool("pdftotext", "poppler-utils"), str(out), "-"], capture_output=True)
+    assert p.returncode != 0  # no text without the password
