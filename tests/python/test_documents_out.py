@@ -8,6 +8,7 @@ is missing skips its test with the package to install (.ci/run installs them all
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -81,7 +82,9 @@ def searchable(tmp_path_factory, predictor, scanned_pdf):
     """(input PDF, searchable PDF, page results) of the scanned PDF through the Python API."""
     out = tmp_path_factory.mktemp("out") / "scan.ocr.pdf"
     results = []
-    report = write_document(predictor.predict_pages(scanned_pdf), out, on_page=results.append)
+    report = write_document(
+        predictor.predict_pages(scanned_pdf, dpi=100), out, on_page=results.append
+    )
     assert report.pages == len(results) == 3 and not report.failed
     return scanned_pdf, out, results
 
@@ -226,7 +229,7 @@ def test_rotated_and_cropped_pages(tmp_path, predictor, pages):
             pdf.save(turned)
         out = tmp_path / f"rot{rotate}.ocr.pdf"
         results = []
-        write_document(predictor.predict_pages(turned), out, on_page=results.append)
+        write_document(predictor.predict_pages(turned, dpi=100), out, on_page=results.append)
         qpdf_check(out)
         (r,) = results
         words = [w for line in r.lines for w in line.words]
@@ -318,16 +321,16 @@ def test_chinese_text_is_extractable(tmp_path, predictor):
     assert chars(pdftotext(out)) == chars(text)
 
 
-def test_hocr_read_back_by_ocrmypdf(tmp_path, predictor, scanned_pdf):
+def test_hocr_read_back_by_ocrmypdf(tmp_path, searchable):
     parser = pytest.importorskip(
         "ocrmypdf.hocrtransform.hocr_parser",
         reason="ocrmypdf is not installed (pip install 'edgeocr[pdf]')",
     )
     from lxml import etree
 
+    _, _, results = searchable
     out = tmp_path / "scan.hocr"
-    results = []
-    write_document(predictor.predict_pages(scanned_pdf), out, on_page=results.append)
+    write_document(results, out)
     etree.parse(str(out))  # well-formed XML (XHTML)
     # OCRmyPDF's reader takes one page per file, as its engines write them.
     for r in results:
@@ -355,12 +358,12 @@ def _iter_words(el):
         yield from _iter_words(c)
 
 
-def test_alto_structure(tmp_path, predictor, scanned_pdf):
+def test_alto_structure(tmp_path, searchable):
     from lxml import etree
 
+    _, _, results = searchable
     out = tmp_path / "scan.xml"
-    results = []
-    write_document(predictor.predict_pages(scanned_pdf), out, "alto", on_page=results.append)
+    write_document(results, out, "alto")
     ns = {"a": "http://www.loc.gov/standards/alto/ns-v4#"}
     doc = etree.parse(str(out))
     root = doc.getroot()
@@ -474,10 +477,10 @@ def test_nothing_written_half_way(tmp_path, predictor):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.hocr", "doc.pdf"]
 
 
-def test_failed_page_is_kept_without_text(tmp_path, predictor, scanned_pdf):
+def test_failed_page_is_kept_without_text(tmp_path, searchable):
     from edgeocr.results import PageResult
 
-    results = list(predictor.predict_pages(scanned_pdf))
+    _, _, results = searchable
     bad = PageResult(
         lines=[],
         page=1,
@@ -498,11 +501,15 @@ def test_cli_formats(tmp_path, scanned_pdf):
     exe = [sys.executable, "-m", "edgeocr.cli"]
     base = ["predict", "--model", "ppocr-v4-mobile", "--threads", "2"]
     out = tmp_path / "cli.pdf"
-    run(*exe, *base, scanned_pdf, "-o", out)
+    run(*exe, *base, scanned_pdf, "--dpi", "100", "-o", out)
     qpdf_check(out)
     assert len(chars(pdftotext(out))) > 10
-    run(*exe, *base, scanned_pdf, "--pages", "2", "--format", "hocr", "-o", tmp_path / "p2.hocr")
-    assert (tmp_path / "p2.hocr").read_text(encoding="utf-8").count('class="ocr_page"') == 1
+    hocr = tmp_path / "p2.hocr"
+    run(*exe, *base, scanned_pdf, "--dpi", "100", "--pages", "2", "--format", "hocr", "-o", hocr)
+    assert hocr.read_text(encoding="utf-8").count('class="ocr_page"') == 1
+    # JSON lines: one object per page, with its page number.
+    jsonl = run(*exe, *base, scanned_pdf, "--dpi", "100", "--pages", "1,3", "--format", "json")
+    assert [json.loads(ln)["page"] for ln in jsonl.splitlines()] == [0, 2]
     tsv = run(*exe, *base, DATA / "sample_en.png", "--format", "tsv")
     assert tsv.splitlines()[0].startswith("level\tpage_num\tblock_num")
     p = subprocess.run(
@@ -520,7 +527,7 @@ def test_encrypted_pdf_stays_encrypted(tmp_path, predictor, scanned_pdf):
     run(tool("qpdf", "qpdf"), "--encrypt", "user-pw", "owner-pw", "256", "--", scanned_pdf, locked)
     out = tmp_path / "locked.ocr.pdf"
     results = []
-    pages = predictor.predict_pages(locked, "1", password="user-pw")
+    pages = predictor.predict_pages(locked, "1", dpi=100, password="user-pw")
     write_document(pages, out, password="user-pw", on_page=results.append)
     check = run(tool("qpdf", "qpdf"), "--check", "--password=user-pw", out)
     assert "No syntax or stream encoding errors found" in check
