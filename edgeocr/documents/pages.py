@@ -122,7 +122,8 @@ def check_dpi(dpi) -> float:
     return float(dpi)
 
 
-def _is_pdf(head: bytes) -> bool:
+def is_pdf_header(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is a PDF (``%PDF-`` in its first KiB)."""
     # The header may follow up to 1 KiB of other bytes (PDF 32000-1, annex H.3).
     return b"%PDF-" in head[:1024]
 
@@ -346,7 +347,7 @@ def is_document(source) -> bool:
     it as an image says why)."""
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        return _is_pdf(data[:1024]) or _frames(data)[0] > 1
+        return is_pdf_header(data[:1024]) or _frames(data)[0] > 1
     if not isinstance(source, (str, os.PathLike)):
         return False
     try:
@@ -354,7 +355,7 @@ def is_document(source) -> bool:
             head = f.read(1024)
     except OSError:
         return False
-    return _is_pdf(head) or _frames(os.fspath(source))[0] > 1
+    return is_pdf_header(head) or _frames(os.fspath(source))[0] > 1
 
 
 def open_document(source, *, dpi=None, password=None, max_pixels: int | None = None) -> _Document:
@@ -375,7 +376,7 @@ def open_document(source, *, dpi=None, password=None, max_pixels: int | None = N
             raise InvalidInputError(f"{path} is not a regular file")
         with open(path, "rb") as f:
             head = f.read(1024)
-        if _is_pdf(head):
+        if is_pdf_header(head):
             size = os.path.getsize(path)
             if size > MAX_PDF_BYTES:
                 raise InvalidInputError(f"{path}: a PDF over {MAX_PDF_BYTES >> 30} GiB")
@@ -386,7 +387,7 @@ def open_document(source, *, dpi=None, password=None, max_pixels: int | None = N
         return _image_document(path, path, limit)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        if _is_pdf(data[:1024]):
+        if is_pdf_header(data[:1024]):
             _check_pdf_end(data[-1024:], "PDF bytes")
             return _PdfDocument(data, "PDF bytes", dpi, password, limit)
         return _image_document(data, "image bytes", limit)

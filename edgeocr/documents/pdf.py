@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import DocumentError, InvalidInputError
 from .font import ADVANCE, DESCENT, UNITS_PER_EM, CidAllocator, add_font, finish_font
 from .layout import page_lines, page_size
+from .pages import is_pdf_header, open_document
 
 FONT_RESOURCE = "/EdgeOCRText"
 # A word whose text runs this close (degrees) to a page axis is laid along that axis: text
@@ -51,13 +52,13 @@ def _pikepdf():
 
 
 def is_pdf_source(source) -> bool:
-    """Whether ``source`` (a path or bytes) holds a PDF (the header in its first KiB)."""
+    """Whether ``source`` (a path or bytes) holds a PDF, by the rule pages in use."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return b"%PDF-" in bytes(source[:1024])
+        return is_pdf_header(bytes(source[:1024]))
     if isinstance(source, (str, os.PathLike)):
         try:
             with open(source, "rb") as f:
-                return b"%PDF-" in f.read(1024)
+                return is_pdf_header(f.read(1024))
         except OSError:
             return False
     return False
@@ -502,8 +503,6 @@ def _jpeg_bytes(src, index: int, width: int, height: int):
 def _page_pixels(src, index: int) -> np.ndarray:
     """The pixels of page ``index`` of the image (or multi-frame image) ``src``, decoded as
     `Predictor.predict_pages` decoded them."""
-    from .pages import open_document
-
     if isinstance(src, str) and not os.path.exists(src):
         raise InvalidInputError(
             f"{src}: the page's image is needed for the PDF and this is not a file "
