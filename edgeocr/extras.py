@@ -19,6 +19,8 @@ OPTIONAL_MODULES: dict[str, tuple[str, str]] = {
     "paddle": ("paddlepaddle", "paddle"),
     "paddle2onnx": ("paddle2onnx", "paddle"),
     "yaml": ("pyyaml", "paddle"),
+    "pikepdf": ("pikepdf", "pdf"),
+    "ocrmypdf": ("ocrmypdf", "pdf"),
 }
 
 
