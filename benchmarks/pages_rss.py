@@ -47,6 +47,7 @@ if mode == "stream":
     for r in p.predict_pages(pdf, dpi=dpi):
         assert r.error is None, r.error
         out["per_page"].append(hwm())
+        print(json.dumps({"page": r.page + 1, "hwm": out["per_page"][-1]}), flush=True)
 else:  # baseline: every page rendered first, then recognised
     import pypdfium2 as pdfium
     doc = pdfium.PdfDocument(pdf)
@@ -54,29 +55,39 @@ else:  # baseline: every page rendered first, then recognised
     for img in imgs:
         p.predict(img)
         out["per_page"].append(hwm())
+        print(json.dumps({"page": len(out["per_page"]), "hwm": out["per_page"][-1]}), flush=True)
 out["seconds"] = time.perf_counter() - t0
 print(json.dumps(out))
 """
 
 
-def _pages(n: int) -> list[Path]:
-    src = docs.shared_dev_pages(12) or docs.TEST_PAGES
+def _pages(n: int, source: str) -> list[Path]:
+    src = (docs.shared_dev_pages(12) if source == "dev" else []) or docs.TEST_PAGES
     return [src[i % len(src)] for i in range(n)]
 
 
 def _child(mode: str, pdf: Path, dpi: float, most: int) -> dict:
-    out = subprocess.run(
+    with subprocess.Popen(
         [sys.executable, "-c", CHILD, mode, str(pdf), str(dpi), str(most)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
-        check=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    ) as proc:
+        last = ""
+        for row in proc.stdout:  # per page, as it comes (a long run on a loaded machine)
+            last = row
+            r = json.loads(row)
+            if "page" in r:
+                print(f"  {mode} page {r['page']}: peak RSS {r['hwm']:.0f} MiB", flush=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{mode}: the child exited with {proc.returncode}")
+    return json.loads(last)
 
 
 def cmd_rss(args) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        pdf = docs.pdf_from_images(_pages(args.pages), Path(tmp) / "long.pdf", resolution=200)
+        pdf = docs.pdf_from_images(
+            _pages(args.pages, args.source), Path(tmp) / "long.pdf", resolution=args.resolution
+        )
         size = pdf.stat().st_size >> 20
         print(f"PDF: {args.pages} pages, {size} MiB; rendered at {args.dpi} dpi")
         print(f"load {open('/proc/loadavg').read().split()[:3]}")
@@ -153,6 +164,8 @@ def main() -> None:
     r.add_argument("--pages", type=int, default=200)
     r.add_argument("--dpi", type=float, default=200)
     r.add_argument("--baseline-pages", type=int, default=40)
+    r.add_argument("--source", choices=("dev", "test"), default="dev", help="dev or test pages")
+    r.add_argument("--resolution", type=float, default=200, help="the images' dpi in the PDF")
     d = sub.add_parser("dpi")
     d.add_argument("--dpis", default="150,200,300")
     d.add_argument("--sample", type=int, default=6)
