@@ -265,8 +265,9 @@ def add_output_arguments(p) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `edgeocr` argument parser, tooling subcommands included when installed."""
+def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
+    """The `edgeocr` argument parser, tooling subcommands included when installed (and
+    ``plugins``: a command line naming a built-in subcommand does not pay for importing them)."""
     from ._core import __version__
 
     ap = argparse.ArgumentParser(
@@ -311,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     # has register(subparsers) adding its parsers with set_defaults(func=...).
     import importlib
 
-    for name in _PLUGIN_COMMANDS:
+    for name in _PLUGIN_COMMANDS if plugins else ():
         try:
             mod = importlib.import_module(f"edgeocr.{name}")
         except ModuleNotFoundError as e:
@@ -325,13 +326,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Modules under edgeocr/ that add subcommands (see build_parser).
 _PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
+# The subcommands build_parser defines itself: importing the plugins (the tooling's numpy/OpenCV
+# code, ~0.1 s) is skipped when the first word of the command line is one of these.
+_BUILTIN_COMMANDS = ("predict", "models", "convert", "runtime", "config")
 
 
 def main(argv=None) -> int:
     """The `edgeocr` command: run a subcommand; an EdgeOCRError is a message and exit status 2."""
     from .errors import EdgeOCRError
 
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    first = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(plugins=first not in _BUILTIN_COMMANDS).parse_args(argv)
     try:
         return args.func(args)
     except EdgeOCRError as e:

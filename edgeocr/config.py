@@ -23,6 +23,9 @@ class PipelineConfig:
     det_limit_type: str = "min"
     det_limit_side_len: int = 736
     det_max_side_len: int = 2000
+    # The most det_limit_type may enlarge the image (1: never): small images, labels and strips
+    # are read near their own size.
+    det_max_upscale: float = 2.0
     # A det input of more pixels runs in overlapping tiles of at most this many (0: one run).
     det_tile_pixels: int = 2097152
     det_mean: tuple = (0.5, 0.5, 0.5)

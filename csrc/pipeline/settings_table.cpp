@@ -165,6 +165,10 @@ std::vector<SettingInfo> build_table() {
                           kMaxDetSide,
                           "cap on the det input's long side after scaling (sides are then "
                           "rounded to multiples of 32)"));
+  t.push_back(float_setting(
+      "det_max_upscale", EDGEOCR_FIELD(det_resize.max_upscale), closed(1, 1000),
+      "the most det_limit_type may enlarge the image (1: never enlarged): a small image, label or "
+      "strip is read near its own size instead of at a det_limit_side_len short side"));
   t.push_back(int_setting(
       "det_tile_pixels", EDGEOCR_FIELD(det_tile_pixels), 0, kMaxDetSide * kMaxDetSide,
       "a det input of more pixels runs in overlapping tiles of at most this many (at least 192 x "

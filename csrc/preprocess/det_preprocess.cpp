@@ -155,6 +155,9 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
   detail::check_positive(src_h, "det_target_size", "src_h");
   detail::check_positive(p.limit_side_len, "det_target_size", "limit_side_len");
   detail::check_positive(p.max_side_len, "det_target_size", "max_side_len");
+  if (!(p.max_upscale >= 1.f))
+    fail(StatusCode::kInvalidArgument,
+         "det_target_size: max_upscale must be at least 1, got " + std::to_string(p.max_upscale));
 
   // Same arithmetic as PaddleOCR (Python floats are doubles, int() truncates).
   double ratio = 1.0;
@@ -165,6 +168,7 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
     const int m = std::min(src_w, src_h);
     if (m < p.limit_side_len) ratio = static_cast<double>(p.limit_side_len) / m;
   }
+  ratio = std::min(ratio, static_cast<double>(p.max_upscale));
   double w = std::trunc(src_w * ratio);
   double h = std::trunc(src_h * ratio);
   const double long_side = std::max(w, h);

@@ -96,7 +96,8 @@ void bind_preprocess(py::module_& m) {
 
   m.def(
       "det_target_size",
-      [](int w, int h, const std::string& limit_type, int limit_side_len, int max_side_len) {
+      [](int w, int h, const std::string& limit_type, int limit_side_len, int max_side_len,
+         float max_upscale) {
         edgeocr::DetResizeParams p;
         if (limit_type == "max")
           p.limit_type = edgeocr::DetLimitType::kMax;
@@ -111,13 +112,15 @@ void bind_preprocess(py::module_& m) {
         check_size(max_side_len, "max_side_len");
         p.limit_side_len = limit_side_len;
         p.max_side_len = max_side_len;
+        p.max_upscale = max_upscale;
         int ow = 0, oh = 0;
         edgeocr::det_target_size(w, h, p, &ow, &oh);
         return std::make_pair(ow, oh);
       },
       py::arg("w"), py::arg("h"), py::arg("limit_type") = "max", py::arg("limit_side_len") = 960,
-      py::arg("max_side_len") = 4000,
-      "PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32.");
+      py::arg("max_side_len") = 4000, py::arg("max_upscale") = 1000.f,
+      "PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32, the image "
+      "enlarged at most max_upscale times.");
 
   m.def(
       "luminance_range",

@@ -111,9 +111,10 @@ def det_target_size(
     limit_type: str = "max",
     limit_side_len: typing.SupportsInt | typing.SupportsIndex = 960,
     max_side_len: typing.SupportsInt | typing.SupportsIndex = 4000,
+    max_upscale: typing.SupportsFloat | typing.SupportsIndex = 1000.0,
 ) -> tuple[int, int]:
     """
-    PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32.
+    PaddleOCR DetResizeForTest (type 0) target size (w, h), each a multiple of 32, the image enlarged at most max_upscale times.
     """
 
 def edge_sharpness(

@@ -213,15 +213,22 @@ def set_torch_interop_threads(n: int = 1) -> None:
 
 
 def det_target_size(
-    w: int, h: int, limit_type: str, limit_side_len: int, max_side_len: int
+    w: int,
+    h: int,
+    limit_type: str,
+    limit_side_len: int,
+    max_side_len: int,
+    max_upscale: float = 1000.0,
 ) -> tuple:
-    """PaddleOCR DetResizeForTest (type 0), with edgeocr's cap on the long side."""
+    """PaddleOCR DetResizeForTest (type 0), with edgeocr's caps on the enlargement and the long
+    side."""
     ratio = 1.0
     if limit_type == "max":
         if max(w, h) > limit_side_len:
             ratio = limit_side_len / max(w, h)
     elif min(w, h) < limit_side_len:
         ratio = limit_side_len / min(w, h)
+    ratio = min(ratio, float(np.float32(max_upscale)))
     rw, rh = int(w * ratio), int(h * ratio)
     if max(rw, rh) > max_side_len:
         cap = max_side_len / max(rw, rh)
@@ -485,7 +492,7 @@ class PythonPipeline:
             img = _to_bgr(img)
             h, w = img.shape[:2]
             ow, oh = det_target_size(
-                w, h, c.det_limit_type, c.det_limit_side_len, c.det_max_side_len
+                w, h, c.det_limit_type, c.det_limit_side_len, c.det_max_side_len, c.det_max_upscale
             )
             x = det_preprocess(img, ow, oh, c.det_mean, c.det_std)[None]
             pred = self._timed("det", x, t)

@@ -516,7 +516,7 @@ def calibration_inputs(
     for img in images:
         h, w = img.shape[:2]
         tw, th = kernels.det_target_size(
-            w, h, c.det_limit_type, c.det_limit_side_len, c.det_max_side_len
+            w, h, c.det_limit_type, c.det_limit_side_len, c.det_max_side_len, c.det_max_upscale
         )
         if "det" in uniform:
             fixed = fixed or (tw, th)

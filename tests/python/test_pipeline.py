@@ -290,6 +290,20 @@ def test_settings_change_the_result(v4_paths):
     assert len(strict.predict(DATA / "sample_en.png").lines) < 4
 
 
+def test_small_image_is_not_enlarged_past_det_max_upscale(v4_paths):
+    # sample_en.png is 720 x 268: det_limit_side_len 736 ('min') alone would read it at 1984 x 736.
+    for cap, size in ((1.0, (736, 288)), (2.0, (1440, 544)), (1000.0, (1984, 736))):
+        p = edgeocr.Predictor(
+            models="ppocr-v4-mobile", threads=2, det_max_upscale=cap, max_memory_mb=4096
+        )
+        plan = p._pipe.plan(720, 268)
+        assert plan["det_size"] == size and not plan["det_scaled"] and not plan["det_tiles"]
+        r = p.predict(DATA / "sample_en.png")
+        assert texts(r) == expected("sample_en.png")
+        for line, gt in zip(r.lines, EXPECTED["sample_en.png"]["boxes"]):
+            assert polygon_iou(line.box, np.array(gt, np.float32)) > 0.5
+
+
 def test_rec_pad_to_line_reads_a_line_the_same_in_any_batch(v4_paths):
     # 'line': a line is padded to its own width bucket only, so how many lines share a run (and
     # which) cannot change what it reads; 'batch' pads it to the widest of its batch.

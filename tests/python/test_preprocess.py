@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
+from edgeocr import InvalidInputError
 from edgeocr._core import kernels
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -128,6 +129,27 @@ def test_det_target_size_matches_paddleocr():
         for limit_type, limit in (("max", 960), ("min", 736), ("max", 1280), ("min", 32)):
             got = kernels.det_target_size(w, h, limit_type, limit, 4000)
             assert got == paddle_det_target_size(w, h, limit_type, limit, 4000), (w, h, limit_type)
+
+
+def test_det_max_upscale_caps_only_the_enlargement():
+    rng = np.random.default_rng(6)
+    cases = [(720, 268), (100, 36), (1, 1), (2000, 100), (1240, 1675)]
+    cases += [tuple(int(v) for v in rng.integers(1, 3000, size=2)) for _ in range(300)]
+    for w, h in cases:
+        for cap in (1.0, 1.5, 2.0, 1000.0):
+            got = kernels.det_target_size(w, h, "min", 736, 2000, cap)
+            ratio = min(736 / min(w, h), cap) if min(w, h) < 736 else 1.0
+            rw, rh = int(w * ratio), int(h * ratio)
+            if max(rw, rh) > 2000:
+                s = 2000 / max(rw, rh)
+                rw, rh = int(rw * s), int(rh * s)
+            assert got == (max(round(rw / 32) * 32, 32), max(round(rh / 32) * 32, 32)), (w, h, cap)
+            # A cap never shrinks and never changes a 'max' rule, which does not enlarge.
+            assert kernels.det_target_size(w, h, "max", 960, 4000, cap) == kernels.det_target_size(
+                w, h, "max", 960, 4000
+            )
+    with pytest.raises(InvalidInputError, match="max_upscale"):
+        kernels.det_target_size(100, 100, "min", 736, 2000, 0.5)
 
 
 def crop_size(quad):

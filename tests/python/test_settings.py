@@ -69,6 +69,8 @@ def test_docs_table_is_generated_from_the_table():
         ({"rec_width_buckets": (320, 4)}, r"each in \[8, 16384\]"),
         ({"det_max_side_len": 20000}, r"det_max_side_len must be an integer in \[32, 8192\]"),
         ({"det_limit_side_len": -1}, r"det_limit_side_len"),
+        ({"det_max_upscale": 0.5}, r"det_max_upscale must be a number in \[1, 1000\]"),
+        ({"det_max_upscale": float("nan")}, r"det_max_upscale"),
     ],
 )
 def test_bad_values_name_the_setting_and_the_range(kw, match):

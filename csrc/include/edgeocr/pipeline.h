@@ -33,7 +33,7 @@ enum class RecPadTo { kLine, kBatch };
 
 struct PipelineConfig {
   // Detection.
-  DetResizeParams det_resize{DetLimitType::kMin, 736, 2000};
+  DetResizeParams det_resize{DetLimitType::kMin, 736, 2000, 2.f};
   // A det input of more pixels than this runs in overlapping tiles of at most this many pixels
   // (64 pixels of context beside each tile's core; the probability map is stitched from the
   // cores): ONNX Runtime's det activations (~150-180 bytes per input pixel, kept by its arena)

@@ -20,6 +20,9 @@ struct DetResizeParams {
   DetLimitType limit_type = DetLimitType::kMax;
   int limit_side_len = 960;
   int max_side_len = 4000;  // hard cap on the long side after scaling
+  // The most the limit type may enlarge the image (1: never enlarged). PaddleOCR has no such
+  // cap; 1000 never binds (the long side is capped at max_side_len).
+  float max_upscale = 1000.f;
 };
 
 // DB (Differentiable Binarization) box extraction, as PaddleOCR's DBPostProcess.
