@@ -32,7 +32,8 @@ inline std::vector<int> default_rec_buckets() {
 enum class RecPadTo { kLine, kBatch };
 
 struct PipelineConfig {
-  // Detection.
+  // Detection. 'min' 736 reads a page at a 736 px short side at least, but enlarged at most 2x:
+  // a label, a screenshot or a strip is read near its own size (docs/pipeline-config.md).
   DetResizeParams det_resize{DetLimitType::kMin, 736, 2000, 2.f};
   // A det input of more pixels than this runs in overlapping tiles of at most this many pixels
   // (64 pixels of context beside each tile's core; the probability map is stitched from the
