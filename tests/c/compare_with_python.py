@@ -162,6 +162,8 @@ def main(argv=None) -> int:
     else:
         paths = default or {"det": args.det, "cls": args.cls, "rec": args.rec}
         source = [a for r in ("det", "cls", "rec") if paths[r] for a in (f"--{r}", paths[r])]
+        if default and default.get("keys"):  # the set's dictionary, for a rec model without one
+            source += ["--keys", default["keys"]]
         if args.keys:
             source += ["--keys", args.keys]
     with tempfile.TemporaryDirectory() as tmp:

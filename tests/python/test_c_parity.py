@@ -103,3 +103,20 @@ def test_paddle_lite_nb(demo, target, v4_paths, tmp_path):
     )
     args = [a for r in ("det", "cls", "rec") for a in (f"--{r}", paths[r])] + ["--keys", str(keys)]
     assert _same(demo, args, p, tmp_path) >= 9
+
+
+@pytest.mark.parametrize("rung", ["fastest", "balanced"])
+def test_a_named_set_is_the_same_set_in_c(demo, rung, tmp_path):
+    """A set named in Python (here by its rung) and the same set's files given to the C API
+    (with its dictionary file where its rec model carries none) give the same lines: the C
+    loader knows the set by its files' sha256 and applies the same settings."""
+    import edgeocr
+    from edgeocr.models import resolve_model_set
+
+    try:
+        paths = resolve_model_set(rung)
+    except edgeocr.ModelNotFoundError as e:
+        pytest.skip(str(e))
+    p = edgeocr.Predictor(models=rung, threads=2, precision="fp32")
+    args = [a for r in ("det", "cls", "rec", "keys") if r in paths for a in (f"--{r}", paths[r])]
+    assert _same(demo, args, p, tmp_path) >= 9
