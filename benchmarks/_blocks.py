@@ -198,12 +198,20 @@ class Runner:
                 self.memory[name] = {**mem, "rss_loaded_mb": w.ready.get("rss_loaded_mb")}
         self.workers.clear()
 
-    def run(self, pages: list, rounds: int = 2, gap_s: float = 1.0, keep_lines: bool = True):
+    def run(
+        self,
+        pages: list,
+        rounds: int = 2,
+        gap_s: float = 1.0,
+        keep_lines: bool = True,
+        on_block=None,
+    ):
         """Read ``pages`` (paths, or (path, lang) pairs) in one block per engine, ``rounds``
         times, the order reversed every other round, ``gap_s`` seconds between blocks.
 
         Returns {"order": [[name, ...] per round], "blocks": {name: [seconds per round]},
-        "lines": {name: [lines per page]} (the first round's, when keep_lines)}.
+        "lines": {name: [lines per page]} (the first round's, when keep_lines)};
+        ``on_block(name, round, seconds)`` is called after every block (progress, partial saves).
         """
         pages = [list(_page(p)) for p in pages]
         names = [e.name for e in self.engines]
@@ -221,6 +229,8 @@ class Runner:
                 blocks[n].append(ans["seconds"])
                 if ans.get("lines") is not None:
                     lines[n] = ans["lines"]
+                if on_block is not None:
+                    on_block(n, r, ans["seconds"])
         return {"order": order, "blocks": blocks, "lines": lines}
 
 

@@ -135,6 +135,60 @@ def accuracy_only(args, samples: list, rungs: list, info: dict) -> int:
     return 0
 
 
+def write_data(time_json: str, acc_jsons: list, out: str) -> int:
+    """edgeocr/data/ladder.json (what `edgeocr models` shows) from a timed run and the accuracy
+    runs of the rungs (the later file wins for a set both have)."""
+    import json
+
+    from edgeocr.models import DEFAULT_MODEL_SET
+
+    def load(p):
+        with open(p, encoding="utf-8") as f:
+            return json.load(f)
+
+    t = load(time_json)
+    acc, acc_pages = {}, None
+    for p in acc_jsons:
+        a = load(p)
+        runs = a.get("accuracy_more") or a.get("accuracy") or {}
+        acc.update({k: v for k, v in runs.items() if "+" not in k})
+        acc_pages = len(a.get("accuracy_pages") or a.get("pages") or [])
+    n_pages = len(t["pages"])
+    sets = {}
+    for name, secs in t["blocks_s"].items():
+        model_set = DEFAULT_MODEL_SET if name == BASE else name
+        if "+" in name or model_set not in acc and name not in acc:
+            continue
+        if name == BASE and model_set in sets:
+            continue
+        a = acc.get(name) or acc[model_set]
+        sets[model_set] = {
+            "ms_per_page": round(1000.0 * min(secs) / n_pages, 1),
+            "time_vs_default": round(t["ratios"][name], 3),
+            "one_minus_ned": round(a["one_minus_ned"], 4),
+            "one_minus_cer_ws": round(a["one_minus_cer_ws"], 4),
+            "det_hmean": round(a["det_hmean"], 4),
+            "line_acc": round(a["line_acc"], 4),
+        }
+    m = t["machine"]
+    doc = {
+        "measured": {
+            "date": m["date"],
+            "machine": f"{m['cpu']}, {m['nproc']} cores, load average {m['loadavg']}",
+            "cpu_flags": " ".join(m.get("cpu_flags", [])),
+            "pages": f"time: {n_pages} dev pages (blocks alternated, 2 threads); accuracy: "
+            f"{acc_pages} dev pages (every 4th)",
+            "command": "python benchmarks/ladder.py (benchmarks/README.md, 'The model ladder')",
+        },
+        "sets": sets,
+    }
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"wrote {out}: {', '.join(sets)}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -148,7 +202,16 @@ def main(argv=None) -> int:
     ap.add_argument("--lite-python", default=os.environ.get("LADDER_LITE_PYTHON"))
     ap.add_argument("--accuracy-every", type=int, default=0, help="rungs also read every K-th")
     ap.add_argument("--json")
+    ap.add_argument(
+        "--write-data",
+        nargs="+",
+        metavar=("TIME_JSON", "ACC_JSON"),
+        help="write edgeocr/data/ladder.json from a run's --json and accuracy runs, and stop",
+    )
     args = ap.parse_args(argv)
+    if args.write_data:
+        out = Path(__file__).resolve().parents[1] / "edgeocr" / "data" / "ladder.json"
+        return write_data(args.write_data[0], args.write_data[1:], str(out))
 
     from combos import spread_pages
 
@@ -184,7 +247,11 @@ def main(argv=None) -> int:
         print(f"{len(pages)} pages, {len(engines)} engines, {args.rounds} rounds", flush=True)
         t0 = time.perf_counter()
         with _blocks.Runner(engines, warmup=pages[0]) as runner:
-            res = runner.run(pages, rounds=args.rounds, gap_s=args.gap)
+
+            def progress(name, r, seconds):
+                print(f"  round {r} {name}: {seconds:.1f} s", flush=True)
+
+            res = runner.run(pages, rounds=args.rounds, gap_s=args.gap, on_block=progress)
             acc_pages = []
             if args.accuracy_every:
                 acc_samples = samples[:: args.accuracy_every]

@@ -145,9 +145,7 @@ def _predict_document(p, path: str, args, n_files: int) -> int:
 
 def cmd_models(args) -> int:
     """`edgeocr models`: the model sets and whether they are installed."""
-    from .models import list_models
-
-    from .models import measured
+    from .models import list_models, measured
 
     rows = list_models()
     if args.json:

@@ -154,7 +154,9 @@ class Predictor:
         # A model set chosen by name runs as int8 where that pays (edgeocr/int8_default.py):
         # the cached int8 bundle, with the settings the float set would have.
         self.precision, self.int8_bundle = "fp32", None
-        named_set = model is None or (isinstance(model, str) and (model in MODEL_SETS or model in RUNGS))
+        named_set = model is None or (
+            isinstance(model, str) and (model in MODEL_SETS or model in RUNGS)
+        )
         if named_set and all(v is None for v in (det, cls, rec)) and precision != "fp32":
             from .int8_default import int8_bundle_for
 

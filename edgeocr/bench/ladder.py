@@ -54,9 +54,7 @@ def run_ladder(args, files: list, log) -> int:
     info = machine_info()
     log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
     log(f"{len(files)} images, {len(names)} installed sets, {args.rounds} rounds")
-    preds = {
-        n: edgeocr.Predictor(models=n, threads=args.threads, precision="fp32") for n in names
-    }
+    preds = {n: edgeocr.Predictor(models=n, threads=args.threads, precision="fp32") for n in names}
     images = list(files)  # decoding included, as for a caller that passes paths
     for n in names:
         preds[n].predict(images[0])
