@@ -7,8 +7,9 @@ import dataclasses
 import json
 from pathlib import Path
 
-import edgeocr
 import pytest
+
+import edgeocr
 from edgeocr import _core
 from edgeocr.models import MODEL_SETS, RUNGS, measured, resolve_model_set
 
