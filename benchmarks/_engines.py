@@ -60,16 +60,13 @@ class Edgeocr:
     def __init__(self, models: str, threads: int, settings: list):
         import edgeocr
 
-        config = None
-        if settings:
-            config = edgeocr.PipelineConfig.from_dict(
-                {k: _value(v) for k, v in (s.split("=", 1) for s in settings)}
-            )
+        # Settings as keywords: over the set's own settings (a PipelineConfig would replace them).
+        overrides = {k: _value(v) for k, v in (s.split("=", 1) for s in settings)}
         self.predictor = edgeocr.Predictor(
             models=None if models == "default" else models,
             threads=threads,
             precision="fp32",
-            config=config,
+            **overrides,
         )
 
     def __call__(self, path: str, lang: str) -> list:
