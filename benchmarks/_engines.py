@@ -216,8 +216,14 @@ def engine(
         cmd += ["--model-dir", model_dir]
     if keys:
         cmd += ["--keys", keys]
-    # Every thread pool the engines use (ORT's, OpenMP's, rayon's) held to `threads`.
-    env = {"OMP_NUM_THREADS": str(threads), "OMP_THREAD_LIMIT": str(threads)}
+    # Every thread pool the engines use (ORT's, OpenMP's, rayon's) held to `threads`. OpenMP
+    # (Tesseract's LSTM) waits passively: on a machine loaded past its cores a spinning wait
+    # costs Tesseract far more than it does on a quiet one.
+    env = {
+        "OMP_NUM_THREADS": str(threads),
+        "OMP_THREAD_LIMIT": str(threads),
+        "OMP_WAIT_POLICY": "PASSIVE",
+    }
     return _blocks.Engine(label or name, cmd, env)
 
 

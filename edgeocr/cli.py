@@ -163,9 +163,9 @@ def cmd_models(args) -> int:
         m = r["measured"]
         if m:
             print(
-                f"    measured: {m['time_vs_default']:.2f}x the default's time "
-                f"({m['ms_per_page']:.0f} ms/page), 1-NED {100 * m['one_minus_ned']:.1f}, "
-                f"det H {100 * m['det_hmean']:.1f}"
+                f"    measured: {m['time_vs_default']:.2f}x the default's time, "
+                f"1-NED {100 * m['one_minus_ned']:.1f}, det H {100 * m['det_hmean']:.1f}, "
+                f"line accuracy {100 * m['line_acc']:.1f}"
             )
     where = measured()["measured"]
     print("(* = default; [rung]: a name for that set, e.g. edgeocr predict -m fastest IMAGE)")
