@@ -9,10 +9,9 @@ import resource
 import sys
 
 # The statistics, the host description and the worker protocol live in the package, shared with
-# `edgeocr bench`.
-from edgeocr.bench import machine, median, p90, render_table  # noqa: F401
-from edgeocr.bench.worker import emit  # noqa: F401
-from edgeocr.bench.worker import run_worker as _run_worker
+# `edgeocr bench`: benchmarks/ uses only the names edgeocr.bench re-exports (its public surface).
+from edgeocr.bench import emit, machine, median, p90, render_table  # noqa: F401
+from edgeocr.bench import run_worker as _run_worker
 
 
 def _proc_status_mb(key: str) -> float:

@@ -43,7 +43,7 @@ def main() -> int:
     for i, r in enumerate(rows):
         img = load_image(os.path.join(args.dev, r["file"]))
         h, w = img.shape[:2]
-        plan = bud._pipe.plan(w, h, 0)
+        plan = bud.plan(w, h, 0)
         order = [(ref, "ref"), (bud, "bud")] if i % 2 == 0 else [(bud, "bud"), (ref, "ref")]
         got, secs = {}, {}
         for p, name in order:

@@ -44,7 +44,7 @@ import numpy as np
 
 import edgeocr
 from edgeocr import _core
-from edgeocr.bench.eager import charset_from_metadata, crop_image, ctc_greedy_decode
+from edgeocr.bench import charset_from_metadata, crop_image, ctc_greedy_decode
 from edgeocr.models import resolve_model_set
 
 K = _core.kernels

@@ -1,4 +1,5 @@
-"""Finding the ONNX Runtime shared library without importing onnxruntime."""
+"""The machine the core runs on: the ONNX Runtime library (found without importing
+onnxruntime), cores, and the CPU features that decide int8 speed."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import glob
 import importlib.util
 import os
 
-from . import _core
+import edgeocr._core as _core
+
 from .errors import RuntimeLibraryError
 
 _configured = False
@@ -42,6 +44,57 @@ def machine_info() -> dict:
         "python": platform.python_version(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
+
+
+# CPU features (detected by the core: CPUID on x86, HWCAP on aarch64)
+INT8_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm", "bf16")
+
+
+def cpu_features() -> dict:
+    """This CPU's int8-relevant features: {'arch', 'avx2', ..., 'int8_dot'} (see cpu_features.h)."""
+    return dict(_core.cpu_features())
+
+
+def cpu_flags_line(features: dict | None = None) -> str:
+    """One line naming the CPU features that decide int8 speed, e.g. for benchmark headings."""
+    f = features if features is not None else cpu_features()
+    have = [k for k in INT8_FLAGS if f.get(k)]
+    dot = "yes" if f.get("int8_dot") else "no"
+    names = " ".join(have) or "none of " + "/".join(INT8_FLAGS)
+    return f"{f.get('arch')}: {names}; int8 dot product: {dot}"
+
+
+def int8_speed_warning(quantization: dict, features: dict | None = None) -> str | None:
+    """Why a bundle quantized as ``quantization`` (its manifest entry) may be slow on this CPU."""
+    mode = (quantization or {}).get("mode", "none")
+    if mode not in ("int8", "dynamic"):
+        return None
+    f = features if features is not None else cpu_features()
+    if f.get("int8_dot"):
+        return None
+    where = (
+        "VNNI (avx512_vnni / avx_vnni)" if f.get("arch") == "x86_64" else "dot-product (asimddp)"
+    )
+    note = (
+        f"this {mode} bundle runs its int8 kernels without {where} instructions on this CPU "
+        f"({cpu_flags_line(f)}): they may be no faster than float; compare with the fp32 bundle "
+        "(edgeocr bench BUNDLE --compare int8)"
+    )
+    if f.get("arch") == "x86_64" and mode == "int8" and not quantization.get("reduce_range"):
+        note += "; weights are full 8-bit (packed without reduce_range), which can saturate here"
+    return note
+
+
+def fast_int8(features: dict | None = None) -> bool:
+    """Whether this CPU has the int8 dot-product instructions that make int8 pay."""
+    f = features if features is not None else cpu_features()
+    return bool(f.get("int8_dot"))
+
+
+def int8_target(features: dict | None = None) -> str:
+    """The pack target for this CPU: 'arm' (S8S8) on aarch64, else 'x86' (U8S8)."""
+    f = features if features is not None else cpu_features()
+    return "arm" if f.get("arch") == "aarch64" else "x86"
 
 
 def find_ort_library() -> str | None:

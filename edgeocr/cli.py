@@ -41,10 +41,10 @@ def cmd_predict(args) -> int:
 
     from .errors import EdgeOCRError
 
-    if args.ray:  # scale-out on Ray Data: edgeocr/ray.py
-        from .ray import run_cli
+    if args.ray:  # scale-out on Ray Data: edgeocr/ray.py, a layer above, found by name
+        import importlib
 
-        return run_cli(args)
+        return importlib.import_module(_RAY_MODULE).run_cli(args)
     files, from_dir = _expand(args.inputs)
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
@@ -179,7 +179,8 @@ def cmd_models(args) -> int:
 
 def cmd_convert(args) -> int:
     """`edgeocr convert`: translate a Paddle Lite .nb model to an ONNX file."""
-    from . import _core
+    import edgeocr._core as _core
+
     from .errors import ModelNotFoundError
 
     try:
@@ -299,9 +300,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     )
     add_page_arguments(p)
     add_output_arguments(p)
-    from .ray import add_arguments as ray_arguments
-
-    ray_arguments(p)  # --ray --address --workers --output --resume --batch-size
+    _ray_arguments(p)
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("models", help="list the model sets and whether they are installed")
@@ -343,6 +342,39 @@ _PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
 # The subcommands build_parser defines itself: importing the plugins (the tooling's numpy/OpenCV
 # code, ~0.1 s) is skipped when the first word of the command line is one of these.
 _BUILTIN_COMMANDS = ("predict", "models", "convert", "runtime", "config")
+# What runs `edgeocr predict --ray` (its run_cli(args)); imported only then.
+_RAY_MODULE = "edgeocr.ray"
+
+
+def _ray_arguments(parser) -> None:
+    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray.py's run_cli)."""
+    g = parser.add_argument_group(
+        "scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)"
+    )
+    g.add_argument(
+        "--ray",
+        action="store_true",
+        help="run on a Ray cluster (a local one unless --address); "
+        "--threads is per actor (default 2)",
+    )
+    g.add_argument(
+        "--address",
+        help="Ray cluster to join (e.g. ray://head:10001 or auto; default: start a local Ray)",
+    )
+    g.add_argument(
+        "--workers",
+        "-w",
+        type=int,
+        default=None,
+        help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)",
+    )
+    g.add_argument("--resume", action="store_true", help="skip the inputs already in --output")
+    g.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="images per actor call (default: edgeocr.ray.DEFAULT_BATCH_SIZE, 8)",
+    )
 
 
 def main(argv=None) -> int:

@@ -80,7 +80,7 @@ class PipelineConfig:
         # Each value checked by the C++ settings table (type and range; InvalidInputError
         # naming the setting and what it allows) and stored as the core holds it
         # (ints in float fields as floats, lists as tuples).
-        from . import _core
+        import edgeocr._core as _core
 
         for f in dataclasses.fields(self):
             v = _core.check_setting(f.name, getattr(self, f.name))

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _core, _runtime
+import edgeocr._core as _core
+
+from . import _runtime
 from .errors import InvalidInputError, ModelError, ModelNotFoundError, ResourceError
 
 _OPT_LEVELS = {"disabled": 0, "basic": 1, "extended": 2, "all": 99}

@@ -183,6 +183,11 @@ def measured() -> dict:
         return {"measured": {}, "sets": {}}
 
 
+def model_set_name(paths: dict) -> str | None:
+    """The name of the installed model set whose files are ``paths``, else None."""
+    return next((ms.name for ms in MODEL_SETS.values() if ms.paths() == paths), None)
+
+
 def resolve_model_set(name: str | None = None) -> dict:
     """det/cls/rec paths of an installed model set (the default when name is None)."""
     if name is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from collections import deque
@@ -13,14 +12,32 @@ from typing import Callable
 
 import numpy as np
 
-from . import _core, _runtime
+import edgeocr._core as _core
+
+from . import _runtime
+from ._runtime import int8_speed_warning
 from .config import PipelineConfig
+from .engine import Engine
 from .errors import InvalidInputError, ModelNotFoundError
 from .image_io import decoded_size, load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import check_max_memory_mb, session_options
-from .models import MODEL_SETS, RUNGS, find_model_file, resolve_model_set
+from .models import MODEL_SETS, RUNGS, find_model_file, model_set_name, resolve_model_set
 from .results import OcrLine, OcrResult, PageResult
+
+PRECISIONS = ("auto", "fp32", "int8")
+PRECISION_ENV = "EDGEOCR_PRECISION"
+
+
+def requested_precision(precision: str | None) -> str:
+    """``precision`` checked; None: ``$EDGEOCR_PRECISION``, else 'fp32'."""
+    where = "precision"
+    if precision is None:
+        precision = os.environ.get(PRECISION_ENV) or "fp32"
+        where = f"${PRECISION_ENV}"
+    if precision not in PRECISIONS:
+        raise InvalidInputError(f"{where} must be one of {PRECISIONS}, got {precision!r}")
+    return precision
 
 
 def check_workers(workers, most: int | None = None) -> int:
@@ -36,6 +53,22 @@ def check_workers(workers, most: int | None = None) -> int:
     return workers
 
 
+def _settings(config, use_cls: bool, overrides: dict) -> dict:
+    """``config=`` (every field), then the keyword overrides, each checked by the core now."""
+    if config is not None and not isinstance(config, PipelineConfig):
+        raise InvalidInputError(
+            f"config must be an edgeocr.PipelineConfig, got {type(config).__name__} "
+            "(PipelineConfig.from_dict makes one from a dict)"
+        )
+    settings = dict(config.to_core()) if config is not None else {}
+    for name, value in overrides.items():
+        _core.check_setting(name, value)
+    settings.update(overrides)
+    if not _core.check_setting("use_cls", use_cls):
+        settings["use_cls"] = False
+    return settings
+
+
 def _model_source(path):
     """A path for the loader (which also reads .nb and .eocr files)."""
     if isinstance(path, (bytes, bytearray, memoryview)):
@@ -45,6 +78,65 @@ def _model_source(path):
             f"a model is a path or the model's bytes, got {type(path).__name__}"
         )
     return os.fspath(path)
+
+
+def model_sources(model, models, det, cls, rec, keys, task) -> tuple[dict, dict]:
+    """The sources for the engine (keyword arguments of ``_core.load_pipeline``) of
+    ``Predictor``'s arguments, and the file given per role."""
+    explicit = {"det": det, "cls": cls, "rec": rec}
+    if model is not None and models is not None:
+        raise InvalidInputError("pass either a model path or models=NAME, not both")
+    if model is not None and any(v is not None for v in explicit.values()):
+        raise InvalidInputError("pass either a model path or det=/cls=/rec=, not both")
+    if task is not None and task not in ("det", "rec"):
+        raise InvalidInputError(f"task must be 'det' or 'rec', got {task!r}")
+    if any(v is not None for v in explicit.values()):
+        if models is not None:
+            base = resolve_model_set(models)
+            explicit = {r: explicit[r] if explicit[r] is not None else base[r] for r in explicit}
+            if rec is None and "keys" in base:
+                explicit["keys"] = base["keys"]
+        paths = explicit
+    elif model is None:
+        paths = resolve_model_set(models)
+    elif isinstance(model, str) and (model in MODEL_SETS or model in RUNGS):
+        paths = resolve_model_set(model)
+    elif isinstance(model, (bytes, bytearray, memoryview)):
+        src = {"det" if task == "det" else "rec": model} if task else {"model": model}
+        return {**src, "keys": keys}, {}
+    else:
+        if not isinstance(model, (str, os.PathLike)):
+            raise InvalidInputError(
+                "model must be a path, a model set name or the model's bytes, got "
+                f"{type(model).__name__}"
+            )
+        path = os.fspath(model)
+        if not os.path.exists(path):
+            raise ModelNotFoundError(
+                f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
+            )
+        if os.path.isdir(path):
+            paths = {r: find_model_file(path, r) for r in ("det", "cls", "rec")}
+            if paths["det"] is None and paths["rec"] is None:
+                raise ModelNotFoundError(
+                    f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder"
+                )
+        else:
+            # One file: a bundle, or a det or rec model (role from task=, else the loader
+            # infers it from the model's metadata or outputs).
+            src = (
+                {"det" if task == "det" else "rec": _model_source(path)}
+                if task
+                else {"model": _model_source(path)}
+            )
+            return {**src, "keys": keys}, {task or "model": path}
+    # A set whose rec model carries no character list names its dictionary file ("keys");
+    # keys= given by the caller wins, and a rec model given by the caller keeps its own.
+    set_keys = paths.pop("keys", None) if isinstance(paths, dict) else None
+    if keys is None and set_keys is not None and rec is None:
+        keys = set_keys
+    sources = {r: _model_source(p) for r, p in paths.items() if p is not None}
+    return {**sources, "keys": keys}, dict(paths)
 
 
 class Predictor:
@@ -83,7 +175,7 @@ class Predictor:
     ``"auto"`` a model set chosen by name runs as int8 models made from it
     once, on first use, and cached, where the CPU has VNNI / dot-product
     instructions and the int8 models pass their accuracy gate (else fp32);
-    ``"int8"`` insists (edgeocr/int8_default.py; ``.precision`` says which
+    ``"int8"`` insists (edgeocr/pack/int8_default.py; ``.precision`` says which
     runs, ``.int8_bundle`` where the int8 models are).
     """
 
@@ -114,8 +206,6 @@ class Predictor:
     ):
         # Up to 2 * workers decoded images are held: no more than a session may have threads.
         self.workers = check_workers(workers, _core.MAX_SESSION_THREADS)
-        from .int8_default import requested_precision
-
         precision = requested_precision(precision)
         if max_image_pixels is not None:
             max_image_pixels_in_force(max_image_pixels)  # checked now, not at the first image
@@ -127,52 +217,28 @@ class Predictor:
             raise InvalidInputError(
                 "preprocess must be a callable taking and returning an image array"
             )
+        self.preprocess = preprocess
         max_memory_mb = check_max_memory_mb(max_memory_mb)
         # Settings: the model set's (found by the loader from the models' sha256) or the
         # bundle's, then config= (every field), then the keyword overrides, checked in C++.
-        if config is not None and not isinstance(config, PipelineConfig):
-            raise InvalidInputError(
-                f"config must be an edgeocr.PipelineConfig, got {type(config).__name__} "
-                "(PipelineConfig.from_dict makes one from a dict)"
-            )
-        settings = dict(config.to_core()) if config is not None else {}
-        # Each keyword checked by the core's settings table now, so that a bad value is named
-        # (NaN or a set would otherwise fail as JSON, without saying which setting).
-        for name, value in overrides.items():
-            _core.check_setting(name, value)
-        settings.update(overrides)
-        if not _core.check_setting("use_cls", use_cls):
-            settings["use_cls"] = False
-        try:
-            settings_json = json.dumps(settings) if settings else ""
-        except (TypeError, ValueError) as e:
-            raise InvalidInputError(
-                f"Predictor settings must be numbers, strings, booleans or lists: {e}"
-            ) from e
-        sources, self.paths = self._sources(model, models, det, cls, rec, keys, task)
+        settings = _settings(config, use_cls, overrides)
+        sources, given = model_sources(model, models, det, cls, rec, keys, task)
         _runtime.configure(ort_library)
-        # A model set chosen by name runs as int8 where that pays (edgeocr/int8_default.py):
-        # the cached int8 bundle, with the settings the float set would have.
+        # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py):
+        # the cached int8 bundle, whose manifest holds the settings the float set has.
         self.precision, self.int8_bundle = "fp32", None
         named_set = model is None or (
             isinstance(model, str) and (model in MODEL_SETS or model in RUNGS)
         )
         if named_set and all(v is None for v in (det, cls, rec)) and precision != "fp32":
-            from .int8_default import int8_bundle_for
+            # The one import of a layer above: int8 models are packed on first use.
+            from .pack.int8_default import int8_bundle_for
 
             set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
-            bundle = int8_bundle_for({**self.paths, **set_keys}, precision, threads=threads)
+            bundle = int8_bundle_for({**given, **set_keys}, precision, threads=threads)
             if bundle is not None:
-                set_name, set_json = _core.loader.model_set_settings(
-                    **{r: os.fspath(p) for r, p in self.paths.items() if p is not None}
-                )
-                merged = json.loads(_core.loader.default_settings_json())
-                merged.update(json.loads(set_json) if set_json else {})
-                merged.update(settings)
-                settings_json = json.dumps(merged)
                 sources = {"model": os.fspath(bundle), "keys": keys}
                 self.precision, self.int8_bundle = "int8", os.fspath(bundle)
-                self._int8_set = set_name or None
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
         # and the lowest peak RSS; the pattern was faster on some pages but holds its planned
@@ -184,120 +250,60 @@ class Predictor:
             spinning=spinning,
             arm64_bf16_fastmath=arm64_bf16_fastmath,
         )
-        if "model" in sources and str(sources["model"]).endswith(".eocr") and not self.int8_bundle:
-            # The bundle's manifest only (no checksums here, the loader checks them): the budget
-            # it was packed for, if any, and a note on int8 speed on this CPU.
-            manifest = json.loads(_core.loader.Bundle.open(sources["model"], False).manifest_json)
-            if max_memory_mb is None:
-                max_memory_mb = check_max_memory_mb(
-                    manifest.get("runtime", {}).get("max_memory_mb"), "the bundle's"
-                )
-            from .pack.quantize import int8_speed_warning
-
+        # A bundle's own budget (runtime.max_memory_mb) applies unless max_memory_mb is given.
+        self.engine = Engine(
+            sources,
+            settings=settings,
+            options=opts,
+            max_memory_mb=max_memory_mb,
+            bundle_budget=not self.int8_bundle,
+        )
+        manifest = self.engine.manifest
+        if max_memory_mb is None and self.engine.budget_bytes:
+            max_memory_mb = manifest["runtime"]["max_memory_mb"]
+        if manifest and not self.int8_bundle:
             note = int8_speed_warning(manifest.get("quantization") or {})
             if note:
                 warnings.warn(f"{sources['model']}: {note}", RuntimeWarning, stacklevel=2)
-        if max_memory_mb:
-            # Under a budget the sessions run on the shared arena (growing by what is asked) and
-            # give its free memory back after every run: between calls the runtime holds no
-            # activations, during one it holds what the call's plan counted (docs/memory-budget.md).
-            opts.shared_arena, opts.memory_pattern, opts.shrink_arena = True, False, True
-        loaded = _core.load_pipeline(
-            **sources,
-            options=opts,
-            max_memory_bytes=int(max_memory_mb * 2**20) if max_memory_mb else 0,
-            settings_json=settings_json,
-            name="<model bytes>",  # what a model or bundle given as bytes is called in errors
-        )
-        fp32_paths = self.paths
-        self._adopt(loaded)
-        if self.int8_bundle:  # the float files it was made from, as for precision="fp32"
-            self.paths, self.model_set = fp32_paths, self._int8_set
-        self.preprocess = preprocess
         self.max_memory_mb = max_memory_mb
+        if self.int8_bundle:  # the float files it was made from, as for precision="fp32"
+            self.paths, self.model_set = given, model_set_name(given)
+        else:
+            self.paths, self.model_set = self._paths_of(given), self.engine.model_set
+        self.config = self.engine.config
         if max_memory_mb:
             # The model set's figures (the loader knows the set's files by sha256), else the core's.
-            self._pipe.set_memory_budget(int(max_memory_mb * 2**20), loaded.memory_profile)
+            self.engine.set_memory_budget(int(max_memory_mb * 2**20), self.engine.memory_profile)
             # The decoders' libraries are loaded now, not by the first call inside its budget
             # (OpenCV alone adds ~25 MiB of resident code and tables).
             import cv2  # noqa: F401
             from PIL import Image  # noqa: F401
 
-    def _adopt(self, loaded) -> None:
-        self._loaded = loaded
-        self._pipe = loaded.pipeline
-        self._pool = loaded.pool
-        self._roles = set(loaded.roles)
-        self.model_set = loaded.model_set or None
-        self.config = PipelineConfig.from_core(self._pipe.config)
-        # The files given (a .nb file's name, not its translation's), else the loader's names.
-        given = getattr(self, "paths", None) or {}
-        self.paths = {
+    def _paths_of(self, given: dict) -> dict:
+        """Per role, the file given (a .nb file's name, not its translation's), else the
+        loader's name for it (a bundle's "<bundle>:role")."""
+        return {
             r: None
             if n is None
-            else (n if loaded.from_bundle else given.get(r) or given.get("model") or n)
-            for r, n in loaded.names.items()
+            else (n if self.engine.from_bundle else given.get(r) or given.get("model") or n)
+            for r, n in self.engine.names.items()
         }
 
-    # -- construction ---------------------------------------------------
-    def _sources(self, model, models, det, cls, rec, keys, task) -> tuple:
-        """Keyword arguments for _core.load_pipeline, and the file per role."""
-        explicit = {"det": det, "cls": cls, "rec": rec}
-        if model is not None and models is not None:
-            raise InvalidInputError("pass either a model path or models=NAME, not both")
-        if model is not None and any(v is not None for v in explicit.values()):
-            raise InvalidInputError("pass either a model path or det=/cls=/rec=, not both")
-        if task is not None and task not in ("det", "rec"):
-            raise InvalidInputError(f"task must be 'det' or 'rec', got {task!r}")
-        if any(v is not None for v in explicit.values()):
-            if models is not None:
-                base = resolve_model_set(models)
-                explicit = {
-                    r: explicit[r] if explicit[r] is not None else base[r] for r in explicit
-                }
-                if rec is None and "keys" in base:
-                    explicit["keys"] = base["keys"]
-            paths = explicit
-        elif model is None:
-            paths = resolve_model_set(models)
-        elif isinstance(model, str) and (model in MODEL_SETS or model in RUNGS):
-            paths = resolve_model_set(model)
-        elif isinstance(model, (bytes, bytearray, memoryview)):
-            src = {"det" if task == "det" else "rec": model} if task else {"model": model}
-            return {**src, "keys": keys}, {}
-        else:
-            if not isinstance(model, (str, os.PathLike)):
-                raise InvalidInputError(
-                    "model must be a path, a model set name or the model's bytes, got "
-                    f"{type(model).__name__}"
-                )
-            path = os.fspath(model)
-            if not os.path.exists(path):
-                raise ModelNotFoundError(
-                    f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
-                )
-            if os.path.isdir(path):
-                paths = {r: find_model_file(path, r) for r in ("det", "cls", "rec")}
-                if paths["det"] is None and paths["rec"] is None:
-                    raise ModelNotFoundError(
-                        f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder"
-                    )
-            else:
-                # One file: a bundle, or a det or rec model (role from task=, else the loader
-                # infers it from the model's metadata or outputs).
-                src = (
-                    {"det" if task == "det" else "rec": _model_source(path)}
-                    if task
-                    else {"model": _model_source(path)}
-                )
-                return {**src, "keys": keys}, {task or "model": path}
-        # A set whose rec model carries no character list names its dictionary file ("keys");
-        # keys= given by the caller wins, and a rec model given by the caller keeps its own.
-        set_keys = paths.pop("keys", None) if isinstance(paths, dict) else None
-        if keys is None and set_keys is not None and rec is None:
-            keys = set_keys
-        sources = {r: _model_source(p) for r, p in paths.items() if p is not None}
-        return {**sources, "keys": keys}, dict(paths)
+    # -- what was loaded --------------------------------------------------
+    @property
+    def charset(self) -> list:
+        """The rec model's classes, blank first ([] without a rec model)."""
+        return self.engine.charset
+
+    @property
+    def roles(self) -> frozenset:
+        """The roles loaded: a subset of {'det', 'cls', 'rec'}."""
+        return self.engine.roles
+
+    def plan(self, width: int, height: int, decoded_bytes: int = 0) -> dict:
+        """The call plan under the memory budget for an image of this size (what each stage
+        holds; docs/memory-budget.md)."""
+        return self.engine.plan(width, height, decoded_bytes)
 
     # -- inference ------------------------------------------------------
     def _prepare(self, image) -> np.ndarray:
@@ -314,8 +320,7 @@ class Predictor:
 
     def _run(self, img: np.ndarray, source, call=None) -> OcrResult:
         # Without a det model the core reads the whole image as one line (Pipeline::run).
-        raw = self._pipe.run(img, call)
-        return self._result(raw, img, source)
+        return self.engine.run(img, call, source)
 
     def _run_budgeted(self, source) -> OcrResult:
         # The call is planned and admitted under the budget before the image is decoded, so the
@@ -326,7 +331,7 @@ class Predictor:
             size = (img.shape[1], img.shape[0], img.nbytes)
         else:
             img = None
-        with self._pipe.admit(*size) as call:
+        with self.engine.admit(*size) as call:
             if img is None:
                 img = self._prepare(source)
             return self._run(img, source, call)
@@ -403,22 +408,16 @@ class Predictor:
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""
-        if "rec" not in self._roles:
+        if "rec" not in self.engine.roles:
             raise InvalidInputError("this Predictor has no rec model")
-        return OcrLine._from_core(self._pipe.recognize(self._prepare(image)))
-
-    @staticmethod
-    def _result(raw: dict, img: np.ndarray, source) -> OcrResult:
-        lines = [OcrLine._from_core(t) for t in raw["lines"]]
-        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-        return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
+        return self.engine.recognize(self._prepare(image))
 
     def memory_stats(self) -> dict:
         """The shared memory pool's statistics (bytes reserved, high-water mark, hits, misses);
         with ``max_memory_mb``, also ``budget``: total, in use, peak in use and waits."""
-        stats = dict(self._pool.stats())
+        stats = self.engine.pool_stats()
         if self.max_memory_mb:
-            stats["budget"] = self._pipe.memory_budget
+            stats["budget"] = self.engine.memory_budget
         return stats
 
     def __repr__(self) -> str:

@@ -531,34 +531,6 @@ class ResultWriter:
 # -- CLI: edgeocr predict ... --ray -------------------------------------------
 
 
-def add_arguments(parser) -> None:
-    """The ``--ray`` options of ``edgeocr predict``."""
-    g = parser.add_argument_group(
-        "scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)"
-    )
-    g.add_argument(
-        "--ray",
-        action="store_true",
-        help="run on a Ray cluster (a local one unless --address); "
-        "--threads is per actor (default 2)",
-    )
-    g.add_argument(
-        "--address",
-        help="Ray cluster to join (e.g. ray://head:10001 or auto; default: start a local Ray)",
-    )
-    g.add_argument(
-        "--workers",
-        "-w",
-        type=int,
-        default=None,
-        help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)",
-    )
-    g.add_argument("--resume", action="store_true", help="skip the inputs already in --output")
-    g.add_argument(
-        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="images per actor call"
-    )
-
-
 def run_cli(args) -> int:
     """``edgeocr predict DIR_OR_GLOB --ray ...``; returns the exit status."""
     if not args.output:
@@ -594,13 +566,14 @@ def run_cli(args) -> int:
             file=sys.stderr,
         )
     kw = {"use_cls": False} if getattr(args, "no_cls", False) else {}
+    batch_size = DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size
     pages = errors = 0
     t0 = time.perf_counter()
     progress = Progress(len(todo), sys.stderr.isatty() or args.progress)
     try:
         if todo:
             ds = ocr_dataset(
-                todo, args.model, workers=workers, threads=threads, batch_size=args.batch_size, **kw
+                todo, args.model, workers=workers, threads=threads, batch_size=batch_size, **kw
             )
             for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
                 writer.write(batch)

@@ -60,7 +60,7 @@ def make_bundle(model_set: str, precision: str, out: Path, calib: str) -> str:
     """Packs (or reuses) the bundle; returns a note for the report ("" or why it is special)."""
     from edgeocr.models import MODEL_SETS
     from edgeocr.pack import pack
-    from edgeocr.pack.packer import AccuracyGateError
+    from edgeocr.pack.errors import AccuracyGateError
 
     if out.exists():
         return "reused"

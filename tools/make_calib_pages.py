@@ -1,6 +1,6 @@
 """Render the int8 calibration pages shipped in the package (edgeocr/data/calib/).
 
-The int8 default (edgeocr/int8_default.py) calibrates and verifies on these
+The int8 default (edgeocr/pack/int8_default.py) calibrates and verifies on these
 pages when it makes the int8 models on first use, so it needs nothing outside
 the package. The pages are varied on purpose (Chinese and English, digits and
 punctuation, paragraphs, tables, receipts, signs, light text on dark, a page

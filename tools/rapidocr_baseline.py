@@ -40,8 +40,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _load_evaluate():
+    # The package from its folder: its modules import only one another (and numpy).
+    folder = REPO / "edgeocr" / "evaluate"
     spec = importlib.util.spec_from_file_location(
-        "_edgeocr_evaluate", REPO / "edgeocr" / "evaluate" / "metrics.py"
+        "_edgeocr_evaluate", folder / "__init__.py", submodule_search_locations=[str(folder)]
     )
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod

@@ -209,7 +209,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
                           : "no model given: give a bundle, a model, or det and/or rec models");
 
   LoadedPipeline out;
-  out.pool = o.pool ? o.pool : MemoryPool::create(o.max_memory_bytes);
+  out.budget_bytes = o.max_memory_bytes;
   SessionOptions so = o.session;
   PipelineConfig config;
   std::shared_ptr<Model> models[3];
@@ -223,6 +223,19 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
             : loader::Bundle::view(bundle_src.data, bundle_src.size,
                                    bundle_src.name.empty() ? "<bundle bytes>" : bundle_src.name,
                                    o.verify_checksums);
+    out.manifest_json = b->manifest().dump();
+    const auto rt = b->manifest().find("runtime");
+    if (o.bundle_budget && !o.pool && o.max_memory_bytes == 0 && rt != b->manifest().end() &&
+        rt->is_object()) {
+      const auto mb = rt->find("max_memory_mb");  // checked by the manifest's schema: (0, 1e9]
+      if (mb != rt->end() && mb->is_number()) {
+        out.budget_bytes = static_cast<std::size_t>(mb->get<double>() * 1048576.0);
+        so.shared_arena = true;
+        so.memory_pattern = false;
+        so.shrink_arena = true;
+      }
+    }
+    out.pool = o.pool ? o.pool : MemoryPool::create(out.budget_bytes);
     if (b->graph_optimization() >= 0 && !o.keep_optimization)
       so.optimization = static_cast<GraphOptimization>(b->graph_optimization());
     const std::string base = !bundle_src.path.empty() ? bundle_src.path : b->name();
@@ -253,6 +266,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
         model_set_of(digest("det"), b->model("cls") != nullptr, digest("cls"), digest("rec")));
     // `b` (and the mapping) is released here: the runtime holds its own copy of each graph.
   } else {
+    out.pool = o.pool ? o.pool : MemoryPool::create(out.budget_bytes);
     ModelSource srcs[3] = {o.det, o.cls, o.rec};
     if (single.given()) {
       std::shared_ptr<Model> m = load_model(single, "given", so, out.pool);

@@ -82,6 +82,8 @@ void bind_loader(py::module_& m) {
                                    py::arg("rec_bytes_per_pixel") = p.rec_bytes_per_pixel,
                                    py::arg("call_overhead_bytes") = p.call_overhead_bytes);
                              })
+      .def_readonly("manifest_json", &LoadedPipeline::manifest_json)
+      .def_readonly("budget_bytes", &LoadedPipeline::budget_bytes)
       .def_property_readonly("charset",
                              [](const LoadedPipeline& l) { return l.pipeline->charset(); })
       .def_property_readonly("roles",
@@ -107,7 +109,7 @@ void bind_loader(py::module_& m) {
          const py::object& cls, const py::object& rec, const py::object& keys,
          const SessionOptions& options, std::shared_ptr<MemoryPool> pool,
          std::size_t max_memory_bytes, const std::string& settings_json, bool verify_checksums,
-         bool keep_optimization, const std::string& name) {
+         bool keep_optimization, const std::string& name, bool bundle_budget) {
         LoadOptions o;
         PySource b, mo, d, c, r;
         set_source(b, bundle, "bundle", name);
@@ -156,6 +158,7 @@ void bind_loader(py::module_& m) {
         o.settings_json = settings_json;
         o.verify_checksums = verify_checksums;
         o.keep_optimization = keep_optimization;
+        o.bundle_budget = bundle_budget;
         py::gil_scoped_release nogil;
         return load_pipeline(o);
       },
@@ -164,7 +167,7 @@ void bind_loader(py::module_& m) {
       py::arg("options") = SessionOptions(), py::arg("pool") = nullptr,
       py::arg("max_memory_bytes") = 0, py::arg("settings_json") = "",
       py::arg("verify_checksums") = true, py::arg("keep_optimization") = false,
-      py::arg("name") = "<bundle bytes>",
+      py::arg("name") = "<bundle bytes>", py::arg("bundle_budget") = false,
       "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or "
       "buffers).");
 

@@ -591,7 +591,7 @@ def cmd_bench(args) -> int:
         else (lambda *a: print(*a, flush=True))
     )
     log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
-    from ..pack.quantize import cpu_flags_line
+    from .._runtime import cpu_flags_line
 
     info["int8_features"] = cpu_flags_line()
     log(f"CPU features for int8: {info['int8_features']}")

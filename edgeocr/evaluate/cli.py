@@ -10,7 +10,9 @@ import time
 from ..cli import add_model_arguments, predictor_from_args
 from ..errors import InvalidInputError
 from ..progress import Progress
-from . import metrics as evaluate
+from .datasets import load_e2e, load_rec
+from .report import format_report
+from .scoring import evaluate_e2e, evaluate_rec
 
 
 def cmd_eval(args) -> int:
@@ -24,7 +26,7 @@ def cmd_eval(args) -> int:
     if args.limit < 0:
         raise InvalidInputError(f"--limit must be >= 0 (0 = all), got {args.limit}")
     try:
-        samples = evaluate.load_e2e(args.dataset)
+        samples = load_e2e(args.dataset)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise InvalidInputError(f"{labels}: not a labelled set ({type(e).__name__}: {e})") from e
     baseline = None
@@ -48,15 +50,15 @@ def cmd_eval(args) -> int:
         ]
         progress.step()
     elapsed = time.perf_counter() - t0
-    report = {"e2e": evaluate.evaluate_e2e(samples, preds), "seconds": elapsed}
+    report = {"e2e": evaluate_e2e(samples, preds), "seconds": elapsed}
     rec_preds = {}
     if not args.no_rec and os.path.exists(os.path.join(args.dataset, "rec_synth.jsonl")):
-        rec_samples = evaluate.load_rec(args.dataset)
+        rec_samples = load_rec(args.dataset)
         for s in rec_samples:
             path = s["path"] if "path" in s else os.path.join(args.dataset, s["file"])
             rec_preds[s["id"]] = p.recognize(path).text
-        report["rec"] = evaluate.evaluate_rec(rec_samples, rec_preds)
-    print(evaluate.format_report(report, baseline, names=("edgeocr", args.baseline_name)))
+        report["rec"] = evaluate_rec(rec_samples, rec_preds)
+    print(format_report(report, baseline, names=("edgeocr", args.baseline_name)))
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             json.dump(

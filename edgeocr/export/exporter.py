@@ -193,7 +193,7 @@ def _keys_list(keys) -> list[str] | None:
         return keys.splitlines()
     if isinstance(keys, (list, tuple)):
         return [str(k) for k in keys]
-    from .. import _core
+    import edgeocr._core as _core
 
     return _core.loader.read_keys_file(os.fspath(keys))
 
@@ -459,7 +459,8 @@ def export_paddle(
     opset: int | None = None,
     metadata: dict | None = None,
 ) -> str:
-    """Convert a Paddle inference model (inference.pdmodel/.json + .pdiparams) with paddle2onnx."""
+    """Convert a Paddle inference model (inference.pdmodel/.json + .pdiparams) with paddle2onnx,
+    in a child process, as ``edgeocr-pack`` does (edgeocr/pack/paddle.py ``convert``)."""
     task = check_task(task)
     try:
         import paddle2onnx
@@ -470,28 +471,14 @@ def export_paddle(
         ) from e
     import onnx
 
+    from ..pack import paddle as P
+
     model_dir = os.fspath(model_dir)
     if not os.path.isdir(model_dir):
         raise ModelNotFoundError(f"Paddle model folder not found: {model_dir}")
-    names = os.listdir(model_dir)
-    graph = next(
-        (n for n in names if n.endswith((".pdmodel", ".json")) and n.startswith("inference")), None
-    )
-    params = next((n for n in names if n.endswith(".pdiparams")), None)
-    if graph is None or params is None:
-        raise ModelNotFoundError(
-            f"{model_dir}: expected inference.pdmodel (or inference.json) and inference.pdiparams"
-        )
+    model = P.find_model(model_dir)
     opset = choose_opset(opset)
-    with tempfile.TemporaryDirectory() as tmp:
-        raw = os.path.join(tmp, "model.onnx")
-        paddle2onnx.export(
-            os.path.join(model_dir, graph),
-            os.path.join(model_dir, params),
-            raw,
-            opset_version=opset,
-        )
-        model = onnx.load(raw)
+    onnx_model = onnx.load_from_string(P.convert(model, opset=opset))
     meta = {
         "edgeocr.role": task,
         "edgeocr.exporter": f"paddle2onnx {paddle2onnx.__version__}, opset {opset}",
@@ -504,8 +491,8 @@ def export_paddle(
     if chars is not None:
         meta["character"] = "\n".join(chars)
     meta.update(metadata or {})
-    set_metadata(model, meta)
-    onnx.save(model, os.fspath(output))
+    set_metadata(onnx_model, meta)
+    onnx.save(onnx_model, os.fspath(output))
     return os.fspath(output)
 
 

@@ -4,7 +4,7 @@
 >>> pack(det="det.onnx", cls="cls.onnx", rec="rec.onnx", output="ppocr.eocr")
 >>> with load_bundle("ppocr.eocr") as b:
 ...     print(b.manifest["verification"])
->>> predictor_from_bundle("ppocr.eocr").predict("page.jpg")
+>>> predictor_from_bundle("ppocr.eocr").predict("page.jpg")  # an edgeocr.engine.Engine
 
 The format is documented in docs/bundle-format.md. ``onnx`` and
 ``onnxruntime.quantization`` are needed to *pack* (quantize, optimise); reading
@@ -24,6 +24,7 @@ from .bundle import (
     load_bundle,
     load_bundle_bytes,
 )
+from .errors import AccuracyGateError, ConversionMismatchError
 from .predictors import predictor_from_bundle, predictor_from_models
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "BundleFormatError",
     "BundleManifestError",
     "BundleVersionError",
+    "ConversionMismatchError",
     "load_bundle",
     "load_bundle_bytes",
     "pack",
@@ -45,7 +47,7 @@ __all__ = [
 
 def __getattr__(name):
     # pack() pulls in onnx; keep `import edgeocr.pack` (and bundle loading) free of it.
-    if name in ("pack", "AccuracyGateError"):
+    if name == "pack":
         from . import packer
 
         return getattr(packer, name)

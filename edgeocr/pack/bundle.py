@@ -220,7 +220,7 @@ def _write_member(zf: zipfile.ZipFile, raw, name: str, data) -> None:
 # ---------------------------------------------------------------------------
 def load_bundle(path: str | os.PathLike, *, verify_checksums: bool = True) -> Bundle:
     """Open and check a bundle file (in C++); model bytes are views into a memory map of it."""
-    from .. import _core
+    import edgeocr._core as _core
 
     path = os.fspath(path)
     return _wrap(_core.loader.Bundle.open(path, verify_checksums), path)
@@ -230,7 +230,7 @@ def load_bundle_bytes(
     data: bytes, *, name: str = "<bytes>", verify_checksums: bool = True
 ) -> Bundle:
     """Check and open a bundle held in memory (the models are views into ``data``)."""
-    from .. import _core
+    import edgeocr._core as _core
 
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise BundleFormatError(f"{name}: expected bytes, got {type(data).__name__}")

@@ -20,7 +20,8 @@ import tempfile
 from pathlib import Path
 
 from . import quantize as Q
-from . import verify as V
+from .errors import AccuracyGateError
+from .pages import list_images
 
 
 def cache_root() -> Path:
@@ -84,9 +85,9 @@ def cached_int8_bundle(
     refusal is cached instead), ``OSError`` when the cache folder
     cannot be written. ``on_make(entry)`` is called before a bundle is made.
     """
-    from .packer import AccuracyGateError, pack
+    from .packer import pack  # only when a bundle is made: it loads onnx and evaluate/
 
-    files = V.list_images(calib, calib_limit)
+    files = list_images(calib, calib_limit)
     root = Path(cache_dir).expanduser() if cache_dir is not None else cache_root()
     key = cache_key(paths, files, recipe, target, max_drop, auto_keep)[:40]
     entry = root / f"{key}.eocr"

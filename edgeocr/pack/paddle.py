@@ -109,7 +109,7 @@ def read_config(model: PaddleModel, role: str) -> PaddleModel:
     """Fills ``settings``/``characters``/``notes`` from the folder's inference.yml (if any)."""
     if model.yml is None:
         return model
-    from .. import _core
+    import edgeocr._core as _core
 
     try:
         import yaml
@@ -161,10 +161,11 @@ def _reason(log: str) -> str:
     return text[-2000:] or (lines[-1][:500] if lines else "no reason given")
 
 
-def convert(model: PaddleModel, *, timeout: float = 900) -> bytes:
-    """ONNX bytes of ``model`` by paddle2onnx (opset 14), converted in a child process
-    (paddle2onnx aborts its process on operators it does not know). ModelError saying
-    what and where when it cannot convert."""
+def convert(model: PaddleModel, *, opset: int = OPSET, timeout: float = 900) -> bytes:
+    """ONNX bytes of ``model`` by paddle2onnx (opset 14 unless given), converted in a child
+    process (paddle2onnx aborts its process on operators it does not know). ModelError saying
+    what and where when it cannot convert. The one Paddle -> ONNX path: ``edgeocr-pack`` and
+    ``edgeocr export`` both convert through it."""
     import subprocess
     import sys
 
@@ -180,7 +181,7 @@ def convert(model: PaddleModel, *, timeout: float = 900) -> bytes:
             model.params_file,
             model.format,
             out,
-            str(OPSET),
+            str(int(opset)),
         ]
         env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
         try:

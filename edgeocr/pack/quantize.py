@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._runtime import cpu_features
 from ..errors import InvalidInputError
 
 METHODS = ("minmax", "entropy", "percentile")
@@ -170,49 +171,6 @@ def settings_for(
     return QuantSettings(
         mode, method, activation_type="uint8", reduce_range=reduce, op_types=ops, **extra
     )
-
-
-# ---------------------------------------------------------------------------
-# CPU features (detected by the core: CPUID on x86, HWCAP on aarch64)
-# ---------------------------------------------------------------------------
-INT8_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm", "bf16")
-
-
-def cpu_features() -> dict:
-    """This CPU's int8-relevant features: {'arch', 'avx2', ..., 'int8_dot'} (see cpu_features.h)."""
-    from .. import _core
-
-    return dict(_core.cpu_features())
-
-
-def cpu_flags_line(features: dict | None = None) -> str:
-    """One line naming the CPU features that decide int8 speed, e.g. for benchmark headings."""
-    f = features if features is not None else cpu_features()
-    have = [k for k in INT8_FLAGS if f.get(k)]
-    dot = "yes" if f.get("int8_dot") else "no"
-    names = " ".join(have) or "none of " + "/".join(INT8_FLAGS)
-    return f"{f.get('arch')}: {names}; int8 dot product: {dot}"
-
-
-def int8_speed_warning(quantization: dict, features: dict | None = None) -> str | None:
-    """Why a bundle quantized as ``quantization`` (its manifest entry) may be slow on this CPU."""
-    mode = (quantization or {}).get("mode", "none")
-    if mode not in ("int8", "dynamic"):
-        return None
-    f = features if features is not None else cpu_features()
-    if f.get("int8_dot"):
-        return None
-    where = (
-        "VNNI (avx512_vnni / avx_vnni)" if f.get("arch") == "x86_64" else "dot-product (asimddp)"
-    )
-    note = (
-        f"this {mode} bundle runs its int8 kernels without {where} instructions on this CPU "
-        f"({cpu_flags_line(f)}): they may be no faster than float; compare with the fp32 bundle "
-        "(edgeocr bench BUNDLE --compare int8)"
-    )
-    if f.get("arch") == "x86_64" and mode == "int8" and not quantization.get("reduce_range"):
-        note += "; weights are full 8-bit (packed without reduce_range), which can saturate here"
-    return note
 
 
 # ---------------------------------------------------------------------------

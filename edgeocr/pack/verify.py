@@ -11,46 +11,14 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..evaluate import metrics as evaluate
-from ..image_io import IMAGE_EXTENSIONS, image_files
+from ..evaluate.geometry import polygon_iou
+from ..evaluate.scoring import evaluate_e2e
 from ..progress import Progress
-
-
-def list_images(folder: str, limit: int = 0) -> list[str]:
-    """Image files directly in ``folder`` (sorted), at most ``limit`` (0 = all), spread evenly
-    over the sorted list when there are more (names often group pages of one kind)."""
-    from ..errors import InvalidInputError
-
-    if not os.path.isdir(folder):
-        raise InvalidInputError(f"not a folder of images: {folder}")
-    out = image_files(folder)
-    if not out:
-        raise InvalidInputError(f"{folder}: no images ({', '.join(IMAGE_EXTENSIONS)})")
-    if not limit or len(out) <= limit:
-        return out
-    pick = np.unique(np.linspace(0, len(out) - 1, limit).round().astype(int))
-    return [out[i] for i in pick]
-
-
-def hold_out(paths: Sequence[str]) -> tuple[list, list]:
-    """(calibration pages, verification pages): every third page is held back to verify
-    (at least one; one page cannot be split)."""
-    from ..errors import InvalidInputError
-
-    paths = list(paths)
-    if len(paths) < 2:
-        raise InvalidInputError(
-            "the gate holds back part of the calibration pages to verify on: give at least 2 "
-            "calibration images (--calib DIR), or labelled pages (--eval DIR)"
-        )
-    held = paths[1::3]
-    return [p for p in paths if p not in held], held
 
 
 def interleaved_seconds(a, b, images: Sequence, rounds: int = 1) -> tuple[list, list]:
@@ -102,7 +70,7 @@ def line_agreement(reference: Sequence, candidate: Sequence) -> dict:
             for j, lb in enumerate(rb.lines):
                 if j in used or lb.text != la.text:
                     continue
-                if evaluate.polygon_iou(la.box, lb.box) > 0.5:
+                if polygon_iou(la.box, lb.box) > 0.5:
                     used.add(j)
                     same += 1
                     break
@@ -135,7 +103,7 @@ def text_agreement(reference: Sequence, candidate: Sequence) -> dict:
             {"text": ln.text, "box": np.asarray(ln.box).tolist(), "score": ln.score}
             for ln in rb.lines
         ]
-    rep = evaluate.evaluate_e2e(gt, preds)["all"]
+    rep = evaluate_e2e(gt, preds)["all"]
     same = line_agreement(reference, candidate)
     return {
         "pages": len(gt),
@@ -167,7 +135,7 @@ def accuracy(samples: Sequence[dict], results: Sequence) -> dict:
         ]
         for s, r in zip(samples, results)
     }
-    rep = evaluate.evaluate_e2e(samples, preds)["all"]
+    rep = evaluate_e2e(samples, preds)["all"]
     keys = ("det_hmean", "e2e_hmean", "line_acc", "one_minus_ned", "cer")
     return {k: float(rep[k]) for k in keys if k in rep}
 

@@ -139,22 +139,19 @@ def predictor(v4_paths):
 
 
 def load_paddle_lite():
-    """edgeocr.paddle_lite, or the package loaded from its folder when edgeocr itself does not
-    import (e.g. the compiled core is not built): the .nb tests need only the translator."""
-    try:
-        return importlib.import_module("edgeocr.paddle_lite")
-    except Exception:  # noqa: BLE001 - edgeocr's own __init__ may not import yet
-        name = "_edgeocr_paddle_lite_under_test"
-        if name in sys.modules:
-            return sys.modules[name]
-        pkg_dir = REPO / "edgeocr" / "paddle_lite"
-        spec = importlib.util.spec_from_file_location(
-            name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)]
-        )
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        return mod
+    """The tests' reference reader of the .nb format (tests/support/paddle_lite_ref, frozen): a
+    second reading of the format. The translator is the core's (csrc/loader/nb)."""
+    name = "paddle_lite_ref"
+    if name in sys.modules:
+        return sys.modules[name]
+    pkg_dir = REPO / "tests" / "support" / name
+    spec = importlib.util.spec_from_file_location(
+        name, pkg_dir / "__init__.py", submodule_search_locations=[str(pkg_dir)]
+    )
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.fixture(scope="session")

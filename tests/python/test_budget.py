@@ -131,12 +131,12 @@ def test_peak_rss_stays_within_the_budget(pages, tmp_path):
 def test_plan_tiles_cover_the_det_frame(v4_paths):
     import edgeocr
 
-    small = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=256)._pipe.plan(
+    small = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=256).plan(
         640, 480, 0
     )
     assert small["det_tiles"] == [] and not small["det_scaled"]  # fits whole
     p = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=128)
-    big = p._pipe.plan(4000, 3000, 36_000_000)
+    big = p.plan(4000, 3000, 36_000_000)
     fw, fh = big["det_size"]
     assert (fw, fh) == (1984, 1504) and not big["det_scaled"]  # the unbudgeted det size, in tiles
     covered = np.zeros((fh, fw), bool)
@@ -148,7 +148,7 @@ def test_plan_tiles_cover_the_det_frame(v4_paths):
     assert big["reserve_bytes"] <= 128 * 2**20
     # With less room the frame is made smaller before the call is refused.
     q = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, max_memory_mb=24)
-    scaled = q._pipe.plan(4000, 3000, 0)
+    scaled = q.plan(4000, 3000, 0)
     assert scaled["det_scaled"] and scaled["det_size"][0] < fw
 
 
@@ -212,7 +212,7 @@ def test_workers_share_the_budget_in_order(pages):
 def test_without_a_budget_nothing_changes(predictor):
     assert predictor.max_memory_mb is None
     assert "budget" not in predictor.memory_stats()
-    assert predictor._pipe.memory_budget is None
+    assert predictor.engine.memory_budget is None
 
 
 def test_the_options_check_is_not_stricter_than_the_planner():

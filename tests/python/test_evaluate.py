@@ -1,6 +1,6 @@
-"""Tests for edgeocr/evaluate/metrics.py with hand-computed expectations.
+"""Tests for the metrics of edgeocr/evaluate/ with hand-computed expectations.
 
-The module is loaded straight from its file so that these tests do not depend
+The package is loaded straight from its folder so that these tests do not depend
 on the rest of the package importing cleanly.
 """
 
@@ -20,8 +20,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _load():
+    # The package from its folder: its modules import only one another (and numpy).
+    folder = REPO / "edgeocr" / "evaluate"
     spec = importlib.util.spec_from_file_location(
-        "_edgeocr_evaluate_under_test", REPO / "edgeocr" / "evaluate" / "metrics.py"
+        "_edgeocr_evaluate_under_test",
+        folder / "__init__.py",
+        submodule_search_locations=[str(folder)],
     )
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod

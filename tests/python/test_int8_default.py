@@ -11,15 +11,17 @@ from pathlib import Path
 import pytest
 
 import edgeocr
-from edgeocr import int8_default as D
+from edgeocr import _runtime
 from edgeocr.errors import InvalidInputError
+from edgeocr.pack import int8_default as D
 from edgeocr.pack import load_bundle
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = str(DATA / "sample_en.png")
 
 needs_fast_int8 = pytest.mark.skipif(
-    not D.fast_int8(), reason="precision='auto' picks int8 only on a CPU with VNNI / dot product"
+    not _runtime.fast_int8(),
+    reason="precision='auto' picks int8 only on a CPU with VNNI / dot product",
 )
 
 
@@ -109,7 +111,7 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
     # precision="auto" (here through the setting) takes it where this CPU has fast int8.
     monkeypatch.setenv("EDGEOCR_PRECISION", "auto")
     auto = edgeocr.Predictor(threads=1)
-    assert auto.precision == ("int8" if D.fast_int8() else "fp32")
+    assert auto.precision == ("int8" if _runtime.fast_int8() else "fp32")
     assert not seen and len(list((cache / "int8").glob("*.eocr"))) == 1
 
 
@@ -150,7 +152,7 @@ def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path, mon
         cache_dir=cache,
         recipe=D.RECIPE,
         auto_keep="off",
-        target=D.target_for(),
+        target=_runtime.int8_target(),
         threads=1,
         log=lambda m: None,
     )
@@ -164,7 +166,7 @@ def test_gate_refusal_is_cached_and_auto_stays_fp32(default_paths, tmp_path, mon
         cached_int8_bundle(default_paths, on_make=made.append, **kw)
     assert len(made) == 1
     # What Predictor() does with it: fp32 under 'auto', the error under 'int8'.
-    if D.fast_int8():
+    if _runtime.fast_int8():
         assert D.int8_bundle_for(default_paths, "auto", cache_dir=cache, calib=calib) is None
     with pytest.raises(AccuracyGateError):
         D.int8_bundle_for(default_paths, "int8", cache_dir=cache, calib=calib)

@@ -104,8 +104,8 @@ def test_model_bytes_are_named_model_bytes_not_bundle_bytes():
 
 def test_roles_and_charset_rules(v4_paths, tmp_path):
     p = edgeocr.Predictor(det=v4_paths["det"], rec=v4_paths["rec"])
-    assert p._roles == {"det", "rec"}
-    charset = p._loaded.charset
+    assert p.roles == {"det", "rec"}
+    charset = p.charset
     assert charset[0] == "" and charset[-1] == " "
     # Given as the wrong role: refused, naming what it looks like.
     with pytest.raises(ModelError, match="given as the det model.*rec model"):
@@ -125,7 +125,7 @@ def test_roles_and_charset_rules(v4_paths, tmp_path):
         edgeocr.Predictor(rec=v4_paths["rec"], keys=keys)
     # The same dictionary as the metadata's, from a file: same classes.
     keys.write_text("\n".join(charset[1:-1]) + "\n", encoding="utf-8")
-    assert edgeocr.Predictor(rec=v4_paths["rec"], keys=keys)._loaded.charset == charset
+    assert edgeocr.Predictor(rec=v4_paths["rec"], keys=keys).charset == charset
 
 
 # ---------------------------------------------------------------------------

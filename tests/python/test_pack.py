@@ -541,7 +541,7 @@ def test_dynamic_without_pages_to_verify_is_refused(v4_paths, tmp_path):
 
 def test_hold_out_keeps_every_third_page_back():
     from edgeocr.errors import InvalidInputError
-    from edgeocr.pack.verify import hold_out
+    from edgeocr.pack.pages import hold_out
 
     assert hold_out(["a", "b"]) == (["a"], ["b"])
     assert hold_out(list("abcdefg")) == (list("acdfg"), list("be"))
@@ -550,26 +550,27 @@ def test_hold_out_keeps_every_third_page_back():
 
 
 def test_cpu_features_and_int8_speed_warning():
+    from edgeocr import _runtime
     from edgeocr.pack import quantize as Q
 
-    f = Q.cpu_features()
+    f = _runtime.cpu_features()
     assert f["arch"] in ("x86_64", "aarch64", "other")
     assert f["int8_dot"] == any(
         f[k] for k in ("avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm")
     )
     slow_x86 = {"arch": "x86_64", "avx2": True, "int8_dot": False}
-    note = Q.int8_speed_warning({"mode": "int8", "reduce_range": False}, slow_x86)
+    note = _runtime.int8_speed_warning({"mode": "int8", "reduce_range": False}, slow_x86)
     assert "VNNI" in note and "saturate" in note
     assert (
-        Q.int8_speed_warning(
+        _runtime.int8_speed_warning(
             {"mode": "int8"}, {"arch": "aarch64", "asimddp": True, "int8_dot": True}
         )
         is None
     )
-    assert "dot-product" in Q.int8_speed_warning(
+    assert "dot-product" in _runtime.int8_speed_warning(
         {"mode": "dynamic"}, {"arch": "aarch64", "int8_dot": False}
     )
-    assert Q.int8_speed_warning({"mode": "none"}, slow_x86) is None
+    assert _runtime.int8_speed_warning({"mode": "none"}, slow_x86) is None
     # Settings follow the CPU: 7-bit weights for x86 without VNNI, S8S8 for arm.
     assert Q.settings_for("int8", "x86", features=slow_x86).reduce_range is True
     assert (

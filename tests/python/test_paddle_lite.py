@@ -1,4 +1,4 @@
-"""Paddle Lite ``.nb`` reader and translator (edgeocr/paddle_lite).
+"""Paddle Lite ``.nb`` translator (csrc/loader/nb, ``edgeocr._core.nb_to_onnx``).
 
 Two kinds of checks:
 
@@ -11,11 +11,10 @@ Two kinds of checks:
   lstm, ...): these programs are built in memory, not by Paddle Lite, so they
   check the translation of the documented semantics, not Lite's kernels.
 
-Every translation check runs twice (the ``translator`` fixture): through the
-C++ translator users get (``edgeocr._core.nb_to_onnx``, csrc/loader/nb; in-memory
-programs are written to ``.nb`` bytes by tools/paddle_lite/nb_writer.py first) and
-through the Python reference (``edgeocr.paddle_lite``, needs ``onnx``). Reader
-checks that look at the parsed program use the Python reader.
+The translator is the C++ one users get (in-memory programs are written to
+``.nb`` bytes by tools/paddle_lite/nb_writer.py first). Checks that look at the
+parsed program use the tests' reference reader (tests/support/paddle_lite_ref, a
+second reading of the format).
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import importlib.util
 import math
 import os
 import struct
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,23 +36,16 @@ from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
 pl = _load_pl()
 ort = pytest.importorskip("onnxruntime")
-try:
-    import onnx
-except ImportError:  # the Python reference translator needs it; the C++ one does not
-    onnx = None
 from edgeocr import _core  # noqa: E402
 from edgeocr.errors import EdgeOCRError  # noqa: E402
 
-# what a refused file raises: the reference's NbFormatError or the core's errors
+# what a refused file raises: the reference reader's NbFormatError or the core's errors
 NB_ERRORS = (pl.NbFormatError, EdgeOCRError)
-TRANSLATORS = ["cpp"] + (["python"] if onnx is not None else [])
-_MODE = ["cpp"]
 
 
-@pytest.fixture(params=TRANSLATORS)
-def translator(request):
-    _MODE[0] = request.param
-    return request.param
+@pytest.fixture
+def translator():
+    return "cpp"  # the one translator (csrc/loader/nb)
 
 
 def _nb_bytes(src) -> tuple[bytes, str]:
@@ -66,17 +57,13 @@ def _nb_bytes(src) -> tuple[bytes, str]:
 
 
 def nb_to_onnx(src, target_check: bool = True) -> bytes:
-    """The translator under test (see the translator fixture)."""
-    if _MODE[0] == "python":
-        return pl.nb_to_onnx(src, target_check=target_check)
+    """The translator under test: the core's."""
     data, name = _nb_bytes(src)
     return _core.nb_to_onnx(data, name, target_check)
 
 
 def read_checked(data: bytes):
-    """Read (python) or translate (cpp) bytes that are expected to be refused."""
-    if _MODE[0] == "python":
-        return pl.read_nb(data)
+    """Translate bytes that are expected to be refused."""
     return _core.nb_to_onnx(data)
 
 
@@ -188,8 +175,7 @@ def test_weight_only_int8_dequantised_like_paddle_lite():
     expect = np.empty(q.shape, np.float32)
     for c in range(q.shape[0]):
         expect[c] = np.float32(scale[c]) * q[c].astype(np.float32)
-    if onnx is None:
-        pytest.skip("onnx is not installed (reads the graph's initializers)")
+    onnx = pytest.importorskip("onnx", reason="reads the graph's initializers")
     m = onnx.load_from_string(nb_to_onnx(prog))
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
     got = next(v for k, v in inits.items() if k.startswith(wname + "_dequant"))
@@ -263,69 +249,6 @@ def test_target_edgeocr_cannot_honour():
     op.attrs["__@kernel_type_attr@__"] = "conv2d/def/4/2/1"  # arm, full int8
     with pytest.raises(NB_ERRORS, match="int8"):
         nb_to_onnx(prog)
-
-
-# ---------------------------------------------------------------------------
-# cache
-
-
-@needs_fixtures
-def test_cache_roundtrip(tmp_path, monkeypatch):
-    src = FIX / "nb" / "cls_x86.nb"
-    cache = tmp_path / "cache"
-    first = pl.cached_nb_to_onnx(src, cache_dir=cache)
-    entries = list(cache.glob("*.onnx"))
-    assert len(entries) == 1
-    import hashlib
-
-    assert entries[0].name.startswith(hashlib.sha256(src.read_bytes()).hexdigest())
-    cache_mod = sys.modules[pl.__name__ + ".cache"]
-
-    def boom(*a, **k):
-        raise AssertionError("translated although cached")
-
-    monkeypatch.setattr(cache_mod, "nb_to_onnx", boom)
-    assert pl.cached_nb_to_onnx(src, cache_dir=cache) == first
-    # a damaged entry is translated again
-    monkeypatch.undo()
-    entries[0].write_bytes(b"garbage")
-    assert pl.cached_nb_to_onnx(src, cache_dir=cache) == first
-
-
-@needs_fixtures
-def test_cache_env_default(tmp_path, monkeypatch):
-    monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path / "envcache"))
-    assert pl.default_cache_dir() == tmp_path / "envcache"
-    pl.cached_nb_to_onnx(FIX / "nb" / "cls_arm.nb")
-    assert len(list((tmp_path / "envcache").glob("*.onnx"))) == 1
-
-
-@needs_fixtures
-def test_cache_unwritable_falls_back_with_warning(tmp_path, monkeypatch):
-    src = FIX / "nb" / "cls_x86.nb"
-    blocker = tmp_path / "not_a_dir"
-    blocker.write_bytes(b"")  # a file where the cache folder should be (works as root too)
-    with pytest.warns(RuntimeWarning, match="could not cache"):
-        b = pl.cached_nb_to_onnx(src, cache_dir=blocker / "nb")
-    assert _meta(b)["edgeocr.role"] == "cls"
-
-    cache_mod = sys.modules[pl.__name__ + ".cache"]
-
-    def full(*a, **k):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(cache_mod.os, "replace", full)
-    with pytest.warns(RuntimeWarning, match="No space left"):
-        b2 = pl.cached_nb_to_onnx(src, cache_dir=tmp_path / "full")
-    assert b2 == b
-    assert not list((tmp_path / "full").glob("*"))  # no temp file left behind
-
-
-def test_cache_bad_file(tmp_path):
-    p = tmp_path / "bad.nb"
-    p.write_bytes(b"\x02\x00" + b"\0" * 40)
-    with pytest.raises(NB_ERRORS, match="bad.nb"):
-        pl.cached_nb_to_onnx(p, cache_dir=tmp_path / "c")
 
 
 # ---------------------------------------------------------------------------
@@ -903,11 +826,7 @@ def test_unknown_input_variable_is_an_error():
 
 
 def test_supported_ops_cover_fixture_op_list():
-    translate = sys.modules[pl.__name__ + ".translate"]
-    have = set(translate.supported_ops())
-    assert have <= set(
-        _core.nb_supported_ops().split(",")
-    )  # the C++ translator covers the reference
+    have = set(_core.nb_supported_ops().split(","))
     listed = {
         "assign",
         "clip",
@@ -1110,13 +1029,10 @@ def test_cpp_cache_env_default(tmp_path, monkeypatch):
 
 
 def test_cpp_model_loads_nb_bytes_and_paths(tmp_path, monkeypatch):
-    """edgeocr.Model translates .nb files (path or bytes) with the C++ core, not the
-    Python reference."""
+    """edgeocr.Model translates .nb files (path or bytes) with the C++ core."""
     import edgeocr
 
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path / "c"))
-    monkeypatch.setattr(pl, "nb_to_onnx", None)  # the reference must not be reached
-    monkeypatch.setattr(pl, "cached_nb_to_onnx", None)
     data = _writer().write_nb(small_program(), 2)
     p = tmp_path / "small.nb"
     p.write_bytes(data)

@@ -267,7 +267,7 @@ def test_both_formats_read_the_same_line_end_to_end(paddle_nets, tmp_path):
 
 
 def test_mismatch_is_refused_unless_forced_and_layerwise_names_the_layer(paddle_nets, tmp_path):
-    from edgeocr.pack.packer import ConversionMismatchError
+    from edgeocr.pack.errors import ConversionMismatchError
 
     nets = {"det": paddle_nets["json"]["det"]}
     # Float32 kernels of two runtimes never agree to 1e-12 on a conv net: refused, nothing written.

@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dst")
     ap.add_argument("--meta-version", type=int, default=2, choices=(1, 2))
     a = ap.parse_args(argv)
-    pkg = Path(__file__).resolve().parents[2] / "edgeocr" / "paddle_lite"
+    pkg = Path(__file__).resolve().parents[2] / "tests" / "support" / "paddle_lite_ref"
     spec = importlib.util.spec_from_file_location(
         "_pl", pkg / "__init__.py", submodule_search_locations=[str(pkg)]
     )

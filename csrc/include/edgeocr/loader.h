@@ -47,6 +47,11 @@ struct LoadOptions {
   // `max_memory_bytes` as its cap when null; 0 = no cap).
   std::shared_ptr<MemoryPool> pool;
   std::size_t max_memory_bytes = 0;
+  // With no pool and no max_memory_bytes given: a bundle's runtime.max_memory_mb (the budget
+  // it was packed for) becomes the pool's cap, and the sessions run as under a budget (shared
+  // arena, no memory pattern, the arena shrunk after each run). The caller sets the pipeline's
+  // budget from LoadedPipeline::budget_bytes.
+  bool bundle_budget = false;
   // Pipeline settings as a JSON object, applied last (over edgeocr's
   // defaults, the model set's settings or the bundle's). Checked: a bad key,
   // type or range is InvalidArgument naming the setting.
@@ -68,6 +73,8 @@ struct LoadedPipeline {
   // models are its files (loose, or a bundle's members with the same sha256), else the core's
   // defaults. Give it to Pipeline::set_memory_budget.
   MemoryProfile memory_profile;
+  std::string manifest_json;      // a bundle's manifest, "" for other sources
+  std::size_t budget_bytes = 0;   // the pool's cap: the caller's, else the bundle's (bundle_budget)
 };
 
 // Throws edgeocr::Error: NotFound (missing file), InvalidModel (bad model,

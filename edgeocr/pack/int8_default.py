@@ -37,14 +37,14 @@ import logging
 import os
 from pathlib import Path
 
-from .errors import InvalidInputError
+from .._runtime import cpu_features, cpu_flags_line, fast_int8, int8_target
 
-PRECISIONS = ("auto", "fp32", "int8")
 # The recipe of the int8 default (edgeocr/pack/quantize.py RECIPES; benchmarks/README.md,
 # "The int8 default"): measured on dev pages against the fp32 default.
 RECIPE = "edgeocr-int8-v3"
 # Models whose int8 alone costs the gate too much stay float in the int8 bundle.
 AUTO_KEEP = "models"
+# Named in the messages (edgeocr.predictor.PRECISION_ENV reads it).
 ENV = "EDGEOCR_PRECISION"
 
 log = logging.getLogger("edgeocr")
@@ -52,34 +52,7 @@ log = logging.getLogger("edgeocr")
 
 def calib_pages_dir() -> Path:
     """The calibration pages shipped in the package."""
-    return Path(__file__).resolve().parent / "data" / "calib"
-
-
-def requested_precision(precision: str | None) -> str:
-    """``precision`` checked; None: ``$EDGEOCR_PRECISION``, else 'fp32'."""
-    where = "precision"
-    if precision is None:
-        precision = os.environ.get(ENV) or "fp32"
-        where = f"${ENV}"
-    if precision not in PRECISIONS:
-        raise InvalidInputError(f"{where} must be one of {PRECISIONS}, got {precision!r}")
-    return precision
-
-
-def fast_int8(features: dict | None = None) -> bool:
-    """Whether this CPU has the int8 dot-product instructions that make int8 pay."""
-    from .pack.quantize import cpu_features
-
-    f = features if features is not None else cpu_features()
-    return bool(f.get("int8_dot"))
-
-
-def target_for(features: dict | None = None) -> str:
-    """The pack target for this CPU: 'arm' (S8S8) on aarch64, else 'x86' (U8S8)."""
-    from .pack.quantize import cpu_features
-
-    f = features if features is not None else cpu_features()
-    return "arm" if f.get("arch") == "aarch64" else "x86"
+    return Path(__file__).resolve().parent.parent / "data" / "calib"
 
 
 def int8_bundle_for(
@@ -92,13 +65,12 @@ def int8_bundle_for(
 ) -> Path | None:
     """The int8 bundle to run for the model set ``paths`` ({role: file}), or None for fp32.
 
-    ``precision`` as :func:`requested_precision` returns it. With 'auto' every
+    ``precision`` as :func:`edgeocr.predictor.requested_precision` returns it. With 'auto' every
     failure gives None (logged); with 'int8' it is raised, and an unwritable
     cache folder gives an uncached bundle in a temporary folder instead.
     """
-    from .pack.int8_cache import cached_int8_bundle
-    from .pack.packer import AccuracyGateError
-    from .pack.quantize import cpu_features, cpu_flags_line
+    from .errors import AccuracyGateError
+    from .int8_cache import cached_int8_bundle
 
     if precision == "fp32":
         return None
@@ -120,7 +92,7 @@ def int8_bundle_for(
         calib=calib,
         recipe=RECIPE,
         auto_keep=AUTO_KEEP,
-        target=target_for(features),
+        target=int8_target(features),
         threads=threads,
         log=lambda msg: log.info("%s", msg),
         on_make=announce,
@@ -149,7 +121,7 @@ def _uncached(paths: dict, kw: dict) -> Path:
     """An int8 bundle made in a temporary folder (removed at exit)."""
     import tempfile
 
-    from .pack.int8_cache import cached_int8_bundle
+    from .int8_cache import cached_int8_bundle
 
     tmp = tempfile.TemporaryDirectory(prefix="edgeocr-int8-")
     _TEMP_DIRS.append(tmp)  # kept until the process exits: the loader maps the file

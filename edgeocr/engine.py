@@ -1,0 +1,155 @@
+"""The engine: models loaded by the C++ loader and run on decoded images.
+
+:class:`Engine` is the one place the Python package calls ``_core.load_pipeline``:
+load these sources (a bundle, one model, det/cls/rec files or bytes, a ``.nb``)
+with these settings, run an image, recognise a line; and say what was loaded
+(charset, roles, settings, model set, the bundle's manifest). Every rule it
+applies lives in C++ (the loader and the pipeline).
+
+``edgeocr.Predictor`` adds what users need on top (image input of every kind,
+model-set names, threads and workers, the memory budget around decoding,
+precision). pack/ uses the engine directly: its float reference, the packed
+pipelines it verifies, and the pipelines over bundles it hands out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+import edgeocr._core as _core
+
+from . import _runtime
+from .config import PipelineConfig
+from .errors import InvalidInputError
+from .image_io import load_image
+from .model import session_options
+from .results import OcrLine, OcrResult
+
+_ROLES = ("det", "cls", "rec")
+
+
+def settings_json(settings: Mapping | PipelineConfig | None) -> str:
+    """Pipeline settings as the loader takes them: JSON ("" for none). The loader checks each
+    (name, type, range) against the core's settings table."""
+    if isinstance(settings, PipelineConfig):
+        settings = settings.to_core()
+    if not settings:
+        return ""
+    try:
+        return json.dumps(dict(settings))
+    except (TypeError, ValueError) as e:
+        raise InvalidInputError(
+            f"Predictor settings must be numbers, strings, booleans or lists: {e}"
+        ) from e
+
+
+class Engine:
+    """A pipeline loaded by the C++ loader.
+
+    ``sources`` holds the keyword arguments of ``_core.load_pipeline`` that name
+    the models: ``model`` (a bundle or one det/rec model), or ``det``/``cls``/
+    ``rec`` (paths, or bytes and buffers, which are not copied by Python), and
+    ``keys`` (a keys file or a list of characters). ``settings`` as
+    :func:`settings_json` takes them, applied over the model set's or the
+    bundle's. ``options`` are the sessions' (default: ``threads`` intra-op
+    threads on one shared arena). ``max_memory_mb`` caps the memory pool and
+    runs the sessions as under a budget; with ``bundle_budget`` a bundle's own
+    ``runtime.max_memory_mb`` does so when none is given.
+
+    Thread-safe, as the core's pipeline is.
+    """
+
+    def __init__(
+        self,
+        sources: Mapping,
+        *,
+        settings: Mapping | PipelineConfig | None = None,
+        options=None,
+        threads: int | None = None,
+        max_memory_mb: float | None = None,
+        bundle_budget: bool = False,
+        name: str = "<model bytes>",
+    ):
+        _runtime.configure()  # no-op once the runtime library is chosen
+        if options is None:
+            options = session_options(threads, memory_arena="shared")
+        if max_memory_mb:
+            # Under a budget the sessions run on the shared arena (growing by what is asked) and
+            # give its free memory back after every run: between calls the runtime holds no
+            # activations, during one it holds what the call's plan counted (docs/memory-budget.md).
+            options.shared_arena, options.memory_pattern, options.shrink_arena = True, False, True
+        loaded = _core.load_pipeline(
+            **sources,
+            options=options,
+            max_memory_bytes=int(max_memory_mb * 2**20) if max_memory_mb else 0,
+            settings_json=settings_json(settings),
+            name=name,  # what a model or bundle given as bytes is called in errors
+            bundle_budget=bundle_budget,
+        )
+        self._core_pipeline = loaded.pipeline
+        self._pool = loaded.pool
+        #: The roles loaded: a subset of {'det', 'cls', 'rec'}.
+        self.roles = frozenset(loaded.roles)
+        #: The rec model's classes, blank first ([] without a rec model).
+        self.charset = list(loaded.charset) if "rec" in self.roles else []
+        #: The settings in force (defaults, then the model set's or bundle's, then ``settings``).
+        self.config = PipelineConfig.from_core(self._core_pipeline.config)
+        #: The known model set the loose files are (found from their sha256), else None.
+        self.model_set = loaded.model_set or None
+        #: Per role, the file (or "<bundle>:role") the loader read; None when absent.
+        self.names = dict(loaded.names)
+        self.from_bundle = bool(loaded.from_bundle)
+        #: A bundle's manifest ({} for other sources).
+        self.manifest = json.loads(loaded.manifest_json) if loaded.manifest_json else {}
+        #: The memory pool's cap in bytes (0: none): ``max_memory_mb``'s, else the bundle's.
+        self.budget_bytes = int(loaded.budget_bytes)
+        #: Bytes per input pixel per stage under a budget: the known set's, else the core's.
+        self.memory_profile = dict(loaded.memory_profile)
+
+    # -- running ----------------------------------------------------------
+    def run(self, img: np.ndarray, call=None, source=None) -> OcrResult:
+        """OCR one decoded image (uint8 BGR, gray or BGRA array); ``call`` is an admitted call
+        under the memory budget (:meth:`admit`). Without a det model the core reads the whole
+        image as one line."""
+        raw = self._core_pipeline.run(img, call)  # without det: the whole image is one line
+        lines = [OcrLine._from_core(t) for t in raw["lines"]]
+        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
+
+    def predict(self, image) -> OcrResult:
+        """OCR one image: a path, encoded bytes, a uint8 array or PIL image (image_io's rules)."""
+        return self.run(load_image(image), source=image)
+
+    def recognize(self, img: np.ndarray) -> OcrLine:
+        """Recognition only: ``img`` (a decoded array) is one text line."""
+        if "rec" not in self.roles:
+            raise InvalidInputError("this Predictor has no rec model")
+        return OcrLine._from_core(self._core_pipeline.recognize(img))
+
+    # -- memory budget ----------------------------------------------------
+    def set_memory_budget(self, budget_bytes: int, profile: Mapping | None = None) -> None:
+        """Plan and admit every call under ``budget_bytes`` (docs/memory-budget.md); ``profile``:
+        bytes per input pixel per stage ({} or None: the core's defaults)."""
+        self._core_pipeline.set_memory_budget(int(budget_bytes), dict(profile or {}))
+
+    @property
+    def memory_budget(self):
+        """The budget's state (total, in use, peak, waits), None without one."""
+        return self._core_pipeline.memory_budget
+
+    def plan(self, width: int, height: int, decoded_bytes: int = 0):
+        """The call plan for an image of this size under the budget: what each stage holds."""
+        return self._core_pipeline.plan(width, height, decoded_bytes)
+
+    def admit(self, width: int, height: int, decoded_bytes: int):
+        """A context manager: the call admitted under the budget (waits for room; too big for the
+        whole budget raises ResourceError)."""
+        return self._core_pipeline.admit(width, height, decoded_bytes)
+
+    def pool_stats(self) -> dict:
+        """The memory pool's statistics (bytes reserved, high-water mark, hits, misses)."""
+        return dict(self._pool.stats())
