@@ -115,6 +115,32 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
     assert not seen and len(list((cache / "int8").glob("*.eocr"))) == 1
 
 
+@pytest.mark.slow
+def test_a_cached_int8_set_loads_neither_evaluate_nor_onnx(made_once):
+    """Predictor(precision='int8'/'auto') on a cache hit reaches pack/ through its one lazy import
+    and loads only what finds the cached bundle: not the gate's metrics (edgeocr.evaluate), not
+    onnx (packing)."""
+    import os
+    import subprocess
+    import sys
+
+    cache, p, _ = made_once
+    code = (
+        "import sys, edgeocr; p = edgeocr.Predictor(precision='int8', threads=1); "
+        f"assert p.int8_bundle == {p.int8_bundle!r}, p.int8_bundle; "
+        "print(sorted(m for m in sys.modules if m.startswith('edgeocr.evaluate') or m == 'onnx'))"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(os.environ, EDGEOCR_CACHE_DIR=str(cache)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
 @needs_fast_int8
 def test_unwritable_cache_falls_back_to_fp32(default_paths, tmp_path, monkeypatch):
     blocker = tmp_path / "not_a_folder"
