@@ -26,7 +26,7 @@ PKG = REPO / "edgeocr"
 LAYERS = (
     (0, "core", ("edgeocr._core", "edgeocr.errors", "edgeocr._runtime", "edgeocr.config",
                  "edgeocr.image_io", "edgeocr.progress", "edgeocr.c_config", "edgeocr.results",
-                 "edgeocr.model", "edgeocr.models")),
+                 "edgeocr.model", "edgeocr.models", "edgeocr.extras", "edgeocr._not_built")),
     (1, "engine", ("edgeocr.engine",)),
     (1, "documents", ("edgeocr.documents",)),
     (2, "api", ("edgeocr.predictor", "edgeocr.cli", "edgeocr")),
