@@ -16,6 +16,8 @@ import json
 import sys
 import tempfile
 
+# What paddle2onnx 2.1 says of an interpolation scale that Paddle 3.3 translated to doubles.
+_DOUBLE_SCALES = "MUST be ir::FloatAttribute"
 # Operators of the program that are not computations (feeds, fetches, parameters).
 _NOT_COMPUTE = {"data", "feed", "fetch"}
 # PIR names whose entry in paddle2onnx's operator lists has the older name.
@@ -124,12 +126,18 @@ def main(argv) -> int:
                 suspects.append(name)
         # Said before converting: paddle2onnx aborts the process on an unknown operator.
         print(json.dumps({"suspects": sorted(set(suspects))}), flush=True)
-        with tempfile.TemporaryDirectory(prefix="edgeocr-pir-") as tmp:
-            if fmt == "paddle-pdmodel" and _interp_scales(prog):
-                model_file, params_file = _as_pir_json(prog, exe, tmp)
+        try:
             data = paddle2onnx.export(
                 model_file, params_file, save_file=None, opset_version=int(opset)
             )
+        except Exception as e:
+            if not (fmt == "paddle-pdmodel" and _DOUBLE_SCALES in str(e) and _interp_scales(prog)):
+                raise
+            with tempfile.TemporaryDirectory(prefix="edgeocr-pir-") as tmp:
+                json_file, json_params = _as_pir_json(prog, exe, tmp)
+                data = paddle2onnx.export(
+                    json_file, json_params, save_file=None, opset_version=int(opset)
+                )
         if not isinstance(data, (bytes, bytearray)) or not data:
             print(json.dumps({"error": "paddle2onnx returned no model"}))
             return 4
