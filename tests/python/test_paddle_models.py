@@ -252,6 +252,20 @@ def test_trained_models_read_what_their_onnx_twins_read(trained_bundle, v4_paths
             assert lb.score == pytest.approx(la.score, abs=1e-3)
 
 
+def test_export_converts_a_trained_model_as_pack_does(trained_paddle, v4_paths, tmp_path):
+    """`edgeocr export` of a Paddle folder goes through pack's child-process converter: the
+    trained det (whose .pdmodel needs the float-scale PIR route) reads as rapidocr-onnxruntime's
+    ONNX det of the same weights."""
+    from edgeocr.export import export_paddle
+
+    out = export_paddle(trained_paddle / "det", tmp_path / "det.onnx", task="det")
+    x = np.random.default_rng(0).uniform(0, 1, (1, 3, 320, 320)).astype(np.float32)
+    (a,) = edgeocr.Model(out, threads=1).run(x).values()
+    (b,) = edgeocr.Model(v4_paths["det"], threads=1).run(x).values()
+    assert a.shape == b.shape
+    assert float(np.abs(a - b).max()) <= 1e-4
+
+
 def _pack(tmp_path, nets: dict, name="b.eocr", **kw):
     from edgeocr.pack import pack
 
