@@ -73,8 +73,8 @@ struct LoadedPipeline {
   // models are its files (loose, or a bundle's members with the same sha256), else the core's
   // defaults. Give it to Pipeline::set_memory_budget.
   MemoryProfile memory_profile;
-  std::string manifest_json;      // a bundle's manifest, "" for other sources
-  std::size_t budget_bytes = 0;   // the pool's cap: the caller's, else the bundle's (bundle_budget)
+  std::string manifest_json;     // a bundle's manifest, "" for other sources
+  std::size_t budget_bytes = 0;  // the pool's cap: the caller's, else the bundle's (bundle_budget)
 };
 
 // Throws edgeocr::Error: NotFound (missing file), InvalidModel (bad model,
