@@ -296,7 +296,7 @@ def test_small_image_is_not_enlarged_past_det_max_upscale(v4_paths):
         p = edgeocr.Predictor(
             models="ppocr-v4-mobile", threads=2, det_max_upscale=cap, max_memory_mb=4096
         )
-        plan = p._pipe.plan(720, 268)
+        plan = p.plan(720, 268)
         assert plan["det_size"] == size and not plan["det_scaled"] and not plan["det_tiles"]
         r = p.predict(DATA / "sample_en.png")
         assert texts(r) == expected("sample_en.png")
