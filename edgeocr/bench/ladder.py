@@ -39,10 +39,9 @@ def choose(per_page_ms: dict, target_ms: float, figures: dict) -> tuple:
 
 
 def run_ladder(args, files: list, log) -> int:
-    import edgeocr
-    from edgeocr.models import MODEL_SETS, RUNGS, measured
-
     from .._runtime import machine_info
+    from ..models import MODEL_SETS, RUNGS, measured
+    from ..predictor import Predictor
 
     stored = measured()
     figures = stored["sets"]
@@ -54,7 +53,7 @@ def run_ladder(args, files: list, log) -> int:
     info = machine_info()
     log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
     log(f"{len(files)} images, {len(names)} installed sets, {args.rounds} rounds")
-    preds = {n: edgeocr.Predictor(models=n, threads=args.threads, precision="fp32") for n in names}
+    preds = {n: Predictor(models=n, threads=args.threads, precision="fp32") for n in names}
     images = list(files)  # decoding included, as for a caller that passes paths
     for n in names:
         preds[n].predict(images[0])
