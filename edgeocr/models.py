@@ -156,7 +156,8 @@ DEFAULT_MODEL_SET = "ppocr-v4det-v6rec"
 # fastest: PP-OCRv6 tiny det + rec, the least time at 1-NED >= 0.985; fast: v4 det (finds lines
 # as the default does, det H within 0.2 points) + tiny rec, about as fast as tiny; balanced: the
 # default; best: PP-OCRv6 small, ahead on blurred, large and perspective pages. Tiny det + small
-# rec reads as the default does but finds fewer lines (det H -2.9) at 0.65x its time: no rung.
+# rec (unclip 1.4) reads and finds lines as the default does at 0.65x its time on 2 dense pages:
+# the candidate default, measured too late to switch (benchmarks/README.md, "ladder.py").
 RUNGS = {
     "fastest": "ppocr-v6-tiny",
     "fast": "ppocr-v4det-v6tinyrec",
