@@ -202,9 +202,13 @@ class Pipeline:
 
 class LoadedPipeline:
     @property
+    def budget_bytes(self) -> int: ...
+    @property
     def charset(self) -> list[str]: ...
     @property
     def from_bundle(self) -> bool: ...
+    @property
+    def manifest_json(self) -> str: ...
     @property
     def memory_profile(self) -> dict: ...
     @property
@@ -235,6 +239,7 @@ def load_pipeline(
     verify_checksums: bool = True,
     keep_optimization: bool = False,
     name: str = "<bundle bytes>",
+    bundle_budget: bool = False,
 ) -> LoadedPipeline:
     """
     Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers).
