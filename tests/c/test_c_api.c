@@ -893,7 +893,7 @@ static const char* const k_values[][2] = {
     {"rec_std", "0.35,0.35,0.35"},    {"rotate_ratio", "1.25"},
     {"drop_score", "0.6"},            {"det_stretch_below", "96"},
     {"rec_stretch_below", "32"},      {"rec_space_gap", "0.2"},
-    {"det_sharpen_below", "0.2"},
+    {"det_sharpen_below", "0.2"},     {"det_max_upscale", "1.5"},
 };
 #define N_VALUES (sizeof k_values / sizeof k_values[0])
 
