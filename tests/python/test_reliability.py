@@ -32,7 +32,11 @@ NB_FIXTURES = REPO.parent / "shared" / "fixtures" / "paddle_lite" / "nb"
 
 # Files of the corpus that are the same picture as tests/data/line_en.png, losslessly
 # re-encoded: they must read exactly the same text.
-LOSSLESS_VARIANTS = ["gray16.png", "rgb16.png", "gray_alpha.png"]
+LOSSLESS_VARIANTS = ["gray16.png", "rgb16.png"]
+# gray_alpha.png is the line at alpha 200: the core composites it onto a background, which changes
+# every pixel's contrast, so one character may differ (ppocr-v4-mobile at det_max_upscale 2 read
+# "1.284.50" for "1,284.50"); its text must stay within one edit of the reference's.
+COMPOSITED_VARIANTS = ["gray_alpha.png"]
 # Re-encodings that change pixels: gif.gif is the line converted to Pillow's web palette with
 # dithering (up to 40 grey levels off), so only its characters must match, not its spaces.
 LOSSY_VARIANTS = ["gif.gif"]
@@ -64,6 +68,7 @@ MUST_READ = [
     "bilevel.png",
     "bmp.bmp",
     *LOSSLESS_VARIANTS,
+    *COMPOSITED_VARIANTS,
     *LOSSY_VARIANTS,
 ]
 
@@ -637,6 +642,16 @@ if pytest is not None:
 
         got = {n: chars(corpus_outcomes[f"file:{n}"]["outcome"]) for n in LOSSY_VARIANTS}
         assert got == {n: chars(want) for n in LOSSY_VARIANTS}
+
+    def test_composited_re_encodings_read_within_one_edit(corpus_outcomes):
+        from edgeocr.evaluate import edit_distance
+
+        want = corpus_outcomes["reference:line_en_gray"]["outcome"]
+        assert want[0] == "ok" and want[1]
+        for n in COMPOSITED_VARIANTS:
+            got = corpus_outcomes[f"file:{n}"]["outcome"]
+            assert got[0] == "ok" and len(got[1]) == len(want[1]), (n, got)
+            assert all(edit_distance(g, w) <= 1 for g, w in zip(got[1], want[1])), (n, got, want)
 
     @pytest.mark.parametrize("name", sorted(ARRAY_CASES))
     def test_hostile_array(corpus_outcomes, name):
