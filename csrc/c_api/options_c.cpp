@@ -128,6 +128,10 @@ void check_options_size(std::size_t size, const char* fn) {
   const Appended appended[] = {
       {"settings", offsetof(edgeocr_options_t, settings), sizeof(edgeocr_settings_t*)},
       {"arm64_bf16_fastmath", offsetof(edgeocr_options_t, arm64_bf16_fastmath), sizeof(int)},
+      {"recheck_model_path", offsetof(edgeocr_options_t, recheck_model_path), sizeof(char*)},
+      {"recheck_model_data", offsetof(edgeocr_options_t, recheck_model_data), sizeof(void*)},
+      {"recheck_model_size", offsetof(edgeocr_options_t, recheck_model_size), sizeof(size_t)},
+      {"recheck_keys_path", offsetof(edgeocr_options_t, recheck_keys_path), sizeof(char*)},
   };
   for (const Appended& f : appended)
     if (size > f.offset && size < f.offset + f.size)

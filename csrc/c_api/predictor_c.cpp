@@ -42,10 +42,11 @@ void check_options(const edgeocr_options_t& o) {
   if (o.bundle_path != nullptr) {
     if (*o.bundle_path == '\0') invalid(std::string(fn) + ": bundle_path is empty");
     if (o.det_model_path || o.det_model_data || o.cls_model_path || o.cls_model_data ||
-        o.rec_model_path || o.rec_model_data || o.keys_path || o.keys_data)
+        o.rec_model_path || o.rec_model_data || o.keys_path || o.keys_data ||
+        o.recheck_model_path || o.recheck_model_data || o.recheck_keys_path)
       invalid(std::string(fn) +
               ": a bundle (bundle_path) holds its models and dictionary; "
-              "give no det/cls/rec models or keys with it");
+              "give no det/cls/rec/recheck models or keys with it");
   }
   struct Source {
     const char* role;
@@ -53,10 +54,12 @@ void check_options(const edgeocr_options_t& o) {
     const void* data;
     std::size_t size;
   };
-  const Source sources[] = {{"det", o.det_model_path, o.det_model_data, o.det_model_size},
-                            {"cls", o.cls_model_path, o.cls_model_data, o.cls_model_size},
-                            {"rec", o.rec_model_path, o.rec_model_data, o.rec_model_size},
-                            {"keys", o.keys_path, o.keys_data, o.keys_size}};
+  const Source sources[] = {
+      {"det", o.det_model_path, o.det_model_data, o.det_model_size},
+      {"cls", o.cls_model_path, o.cls_model_data, o.cls_model_size},
+      {"rec", o.rec_model_path, o.rec_model_data, o.rec_model_size},
+      {"recheck", o.recheck_model_path, o.recheck_model_data, o.recheck_model_size},
+      {"keys", o.keys_path, o.keys_data, o.keys_size}};
   for (const Source& s : sources) {
     const std::string r(s.role);
     const std::string path_name = r == "keys" ? "keys_path" : r + "_model_path";
@@ -79,6 +82,15 @@ void check_options(const edgeocr_options_t& o) {
             "rec_model_path (or the *_model_data buffers)");
   if (!has_rec && (o.keys_path || o.keys_data))
     invalid(std::string(fn) + ": keys given but there is no rec model");
+  const bool has_recheck = o.recheck_model_path || o.recheck_model_data;
+  if (has_recheck && !has_rec)
+    invalid(std::string(fn) +
+            ": a recheck model re-reads the rec model's lines; give rec_model_path (or "
+            "rec_model_data) with it");
+  if (o.recheck_keys_path && !has_recheck)
+    invalid(std::string(fn) + ": recheck_keys_path given but there is no recheck model");
+  if (o.recheck_keys_path && *o.recheck_keys_path == '\0')
+    invalid(std::string(fn) + ": recheck_keys_path is empty");
   if (o.ort_library_path && *o.ort_library_path == '\0')
     invalid(std::string(fn) + ": ort_library_path is empty (use NULL for the default search)");
   if (o.threads < 0 || o.threads > kMaxSessionThreads)
@@ -181,6 +193,9 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     lo.det = capi::source_of(o.det_model_path, o.det_model_data, o.det_model_size, "det");
     lo.cls = capi::source_of(o.cls_model_path, o.cls_model_data, o.cls_model_size, "cls");
     lo.rec = capi::source_of(o.rec_model_path, o.rec_model_data, o.rec_model_size, "rec");
+    lo.recheck = capi::source_of(o.recheck_model_path, o.recheck_model_data, o.recheck_model_size,
+                                 "recheck");
+    if (o.recheck_keys_path) lo.recheck_keys_path = o.recheck_keys_path;
     if (o.keys_path) lo.keys_path = o.keys_path;
     if (o.keys_data) {
       lo.keys_text.assign(o.keys_data, o.keys_size);

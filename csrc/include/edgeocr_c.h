@@ -75,9 +75,10 @@ extern "C" {
  * struct_size on every growable struct, edgeocr_options_init(options, size),
  * key/value pipeline settings. Version 3: edgeocr_options_t.arm64_bf16_fastmath.
  * Version 4: words (edgeocr_line_t.word_count, edgeocr_word_t,
- * edgeocr_result_get_word).
+ * edgeocr_result_get_word). Version 5: the recheck model
+ * (edgeocr_options_t.recheck_model_path / _data / _size, recheck_keys_path).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 4
+#define EDGEOCR_C_API_VERSION 5
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -196,6 +197,17 @@ typedef struct edgeocr_options_t {
    * (docs/performance.md, "ARM64 bf16 fast math"). Ignored on other CPUs.
    * 0 (default): off. Other values: INVALID_ARGUMENT. */
   int arm64_bf16_fastmath;
+
+  /* ---- API version 5 ---- */
+  /* A second, stronger recogniser (from a file or from memory, at most one of
+   * the two; needs a rec model, not with a bundle): the lines the rec model
+   * reads with a score below the setting rec_recheck_below are read again by
+   * this model, whose reading replaces the first (docs/model-ladder.md,
+   * "Recheck"). Its dictionary: recheck_keys_path, else its metadata. */
+  const char* recheck_model_path;
+  const void* recheck_model_data;
+  size_t recheck_model_size;
+  const char* recheck_keys_path;
 } edgeocr_options_t;
 
 /* The options size of API version 1 (no `settings`): the smallest

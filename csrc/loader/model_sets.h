@@ -29,6 +29,9 @@ struct ModelSetInfo {
   // each value is measured on the dev set (the comment beside it says how).
   const char* settings_json;
   ModelSetMemory memory;
+  // The recheck model (Pipeline's second recogniser), its dictionary from its metadata; {0,
+  // nullptr}: the set has none.
+  ModelFile recheck;
 };
 
 // Every known model set (null-terminated by a set with name == nullptr).

@@ -163,15 +163,25 @@ Pipeline::~Pipeline() = default;
 
 Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
                    std::shared_ptr<Model> rec, std::vector<std::string> charset,
-                   PipelineConfig config, std::shared_ptr<MemoryPool> pool)
+                   PipelineConfig config, std::shared_ptr<MemoryPool> pool,
+                   std::shared_ptr<Model> recheck, std::vector<std::string> recheck_charset)
     : det_(std::move(det)),
       cls_(std::move(cls)),
       rec_(std::move(rec)),
-      charset_(std::move(charset)),
-      space_class_(ctc_space_class(charset_)),
       config_(std::move(config)),
       pool_(pool ? std::move(pool) : MemoryPool::create()) {
   if (!det_ && !rec_) fail(StatusCode::kInvalidArgument, "a pipeline needs a det or a rec model");
+  if (recheck && !rec_)
+    fail(StatusCode::kInvalidArgument,
+         "a recheck model re-reads rec's lines; it needs a rec model");
+  primary_.model = rec_;
+  primary_.charset = std::move(charset);
+  primary_.space_class = ctc_space_class(primary_.charset);
+  if (recheck) {
+    recheck_.model = std::move(recheck);
+    recheck_.charset = std::move(recheck_charset);
+    recheck_.space_class = ctc_space_class(recheck_.charset);
+  }
   limit_malloc_arenas();  // flat RSS when many threads share the pipeline (runtime/malloc_tuning.h)
   // The caller's settings, before the models' fixed input sizes replace some of them.
   validate_config(config_, pool_->stats().cap_bytes);
@@ -204,12 +214,27 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
   check_io(det_, "det", 4);
   check_io(cls_, "cls", 2);
   check_io(rec_, "rec", 3);
+  check_io(recheck_.model, "recheck", 3);
+  if (recheck_.model) {
+    const Model& m = *recheck_.model;
+    const auto& out = m.outputs()[0].shape;
+    if (out[2] > 0 && static_cast<std::size_t>(out[2]) != recheck_.charset.size())
+      fail(StatusCode::kInvalidModel,
+           m.name() + ": the recheck model has " + std::to_string(out[2]) +
+               " classes but its dictionary gives " + std::to_string(recheck_.charset.size()) +
+               " (blank + characters [+ space])");
+    const auto& in = m.inputs()[0].shape;
+    if (in[0] > 0 || in[3] > 0)
+      fail(StatusCode::kInvalidModel,
+           m.name() + ": a recheck model must take any batch and width, got input shape " +
+               shape_str(in));
+  }
   if (rec_) {
     const auto& out = rec_->outputs()[0].shape;
-    if (out[2] > 0 && static_cast<std::size_t>(out[2]) != charset_.size())
+    if (out[2] > 0 && static_cast<std::size_t>(out[2]) != primary_.charset.size())
       fail(StatusCode::kInvalidModel,
            rec_->name() + ": the rec model has " + std::to_string(out[2]) +
-               " classes but the dictionary gives " + std::to_string(charset_.size()) +
+               " classes but the dictionary gives " + std::to_string(primary_.charset.size()) +
                " (blank + characters [+ space]); wrong keys file?");
     // A model with a fixed input width (e.g. converted at 1x3x48x320) gets one bucket.
     const auto& in = rec_->inputs()[0].shape;
@@ -233,10 +258,20 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
       fail(StatusCode::kInvalidModel,
            det_->name() + ": det models with a fixed batch > 1 are not supported");
   }
+  if (recheck_.model) {
+    const std::int64_t h = recheck_.model->inputs()[0].shape[2];
+    if (h > 0 && h != config_.rec_height)
+      fail(StatusCode::kInvalidModel, recheck_.model->name() + ": the recheck model reads lines " +
+                                          std::to_string(h) + " px high, the rec model " +
+                                          std::to_string(config_.rec_height));
+  }
   std::sort(config_.rec_width_buckets.begin(), config_.rec_width_buckets.end());
   // The settings with the sizes the models fix: a model's huge fixed input is
   // refused here, before any tensor is allocated for it.
-  const std::int64_t rec_classes = rec_ ? static_cast<std::int64_t>(charset_.size()) : 0;
+  const std::int64_t rec_classes =
+      rec_ ? static_cast<std::int64_t>(
+                 std::max(primary_.charset.size(), recheck_.model ? recheck_.charset.size() : 0))
+           : 0;
   try {
     validate_config(config_, pool_->stats().cap_bytes, rec_classes);
   } catch (const Error& e) {
@@ -376,8 +411,8 @@ void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops,
 }
 
 void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                               std::vector<OcrLine>& lines, OcrTimings* t,
-                               const CallPlan* plan) const {
+                               std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan,
+                               const Recognizer& by) const {
   // Sort by aspect ratio so each batch holds crops of similar width (little padding).
   std::vector<int> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
@@ -445,16 +480,16 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
       }
       TensorView in{buf.data(), DType::kFloat32, {n, 3, H, W}};
       auto t0 = Clock::now();
-      std::vector<Tensor> out = rec_->run({in});
+      std::vector<Tensor> out = by.model->run({in});
       t->rec_model += since(t0);
       buf.reset();
-      const int T = checked_rec_output(*rec_, out, n, charset_.size());
-      const int C = static_cast<int>(charset_.size());
+      const int T = checked_rec_output(*by.model, out, n, by.charset.size());
+      const int C = static_cast<int>(by.charset.size());
       const float* probs = out[0].ptr<float>();
-      const CtcSpaces spaces{space_class_, config_.rec_space_gap};
+      const CtcSpaces spaces{by.space_class, config_.rec_space_gap};
       for (int i = 0; i < n; ++i) {
-        CtcResult r =
-            ctc_greedy_decode(probs + static_cast<std::size_t>(i) * T * C, T, C, charset_, spaces);
+        CtcResult r = ctc_greedy_decode(probs + static_cast<std::size_t>(i) * T * C, T, C,
+                                        by.charset, spaces);
         const Crop& c = crops[order[start + i]];
         OcrLine& line = lines[c.index];
         line.words = word_boxes(r, T, W, scaled_width(H, c.ratio, W), c.quad, c.turns);
@@ -470,7 +505,7 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
 // confidently wrong on long upright lines (measured on the dev set). A flip
 // it proposes is kept only if the recogniser reads the turned crop with more
 // confidence than the crop as detected.
-void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& crops,
+void Pipeline::verify_flips(const ImageView& image, std::vector<Crop>& crops,
                             std::vector<OcrLine>& lines, OcrTimings* t,
                             const CallPlan* plan) const {
   std::vector<Crop> unflipped;
@@ -479,7 +514,8 @@ void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& cro
       unflipped.push_back(Crop{turned(c.quad, 2), c.index, c.ratio, (c.turns + 2) % 4});
   if (unflipped.empty()) return;
   std::vector<OcrLine> alt(lines.size());
-  recognize_crops(image, unflipped, alt, t, plan);
+  recognize_crops(image, unflipped, alt, t, plan, primary_);
+  std::vector<int> undone(lines.size(), 0);
   for (const Crop& c : unflipped) {
     OcrLine& line = lines[c.index];
     if (alt[c.index].score > line.score) {
@@ -487,7 +523,28 @@ void Pipeline::verify_flips(const ImageView& image, const std::vector<Crop>& cro
       line.score = alt[c.index].score;
       line.words = std::move(alt[c.index].words);
       line.flipped = false;
+      undone[c.index] = 1;
     }
+  }
+  for (Crop& c : crops)
+    if (undone[c.index]) c = Crop{turned(c.quad, 2), c.index, c.ratio, (c.turns + 2) % 4};
+}
+
+void Pipeline::recheck_lines(const ImageView& image, const std::vector<Crop>& crops,
+                             std::vector<OcrLine>& lines, OcrTimings* t,
+                             const CallPlan* plan) const {
+  if (!recheck_.model || config_.rec_recheck_below <= 0.f) return;
+  std::vector<Crop> unsure;
+  for (const Crop& c : crops)
+    if (lines[c.index].score < config_.rec_recheck_below) unsure.push_back(c);
+  if (unsure.empty()) return;
+  std::vector<OcrLine> again(lines.size());
+  recognize_crops(image, unsure, again, t, plan, recheck_);
+  for (const Crop& c : unsure) {
+    OcrLine& line = lines[c.index];
+    line.text = std::move(again[c.index].text);
+    line.score = again[c.index].score;
+    line.words = std::move(again[c.index].words);
   }
 }
 
@@ -560,8 +617,9 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
   }
   if (rec_ && !crops.empty()) {
     t0 = Clock::now();
-    recognize_crops(image, crops, lines, &result.timings, plan);
+    recognize_crops(image, crops, lines, &result.timings, plan, primary_);
     if (config_.cls_verify) verify_flips(image, crops, lines, &result.timings, plan);
+    recheck_lines(image, crops, lines, &result.timings, plan);
     result.timings.rec = since(t0);
   }
 
@@ -633,7 +691,8 @@ OcrLine Pipeline::recognize_planned(const ImageView& input, const CallPlan* plan
   std::vector<Crop> crops{{q, 0, w / h}};
   OcrTimings t;
   if (cls_ && config_.use_cls) classify(image, crops, lines, &t, plan);
-  recognize_crops(image, crops, lines, &t, plan);
+  recognize_crops(image, crops, lines, &t, plan, primary_);
+  recheck_lines(image, crops, lines, &t, plan);
   return lines[0];
 }
 

@@ -246,6 +246,10 @@ std::vector<SettingInfo> build_table() {
                             "CTC decoding writes a space between two characters when the space "
                             "class reaches this probability on a blank frame between them (0: "
                             "plain greedy decoding)"));
+  t.push_back(float_setting(
+      "rec_recheck_below", EDGEOCR_FIELD(rec_recheck_below), closed(0, 1),
+      "with a recheck model: a line rec reads with a lower score is read again by the recheck "
+      "model, whose reading replaces it (0: never)"));
   t.push_back(
       int_setting("det_stretch_below", EDGEOCR_FIELD(det_stretch_below), 0, 256,
                   "det reads the page's levels stretched to 0..255 when its luminance range "

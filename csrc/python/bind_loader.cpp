@@ -92,12 +92,13 @@ void bind_loader(py::module_& m) {
                                if (l.has_det) r.append("det");
                                if (l.has_cls) r.append("cls");
                                if (l.has_rec) r.append("rec");
+                               if (l.has_recheck) r.append("recheck");
                                return r;
                              })
       .def_property_readonly("names", [](const LoadedPipeline& l) {
         py::dict d;
-        const char* roles[3] = {"det", "cls", "rec"};
-        for (int i = 0; i < 3; ++i)
+        const char* roles[4] = {"det", "cls", "rec", "recheck"};
+        for (int i = 0; i < 4; ++i)
           d[roles[i]] =
               l.names[i].empty() ? py::object(py::none()) : py::object(py::str(l.names[i]));
         return d;
@@ -109,9 +110,21 @@ void bind_loader(py::module_& m) {
          const py::object& cls, const py::object& rec, const py::object& keys,
          const SessionOptions& options, std::shared_ptr<MemoryPool> pool,
          std::size_t max_memory_bytes, const std::string& settings_json, bool verify_checksums,
-         bool keep_optimization, const std::string& name, bool bundle_budget) {
+         bool keep_optimization, const std::string& name, bool bundle_budget,
+         const py::object& recheck, const py::object& recheck_keys) {
         LoadOptions o;
-        PySource b, mo, d, c, r;
+        PySource b, mo, d, c, r, rc;
+        set_source(rc, recheck, "recheck", "<recheck model bytes>");
+        o.recheck = rc.src;
+        if (!recheck_keys.is_none()) {
+          if (!py::isinstance<py::str>(recheck_keys) && !py::hasattr(recheck_keys, "__fspath__"))
+            throw Error(StatusCode::kInvalidArgument,
+                        "recheck_keys must be a keys file path, got " +
+                            std::string(py::str(py::type::of(recheck_keys).attr("__name__"))));
+          o.recheck_keys_path = py::str(py::module_::import("os").attr("fspath")(recheck_keys));
+          if (o.recheck_keys_path.empty())
+            throw Error(StatusCode::kInvalidArgument, "recheck_keys: the path is empty");
+        }
         set_source(b, bundle, "bundle", name);
         set_source(mo, model, "model", name);
         set_source(d, det, "det", "<det model bytes>");
@@ -168,8 +181,9 @@ void bind_loader(py::module_& m) {
       py::arg("max_memory_bytes") = 0, py::arg("settings_json") = "",
       py::arg("verify_checksums") = true, py::arg("keep_optimization") = false,
       py::arg("name") = "<bundle bytes>", py::arg("bundle_budget") = false,
+      py::arg("recheck") = py::none(), py::arg("recheck_keys") = py::none(),
       "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or "
-      "buffers).");
+      "buffers), with an optional recheck recogniser.");
 
   auto lm =
       m.def_submodule("loader", "model-loading rules (roles, dictionaries, model sets, sha256)");
@@ -199,19 +213,22 @@ void bind_loader(py::module_& m) {
       py::arg("rec"), py::arg("chars") = py::none(), py::arg("source") = "the keys given");
   lm.def(
       "model_set_settings",
-      [](const py::object& det, const py::object& cls, const py::object& rec) {
+      [](const py::object& det, const py::object& cls, const py::object& rec,
+         const py::object& recheck) {
         std::vector<std::unique_ptr<PySource>> keep;
         const ModelSource d = py_source_plain(det, "det", keep),
                           c = py_source_plain(cls, "cls", keep),
-                          r = py_source_plain(rec, "rec", keep);
+                          r = py_source_plain(rec, "rec", keep),
+                          rc = py_source_plain(recheck, "recheck", keep);
         std::string name, settings;
         {
           py::gil_scoped_release nogil;
-          settings = model_set_settings(d, c, r, &name);
+          settings = model_set_settings(d, c, r, &name, rc);
         }
         return py::make_tuple(name, settings);
       },
       py::arg("det") = py::none(), py::arg("cls") = py::none(), py::arg("rec") = py::none(),
+      py::arg("recheck") = py::none(),
       "(model set name or '', its settings as JSON) for these models (paths or buffers).");
   lm.def(
       "paddle_model_config",

@@ -240,9 +240,11 @@ def load_pipeline(
     keep_optimization: bool = False,
     name: str = "<bundle bytes>",
     bundle_budget: bool = False,
+    recheck: typing.Any = None,
+    recheck_keys: typing.Any = None,
 ) -> LoadedPipeline:
     """
-    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers).
+    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers), with an optional recheck recogniser.
     """
 
 def malloc_arena_cap() -> int:

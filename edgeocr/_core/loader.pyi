@@ -62,7 +62,10 @@ def check_settings_json(settings_json: str, where: str = "settings") -> str:
 
 def default_settings_json() -> str: ...
 def model_set_settings(
-    det: typing.Any = None, cls: typing.Any = None, rec: typing.Any = None
+    det: typing.Any = None,
+    cls: typing.Any = None,
+    rec: typing.Any = None,
+    recheck: typing.Any = None,
 ) -> tuple[str, str]:
     """
     (model set name or '', its settings as JSON) for these models (paths or buffers).

@@ -102,7 +102,8 @@ static const char* env_or_null(const char* name) {
 static int usage(void) {
   fprintf(
       stderr,
-      "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]]\n"
+      "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]\n"
+      "                 [--recheck FILE]]\n"
       "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath] [--words]\n"
       "                [--set KEY=VALUE]...\n"
       "                IMAGE.ppm|IMAGE.pgm...\n");
@@ -221,6 +222,8 @@ int main(int argc, char** argv) {
         opt.rec_model_path = val;
       else if (strcmp(arg, "--keys") == 0)
         opt.keys_path = val;
+      else if (strcmp(arg, "--recheck") == 0) /* API version 5: a second recogniser */
+        opt.recheck_model_path = val;
       else if (strcmp(arg, "--ort") == 0)
         opt.ort_library_path = val;
       else if (strcmp(arg, "--threads") == 0)

@@ -23,41 +23,43 @@
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 /* HWCAP2_BF16: ONNX Runtime's bf16 fast-math GEMM needs it. */
-static int bf16_cpu(void) { return (getauxval(AT_HWCAP2) & (1UL << 14)) != 0; }
+static int bf16_cpu(void) {
+  return (getauxval(AT_HWCAP2) & (1UL << 14)) != 0;
+}
 #else
-static int bf16_cpu(void) { return 0; }
+static int bf16_cpu(void) {
+  return 0;
+}
 #endif
 
 #define SKIP 77
 
 static int g_failures = 0;
 
-#define CHECK(cond)                                                               \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-      ++g_failures;                                                               \
-    }                                                                             \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++g_failures;                                                            \
+    }                                                                          \
   } while (0)
 
 /* A call that must fail with `code`, leave a message, and clear outputs. */
-#define CHECK_STATUS(call, code)                                                  \
-  do {                                                                            \
-    edgeocr_status_t st_ = (call);                                                \
-    if (st_ != (code)) {                                                          \
-      fprintf(stderr, "%s:%d: %s returned %s, expected %s (last error: %s)\n",    \
-              __FILE__, __LINE__, #call, edgeocr_status_name(st_),                \
-              edgeocr_status_name(code), edgeocr_last_error());                   \
-      ++g_failures;                                                               \
-    } else if ((code) != EDGEOCR_STATUS_OK && edgeocr_last_error()[0] == '\0') {  \
-      fprintf(stderr, "%s:%d: %s failed without a message\n", __FILE__, __LINE__, \
-              #call);                                                             \
-      ++g_failures;                                                               \
-    } else if ((code) == EDGEOCR_STATUS_OK && edgeocr_last_error()[0] != '\0') {  \
-      fprintf(stderr, "%s:%d: %s succeeded but left a message: %s\n", __FILE__,   \
-              __LINE__, #call, edgeocr_last_error());                             \
-      ++g_failures;                                                               \
-    }                                                                             \
+#define CHECK_STATUS(call, code)                                                                   \
+  do {                                                                                             \
+    edgeocr_status_t st_ = (call);                                                                 \
+    if (st_ != (code)) {                                                                           \
+      fprintf(stderr, "%s:%d: %s returned %s, expected %s (last error: %s)\n", __FILE__, __LINE__, \
+              #call, edgeocr_status_name(st_), edgeocr_status_name(code), edgeocr_last_error());   \
+      ++g_failures;                                                                                \
+    } else if ((code) != EDGEOCR_STATUS_OK && edgeocr_last_error()[0] == '\0') {                   \
+      fprintf(stderr, "%s:%d: %s failed without a message\n", __FILE__, __LINE__, #call);          \
+      ++g_failures;                                                                                \
+    } else if ((code) == EDGEOCR_STATUS_OK && edgeocr_last_error()[0] != '\0') {                   \
+      fprintf(stderr, "%s:%d: %s succeeded but left a message: %s\n", __FILE__, __LINE__, #call,   \
+              edgeocr_last_error());                                                               \
+      ++g_failures;                                                                                \
+    }                                                                                              \
   } while (0)
 
 #define INVALID EDGEOCR_STATUS_INVALID_ARGUMENT
@@ -74,7 +76,9 @@ static void* other_thread_error(void* arg) {
   const char** seen = (const char**)arg;
   /* This thread starts with no error and its own failure does not leak out. */
   *seen = edgeocr_last_error()[0] == '\0' ? "clean" : "dirty";
-  if (edgeocr_options_init(NULL, sizeof(edgeocr_options_t)) != INVALID || edgeocr_last_error()[0] == '\0') *seen = "no error";
+  if (edgeocr_options_init(NULL, sizeof(edgeocr_options_t)) != INVALID ||
+      edgeocr_last_error()[0] == '\0')
+    *seen = "no error";
   return NULL;
 }
 
@@ -112,7 +116,8 @@ static void test_args(void) {
   CHECK(strcmp(edgeocr_status_name(EDGEOCR_STATUS_OUT_OF_MEMORY), "OUT_OF_MEMORY") == 0);
   CHECK(strcmp(edgeocr_status_name(EDGEOCR_STATUS_INTERNAL), "INTERNAL") == 0);
   CHECK(strcmp(edgeocr_status_name(EDGEOCR_STATUS_INVALID_MODEL), "INVALID_MODEL") == 0);
-  CHECK(strcmp(edgeocr_status_name(EDGEOCR_STATUS_RUNTIME_UNAVAILABLE), "RUNTIME_UNAVAILABLE") == 0);
+  CHECK(strcmp(edgeocr_status_name(EDGEOCR_STATUS_RUNTIME_UNAVAILABLE), "RUNTIME_UNAVAILABLE") ==
+        0);
   CHECK(strcmp(edgeocr_status_name((edgeocr_status_t)999), "UNKNOWN") == 0);
   CHECK(strcmp(edgeocr_status_name((edgeocr_status_t)-1), "UNKNOWN") == 0);
 
@@ -142,71 +147,128 @@ static void test_args(void) {
   CHECK(p == NULL);
   CHECK_STATUS(edgeocr_predictor_create(&opt, NULL), INVALID);
   expect_create_fails(&opt, INVALID, "no model");
-  bad = opt; bad.struct_size = 0; bad.det_model_path = "det.onnx";
+  bad = opt;
+  bad.struct_size = 0;
+  bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "struct_size 0");
-  bad = opt; bad.struct_size = EDGEOCR_OPTIONS_SIZE_V1 - 1; bad.det_model_path = "det.onnx";
+  bad = opt;
+  bad.struct_size = EDGEOCR_OPTIONS_SIZE_V1 - 1;
+  bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "struct_size below version 1");
-  bad = opt; bad.struct_size = (size_t)1 << 30; bad.det_model_path = "det.onnx";
+  bad = opt;
+  bad.struct_size = (size_t)1 << 30;
+  bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "an absurd struct_size");
-  bad = opt; bad.bundle_path = "/nonexistent/ppocr.eocr";
+  bad = opt;
+  bad.bundle_path = "/nonexistent/ppocr.eocr";
   expect_create_fails(&bad, EDGEOCR_STATUS_NOT_FOUND, "a missing bundle");
-  bad = opt; bad.bundle_path = "ppocr.eocr"; bad.det_model_path = "det.onnx";
+  bad = opt;
+  bad.bundle_path = "ppocr.eocr";
+  bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "a bundle and a det model");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_model_data = model_bytes;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_model_data = model_bytes;
   bad.det_model_size = sizeof model_bytes;
   expect_create_fails(&bad, INVALID, "det path and data");
-  bad = opt; bad.rec_model_data = model_bytes; bad.rec_model_size = 0;
+  bad = opt;
+  bad.rec_model_data = model_bytes;
+  bad.rec_model_size = 0;
   expect_create_fails(&bad, INVALID, "rec data with size 0");
-  bad = opt; bad.cls_model_size = 10; bad.det_model_path = "det.onnx";
+  bad = opt;
+  bad.cls_model_size = 10;
+  bad.det_model_path = "det.onnx";
   expect_create_fails(&bad, INVALID, "cls size without data");
-  bad = opt; bad.det_model_path = "";
+  bad = opt;
+  bad.det_model_path = "";
   expect_create_fails(&bad, INVALID, "empty det path");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.keys_path = "keys.txt";
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.keys_path = "keys.txt";
   expect_create_fails(&bad, INVALID, "keys without rec");
-  bad = opt; bad.rec_model_path = "rec.onnx"; bad.keys_path = "k"; bad.keys_data = "a\n";
+  bad = opt;
+  bad.rec_model_path = "rec.onnx";
+  bad.keys_path = "k";
+  bad.keys_data = "a\n";
   bad.keys_size = 2;
   expect_create_fails(&bad, INVALID, "keys path and data");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.ort_library_path = "";
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.ort_library_path = "";
   expect_create_fails(&bad, INVALID, "empty ort_library_path");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.threads = -1;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.threads = -1;
   expect_create_fails(&bad, INVALID, "threads -1");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.threads = 1 << 20;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.threads = 1 << 20;
   expect_create_fails(&bad, INVALID, "threads 2^20 (more than the runtime would start)");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.arm64_bf16_fastmath = 2;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.arm64_bf16_fastmath = 2;
   expect_create_fails(&bad, INVALID, "arm64_bf16_fastmath 2");
   CHECK(strstr(edgeocr_last_error(), "arm64_bf16_fastmath") != NULL);
-  bad = opt; bad.det_model_path = "det.onnx"; bad.max_memory_mb = (size_t)-1;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.max_memory_mb = (size_t)-1;
   expect_create_fails(&bad, INVALID, "max_memory_mb SIZE_MAX");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.use_cls = 2;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.use_cls = 2;
   expect_create_fails(&bad, INVALID, "use_cls 2");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_limit_type = 7;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_limit_type = 7;
   expect_create_fails(&bad, INVALID, "det_limit_type 7");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_limit_side_len = 0;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_limit_side_len = 0;
   expect_create_fails(&bad, INVALID, "det_limit_side_len 0");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_limit_side_len = -5;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_limit_side_len = -5;
   expect_create_fails(&bad, INVALID, "det_limit_side_len -5");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_max_side_len = 1 << 20;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_max_side_len = 1 << 20;
   expect_create_fails(&bad, INVALID, "det_max_side_len huge");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_thresh = -0.1f;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_thresh = -0.1f;
   expect_create_fails(&bad, INVALID, "det_thresh -0.1");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_box_thresh = (float)NAN;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_box_thresh = (float)NAN;
   expect_create_fails(&bad, INVALID, "det_box_thresh NaN");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.cls_thresh = 1.5f;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.cls_thresh = 1.5f;
   expect_create_fails(&bad, INVALID, "cls_thresh 1.5");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.drop_score = 2.f;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.drop_score = 2.f;
   expect_create_fails(&bad, INVALID, "drop_score 2");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.det_unclip_ratio = 0.f;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.det_unclip_ratio = 0.f;
   expect_create_fails(&bad, INVALID, "det_unclip_ratio 0");
-  bad = opt; bad.det_model_path = "det.onnx"; bad.rec_batch = 0;
+  bad = opt;
+  bad.det_model_path = "det.onnx";
+  bad.rec_batch = 0;
   expect_create_fails(&bad, INVALID, "rec_batch 0");
-  bad = opt; bad.det_model_path = "/nonexistent/det.onnx";
+  bad = opt;
+  bad.det_model_path = "/nonexistent/det.onnx";
   expect_create_fails(&bad, EDGEOCR_STATUS_NOT_FOUND, "a missing det file");
   CHECK(strstr(edgeocr_last_error(), "/nonexistent/det.onnx") != NULL);
-  bad = opt; bad.det_model_path = "/nonexistent/model.nb";
+  bad = opt;
+  bad.det_model_path = "/nonexistent/model.nb";
   expect_create_fails(&bad, EDGEOCR_STATUS_NOT_FOUND, "a missing .nb det model");
-  bad = opt; bad.rec_model_path = "pp.eocr";
+  bad = opt;
+  bad.rec_model_path = "pp.eocr";
   expect_create_fails(&bad, INVALID, "an .eocr rec model");
-  bad = opt; bad.det_model_path = "/";
+  bad = opt;
+  bad.det_model_path = "/";
   expect_create_fails(&bad, INVALID, "a directory as det model");
 
   /* runtime path */
@@ -385,7 +447,8 @@ static void test_settings_args(void) {
   for (i = 0; i < n; ++i) {
     CHECK_STATUS(edgeocr_setting_info(i, &info), OK);
     CHECK(info.struct_size == sizeof info);
-    CHECK(info.name && info.name[0] && info.type && info.type[0] && info.allowed && info.allowed[0]);
+    CHECK(info.name && info.name[0] && info.type && info.type[0] && info.allowed &&
+          info.allowed[0]);
     CHECK(info.default_value && info.default_value[0] && info.doc && info.doc[0]);
     CHECK_STATUS(edgeocr_options_set(&opt, info.name, info.default_value), OK);
   }
@@ -459,13 +522,36 @@ static edgeocr_image_t convert(const rgb_image* src, int format, int pad, unsign
       const unsigned char* s = src->rgb + ((size_t)y * src->width + x) * 3;
       unsigned char* d = buf + y * stride + (ptrdiff_t)x * ch;
       switch (format) {
-        case EDGEOCR_PIXEL_RGB: d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; break;
-        case EDGEOCR_PIXEL_BGR: d[0] = s[2]; d[1] = s[1]; d[2] = s[0]; break;
-        case EDGEOCR_PIXEL_GRAY: d[0] = (unsigned char)((s[0] * 77 + s[1] * 150 + s[2] * 29) >> 8); break;
-        case EDGEOCR_PIXEL_BGRA: d[0] = s[2]; d[1] = s[1]; d[2] = s[0]; d[3] = 255; break;
+        case EDGEOCR_PIXEL_RGB:
+          d[0] = s[0];
+          d[1] = s[1];
+          d[2] = s[2];
+          break;
+        case EDGEOCR_PIXEL_BGR:
+          d[0] = s[2];
+          d[1] = s[1];
+          d[2] = s[0];
+          break;
+        case EDGEOCR_PIXEL_GRAY:
+          d[0] = (unsigned char)((s[0] * 77 + s[1] * 150 + s[2] * 29) >> 8);
+          break;
+        case EDGEOCR_PIXEL_BGRA:
+          d[0] = s[2];
+          d[1] = s[1];
+          d[2] = s[0];
+          d[3] = 255;
+          break;
         /* opaque: transparent pixels would be composited onto a matte */
-        case EDGEOCR_PIXEL_GRAY_ALPHA: d[0] = (unsigned char)((s[0] * 77 + s[1] * 150 + s[2] * 29) >> 8); d[1] = 255; break;
-        default: d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 255; break;
+        case EDGEOCR_PIXEL_GRAY_ALPHA:
+          d[0] = (unsigned char)((s[0] * 77 + s[1] * 150 + s[2] * 29) >> 8);
+          d[1] = 255;
+          break;
+        default:
+          d[0] = s[0];
+          d[1] = s[1];
+          d[2] = s[2];
+          d[3] = 255;
+          break;
       }
     }
   }
@@ -508,7 +594,8 @@ static int same_lines(edgeocr_result_t a, edgeocr_result_t b, float tol) {
     edgeocr_line_t la, lb;
     la.struct_size = sizeof la;
     lb.struct_size = sizeof lb;
-    if (edgeocr_result_get_line(a, i, &la) != OK || edgeocr_result_get_line(b, i, &lb) != OK) return 0;
+    if (edgeocr_result_get_line(a, i, &la) != OK || edgeocr_result_get_line(b, i, &lb) != OK)
+      return 0;
     if (strcmp(la.text, lb.text) != 0 || fabsf(la.score - lb.score) > tol) return 0;
     for (k = 0; k < 8; ++k)
       if (fabsf(la.box[k] - lb.box[k]) > tol) return 0;
@@ -527,9 +614,10 @@ static int get_inputs(inputs* in) {
   in->ort = env("EDGEOCR_TEST_ORT_LIBRARY");
   in->image = env("EDGEOCR_TEST_IMAGE");
   if (!in->det || !in->cls || !in->rec || !in->image) {
-    fprintf(stderr, "SKIP: set EDGEOCR_TEST_DET_MODEL, EDGEOCR_TEST_CLS_MODEL, "
-                    "EDGEOCR_TEST_REC_MODEL and EDGEOCR_TEST_IMAGE (and EDGEOCR_TEST_ORT_LIBRARY "
-                    "unless ONNX Runtime is found by default)\n");
+    fprintf(stderr,
+            "SKIP: set EDGEOCR_TEST_DET_MODEL, EDGEOCR_TEST_CLS_MODEL, "
+            "EDGEOCR_TEST_REC_MODEL and EDGEOCR_TEST_IMAGE (and EDGEOCR_TEST_ORT_LIBRARY "
+            "unless ONNX Runtime is found by default)\n");
     return SKIP;
   }
   return 0;
@@ -567,7 +655,8 @@ static int create_full(const inputs* in, int det_side, edgeocr_predictor_t* p) {
   return 0;
 }
 
-static void expect_image_fails(edgeocr_predictor_t p, const edgeocr_image_t* img, const char* what) {
+static void expect_image_fails(edgeocr_predictor_t p, const edgeocr_image_t* img,
+                               const char* what) {
   edgeocr_result_t r = (edgeocr_result_t)(uintptr_t)1;
   edgeocr_status_t st = edgeocr_predictor_predict(p, img, &r);
   if (st != INVALID || r != NULL || edgeocr_last_error()[0] == '\0') {
@@ -733,21 +822,51 @@ static int test_models(void) {
 
   /* bad images */
   expect_image_fails(p, NULL, "a NULL image");
-  bad = img; bad.data = NULL; expect_image_fails(p, &bad, "NULL data");
-  bad = img; bad.width = 0; expect_image_fails(p, &bad, "width 0");
-  bad = img; bad.height = 0; expect_image_fails(p, &bad, "height 0");
-  bad = img; bad.width = -4; expect_image_fails(p, &bad, "width -4");
-  bad = img; bad.height = -1; expect_image_fails(p, &bad, "height -1");
-  bad = img; bad.width = EDGEOCR_MAX_IMAGE_SIDE + 1; expect_image_fails(p, &bad, "width too big");
-  bad = img; bad.format = -1; expect_image_fails(p, &bad, "format -1");
-  bad = img; bad.format = 6; expect_image_fails(p, &bad, "format 6");
-  bad = img; bad.stride = img.stride - 1; expect_image_fails(p, &bad, "stride < width*3");
-  bad = img; bad.stride = 0; expect_image_fails(p, &bad, "stride 0");
-  bad = img; bad.stride = -img.stride; expect_image_fails(p, &bad, "negative stride");
-  bad = img; bad.format = EDGEOCR_PIXEL_RGBA; expect_image_fails(p, &bad, "RGB rows read as RGBA");
-  bad = img; bad.data_size = 0; expect_image_fails(p, &bad, "data_size 0");
-  bad = img; bad.data_size = img.data_size - 1; expect_image_fails(p, &bad, "data_size short by 1");
-  bad = img; bad.stride = PTRDIFF_MAX / 2; bad.data_size = (size_t)-1;
+  bad = img;
+  bad.data = NULL;
+  expect_image_fails(p, &bad, "NULL data");
+  bad = img;
+  bad.width = 0;
+  expect_image_fails(p, &bad, "width 0");
+  bad = img;
+  bad.height = 0;
+  expect_image_fails(p, &bad, "height 0");
+  bad = img;
+  bad.width = -4;
+  expect_image_fails(p, &bad, "width -4");
+  bad = img;
+  bad.height = -1;
+  expect_image_fails(p, &bad, "height -1");
+  bad = img;
+  bad.width = EDGEOCR_MAX_IMAGE_SIDE + 1;
+  expect_image_fails(p, &bad, "width too big");
+  bad = img;
+  bad.format = -1;
+  expect_image_fails(p, &bad, "format -1");
+  bad = img;
+  bad.format = 6;
+  expect_image_fails(p, &bad, "format 6");
+  bad = img;
+  bad.stride = img.stride - 1;
+  expect_image_fails(p, &bad, "stride < width*3");
+  bad = img;
+  bad.stride = 0;
+  expect_image_fails(p, &bad, "stride 0");
+  bad = img;
+  bad.stride = -img.stride;
+  expect_image_fails(p, &bad, "negative stride");
+  bad = img;
+  bad.format = EDGEOCR_PIXEL_RGBA;
+  expect_image_fails(p, &bad, "RGB rows read as RGBA");
+  bad = img;
+  bad.data_size = 0;
+  expect_image_fails(p, &bad, "data_size 0");
+  bad = img;
+  bad.data_size = img.data_size - 1;
+  expect_image_fails(p, &bad, "data_size short by 1");
+  bad = img;
+  bad.stride = PTRDIFF_MAX / 2;
+  bad.data_size = (size_t)-1;
   expect_image_fails(p, &bad, "an absurd stride");
   CHECK(strstr(edgeocr_last_error(), "stride") != NULL);
 
@@ -876,24 +995,42 @@ static int test_models(void) {
 /* A valid value other than the default for each setting, as the library prints it. The test
    fails if the library lists a setting that is missing here, so a new setting gets a test. */
 static const char* const k_values[][2] = {
-    {"det_limit_type", "max"},        {"det_limit_side_len", "960"},
-    {"det_max_side_len", "1600"},     {"det_mean", "0.485,0.456,0.406"},
-    {"det_std", "0.229,0.224,0.225"}, {"det_thresh", "0.25"},
-    {"det_box_thresh", "0.6"},        {"det_unclip_ratio", "1.5"},
-    {"det_max_candidates", "500"},    {"det_use_dilation", "false"},
-    {"det_score_mode", "slow"},       {"det_min_size", "2.5"},
-    {"use_cls", "false"},             {"cls_height", "32"},
-    {"cls_width", "160"},             {"cls_batch", "4"},
-    {"cls_thresh", "0.8"},            {"cls_verify", "false"},
-    {"cls_mean", "0.4,0.4,0.4"},      {"cls_std", "0.3,0.3,0.3"},
-    {"rec_height", "32"},             {"rec_batch", "8"},
-    {"rec_width_buckets", "320,640,960"}, {"rec_batch_columns", "1920"},
-    {"rec_pad_to", "line"},           {"det_tile_pixels", "1000000"},
+    {"det_limit_type", "max"},
+    {"det_limit_side_len", "960"},
+    {"det_max_side_len", "1600"},
+    {"det_mean", "0.485,0.456,0.406"},
+    {"det_std", "0.229,0.224,0.225"},
+    {"det_thresh", "0.25"},
+    {"det_box_thresh", "0.6"},
+    {"det_unclip_ratio", "1.5"},
+    {"det_max_candidates", "500"},
+    {"det_use_dilation", "false"},
+    {"det_score_mode", "slow"},
+    {"det_min_size", "2.5"},
+    {"use_cls", "false"},
+    {"cls_height", "32"},
+    {"cls_width", "160"},
+    {"cls_batch", "4"},
+    {"cls_thresh", "0.8"},
+    {"cls_verify", "false"},
+    {"cls_mean", "0.4,0.4,0.4"},
+    {"cls_std", "0.3,0.3,0.3"},
+    {"rec_height", "32"},
+    {"rec_batch", "8"},
+    {"rec_width_buckets", "320,640,960"},
+    {"rec_batch_columns", "1920"},
+    {"rec_pad_to", "line"},
+    {"det_tile_pixels", "1000000"},
     {"rec_mean", "0.45,0.45,0.45"},
-    {"rec_std", "0.35,0.35,0.35"},    {"rotate_ratio", "1.25"},
-    {"drop_score", "0.6"},            {"det_stretch_below", "96"},
-    {"rec_stretch_below", "32"},      {"rec_space_gap", "0.2"},
-    {"det_sharpen_below", "0.2"},     {"det_max_upscale", "1.5"},
+    {"rec_std", "0.35,0.35,0.35"},
+    {"rotate_ratio", "1.25"},
+    {"drop_score", "0.6"},
+    {"det_stretch_below", "96"},
+    {"rec_stretch_below", "32"},
+    {"rec_space_gap", "0.2"},
+    {"det_sharpen_below", "0.2"},
+    {"det_max_upscale", "1.25"},
+    {"rec_recheck_below", "0.5"},
 };
 #define N_VALUES (sizeof k_values / sizeof k_values[0])
 
@@ -941,7 +1078,8 @@ static int test_settings(void) {
   for (k = 0; k < N_VALUES; ++k) {
     CHECK_STATUS(edgeocr_predictor_get_setting(p, k_values[k][0], buf, sizeof buf, &need), OK);
     if (strcmp(buf, k_values[k][1]) != 0) {
-      fprintf(stderr, "%s: set %s, the predictor runs with %s\n", k_values[k][0], k_values[k][1], buf);
+      fprintf(stderr, "%s: set %s, the predictor runs with %s\n", k_values[k][0], k_values[k][1],
+              buf);
       ++g_failures;
     }
     CHECK(need == strlen(buf) + 1);
@@ -1029,7 +1167,8 @@ static int test_threads(void) {
   CHECK_STATUS(edgeocr_predictor_predict(p, &img, &r), OK);
   texts_of(r, expected, sizeof expected);
   edgeocr_result_destroy(r);
-  CHECK_STATUS(edgeocr_options_init(NULL, sizeof(edgeocr_options_t)), INVALID); /* the main thread's own error */
+  CHECK_STATUS(edgeocr_options_init(NULL, sizeof(edgeocr_options_t)),
+               INVALID); /* the main thread's own error */
   for (i = 0; i < N_THREADS; ++i) {
     w[i].p = p;
     w[i].img = &img;
@@ -1057,10 +1196,12 @@ int main(int argc, char** argv) {
     test_args();
     test_versions();
     test_settings_args();
-  }
-  else if (strcmp(mode, "models") == 0) rc = test_models();
-  else if (strcmp(mode, "threads") == 0) rc = test_threads();
-  else if (strcmp(mode, "settings") == 0) rc = test_settings();
+  } else if (strcmp(mode, "models") == 0)
+    rc = test_models();
+  else if (strcmp(mode, "threads") == 0)
+    rc = test_threads();
+  else if (strcmp(mode, "settings") == 0)
+    rc = test_settings();
   else {
     fprintf(stderr, "usage: test_c_api args|models|threads|settings\n");
     return 2;

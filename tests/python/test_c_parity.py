@@ -105,7 +105,7 @@ def test_paddle_lite_nb(demo, target, v4_paths, tmp_path):
     assert _same(demo, args, p, tmp_path) >= 9
 
 
-@pytest.mark.parametrize("rung", ["fastest", "balanced"])
+@pytest.mark.parametrize("rung", ["fastest", "balanced", "ppocr-v6-tiny-recheck"])
 def test_a_named_set_is_the_same_set_in_c(demo, rung, tmp_path):
     """A set named in Python (here by its rung) and the same set's files given to the C API
     (with its dictionary file where its rec model carries none) give the same lines: the C
@@ -118,5 +118,6 @@ def test_a_named_set_is_the_same_set_in_c(demo, rung, tmp_path):
     except edgeocr.ModelNotFoundError as e:
         pytest.skip(str(e))
     p = edgeocr.Predictor(models=rung, threads=2, precision="fp32")
-    args = [a for r in ("det", "cls", "rec", "keys") if r in paths for a in (f"--{r}", paths[r])]
+    roles = ("det", "cls", "rec", "keys", "recheck")
+    args = [a for r in roles if r in paths for a in (f"--{r}", paths[r])]
     assert _same(demo, args, p, tmp_path) >= 9

@@ -31,6 +31,11 @@ struct LoadOptions {
   ModelSource bundle;
   ModelSource model;
   ModelSource det, cls, rec;
+  // A second recogniser that re-reads the lines rec is unsure of (PipelineConfig's
+  // rec_recheck_below); loose models only, with rec. Its dictionary: this keys file, else its
+  // metadata.
+  ModelSource recheck;
+  std::string recheck_keys_path;
   // The rec model's dictionary when it is not in its metadata: a keys file,
   // keys text (one character per line) or a list of characters (at most one).
   std::string keys_path;
@@ -64,9 +69,9 @@ struct LoadOptions {
 struct LoadedPipeline {
   std::shared_ptr<Pipeline> pipeline;
   std::shared_ptr<MemoryPool> pool;
-  bool has_det = false, has_cls = false, has_rec = false;
-  // Per role (det, cls, rec): the file or "<bundle>:role"; "" when absent.
-  std::string names[3];
+  bool has_det = false, has_cls = false, has_rec = false, has_recheck = false;
+  // Per role (det, cls, rec, recheck): the file or "<bundle>:role"; "" when absent.
+  std::string names[4];
   std::string model_set;  // the known model set the models are, "" if none
   bool from_bundle = false;
   // What the models need per input pixel under a memory budget: the known set's figures when the
@@ -87,6 +92,7 @@ LoadedPipeline load_pipeline(const LoadOptions& options);
 // object ("{}" when none), and its name. Each source is a path or bytes;
 // only files whose size matches a known model are hashed.
 std::string model_set_settings(const ModelSource& det, const ModelSource& cls,
-                               const ModelSource& rec, std::string* set_name = nullptr);
+                               const ModelSource& rec, std::string* set_name = nullptr,
+                               const ModelSource& recheck = ModelSource{});
 
 }  // namespace edgeocr

@@ -32,9 +32,9 @@ inline std::vector<int> default_rec_buckets() {
 enum class RecPadTo { kLine, kBatch };
 
 struct PipelineConfig {
-  // Detection. 'min' 736 reads a page at a 736 px short side at least, but enlarged at most 2x:
+  // Detection. 'min' 736 reads a page at a 736 px short side at least, but enlarged at most 1.5x:
   // a label, a screenshot or a strip is read near its own size (docs/pipeline-config.md).
-  DetResizeParams det_resize{DetLimitType::kMin, 736, 2000, 2.f};
+  DetResizeParams det_resize{DetLimitType::kMin, 736, 2000, 1.5f};
   // A det input of more pixels than this runs in overlapping tiles of at most this many pixels
   // (64 pixels of context beside each tile's core; the probability map is stitched from the
   // cores): ONNX Runtime's det activations (~150-180 bytes per input pixel, kept by its arena)
@@ -77,6 +77,11 @@ struct PipelineConfig {
   // reaches this probability on a blank frame between them (0: plain greedy;
   // see CtcSpaces in csrc/postprocess/ctc.h). Only spaces change.
   float rec_space_gap = 0.1f;
+  // With a recheck model (a second, stronger recogniser: Pipeline's `recheck`): a line the rec
+  // model reads with a score below this is read again by the recheck model, whose reading
+  // replaces the first (0: never). A fast rec model reads most lines sure and right; the few it
+  // is unsure of cost the strong model's time (docs/model-ladder.md, "Recheck").
+  float rec_recheck_below = 0.95f;
   // Faded, washed-out and low-contrast captures. The page's luminance range
   // (its 0.5th to 99.5th percentile, on a sparse grid) is measured once per
   // call; when it spans fewer grey levels than this, the stage reads the page
@@ -131,9 +136,13 @@ class Pipeline {
   // image as one line (recognize()) and keeps it if it has text; without rec
   // it detects only. cls may be null (no direction classification).
   // charset: rec classes, charset[0] = blank.
+  // recheck (optional, needs rec): a second recogniser with its own charset that re-reads the
+  // lines rec reads with a score below rec_recheck_below. It takes crops of rec's height and any
+  // batch and width.
   Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls, std::shared_ptr<Model> rec,
            std::vector<std::string> charset, PipelineConfig config,
-           std::shared_ptr<MemoryPool> pool);
+           std::shared_ptr<MemoryPool> pool, std::shared_ptr<Model> recheck = nullptr,
+           std::vector<std::string> recheck_charset = {});
   ~Pipeline();  // in pipeline.cpp, where DbWorkspace is complete
 
   OcrResult run(const ImageView& image) const;
@@ -170,7 +179,9 @@ class Pipeline {
 
   const PipelineConfig& config() const { return config_; }
   const std::shared_ptr<MemoryPool>& pool() const { return pool_; }
-  const std::vector<std::string>& charset() const { return charset_; }
+  const std::vector<std::string>& charset() const { return primary_.charset; }
+  const std::vector<std::string>& recheck_charset() const { return recheck_.charset; }
+  bool has_recheck() const { return recheck_.model != nullptr; }
 
  private:
   struct Crop {
@@ -188,15 +199,26 @@ class Pipeline {
                              int lo, int hi) const;
   void classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
                 OcrTimings* t, const CallPlan* plan) const;
-  void verify_flips(const ImageView& image, const std::vector<Crop>& crops,
-                    std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
+  // A recogniser: its model, charset (charset[0] = blank) and the charset's " " class.
+  struct Recognizer {
+    std::shared_ptr<Model> model;
+    std::vector<std::string> charset;
+    int space_class = -1;
+  };
+  // Keeps a proposed flip only where rec reads it better; a flip undone is undone in `crops` too.
+  void verify_flips(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
+                    OcrTimings* t, const CallPlan* plan) const;
   void recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                       std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
+                       std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan,
+                       const Recognizer& by) const;
+  // The recheck model reads again the lines rec read below rec_recheck_below.
+  void recheck_lines(const ImageView& image, const std::vector<Crop>& crops,
+                     std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
   int rec_bucket(int width) const;
 
   std::shared_ptr<Model> det_, cls_, rec_;
-  std::vector<std::string> charset_;
-  int space_class_ = -1;  // the charset's " " class (-1: none)
+  Recognizer primary_;  // rec_, its charset and space class
+  Recognizer recheck_;  // no model: no recheck
   PipelineConfig config_;
   std::shared_ptr<MemoryPool> pool_;
   std::shared_ptr<MemoryBudget> budget_;
