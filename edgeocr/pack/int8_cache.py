@@ -85,8 +85,6 @@ def cached_int8_bundle(
     refusal is cached instead), ``OSError`` when the cache folder
     cannot be written. ``on_make(entry)`` is called before a bundle is made.
     """
-    from .packer import pack  # only when a bundle is made: it loads onnx and evaluate/
-
     files = list_images(calib, calib_limit)
     root = Path(cache_dir).expanduser() if cache_dir is not None else cache_root()
     key = cache_key(paths, files, recipe, target, max_drop, auto_keep)[:40]
@@ -101,6 +99,10 @@ def cached_int8_bundle(
             why = None
         if isinstance(why, dict) and isinstance(why.get("message"), str):
             raise AccuracyGateError(f"(cached refusal, {refused}) {why['message']}", why)
+    # Only when a bundle is made: pack() loads onnx and the gate's metrics (evaluate/); a cache
+    # hit stops above (tests/python/test_int8_default.py checks that it imports neither).
+    from .packer import pack
+
     root.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".eocr", dir=root)
     os.close(fd)

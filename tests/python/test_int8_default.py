@@ -116,11 +116,6 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="issue 28, open: loading a cached int8 set still imports edgeocr.evaluate (seen "
-    "2026-12-01: evaluate, .datasets, .geometry, .report, .scoring, .text; onnx not imported)",
-    strict=True,
-)
 def test_a_cached_int8_set_loads_neither_evaluate_nor_onnx(made_once):
     """Predictor(precision='int8'/'auto') on a cache hit reaches pack/ through its one lazy import
     and loads only what finds the cached bundle: not the gate's metrics (edgeocr.evaluate), not
