@@ -6,17 +6,24 @@ with these settings, run an image, recognise a line; and say what was loaded
 (charset, roles, settings, model set, the bundle's manifest). Every rule it
 applies lives in C++ (the loader and the pipeline).
 
-``edgeocr.Predictor`` adds what users need on top (image input of every kind,
-model-set names, threads and workers, the memory budget around decoding,
-precision). pack/ uses the engine directly: its float reference, the packed
-pipelines it verifies, and the pipelines over bundles it hands out.
+It also runs images the way every caller does: one at a time with the memory
+budget planned before decoding (:meth:`Engine.predict`), or several in flight
+with decoding overlapped (:meth:`Engine.predict_iter`). ``edgeocr.Predictor``
+adds what users need on top (model-set names and precision, threads for its
+workers, the preprocess hook and pixel cap of its image input); pack/ and
+``edgeocr bench`` use the engine directly: pack's float reference, the packed
+pipelines it verifies and the pipelines over bundles it hands out; the
+pipelines bench times.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -25,7 +32,7 @@ import edgeocr._core as _core
 from . import _runtime
 from .config import PipelineConfig
 from .errors import InvalidInputError
-from .image_io import load_image
+from .image_io import decoded_size, load_image
 from .model import session_options
 from .results import OcrLine, OcrResult
 
@@ -47,6 +54,19 @@ def settings_json(settings: Mapping | PipelineConfig | None) -> str:
         ) from e
 
 
+def check_workers(workers, most: int | None = None) -> int:
+    """``workers`` if it is an int >= 1 (and <= ``most``), else InvalidInputError."""
+    if (
+        isinstance(workers, bool)
+        or not isinstance(workers, int)
+        or workers < 1
+        or (most is not None and workers > most)
+    ):
+        bound = f"in [1, {most}]" if most is not None else ">= 1"
+        raise InvalidInputError(f"workers must be an integer {bound}, got {workers!r}")
+    return workers
+
+
 class Engine:
     """A pipeline loaded by the C++ loader.
 
@@ -56,8 +76,9 @@ class Engine:
     ``keys`` (a keys file or a list of characters). ``settings`` as
     :func:`settings_json` takes them, applied over the model set's or the
     bundle's. ``options`` are the sessions' (default: ``threads`` intra-op
-    threads on one shared arena). ``max_memory_mb`` caps the memory pool and
-    runs the sessions as under a budget; with ``bundle_budget`` a bundle's own
+    threads on one shared arena). ``max_memory_mb`` caps the memory pool, runs
+    the sessions as under a budget and plans and admits every call under it
+    (docs/memory-budget.md); with ``bundle_budget`` a bundle's own
     ``runtime.max_memory_mb`` does so when none is given.
 
     Thread-safe, as the core's pipeline is.
@@ -109,6 +130,13 @@ class Engine:
         self.budget_bytes = int(loaded.budget_bytes)
         #: Bytes per input pixel per stage under a budget: the known set's, else the core's.
         self.memory_profile = dict(loaded.memory_profile)
+        if self.budget_bytes:
+            # The model set's figures (the loader knows the set's files by sha256), else the core's.
+            self.set_memory_budget(self.budget_bytes, self.memory_profile)
+            # The decoders' libraries are loaded now, not by the first call inside its budget
+            # (OpenCV alone adds ~25 MiB of resident code and tables).
+            import cv2  # noqa: F401
+            from PIL import Image  # noqa: F401
 
     # -- running ----------------------------------------------------------
     def run(self, img: np.ndarray, call=None, source=None) -> OcrResult:
@@ -120,9 +148,83 @@ class Engine:
         src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
         return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
 
-    def predict(self, image) -> OcrResult:
-        """OCR one image: a path, encoded bytes, a uint8 array or PIL image (image_io's rules)."""
-        return self.run(load_image(image), source=image)
+    def predict(
+        self, image, prepare: Callable | None = None, *, size_from_header: bool = True
+    ) -> OcrResult:
+        """OCR one image: a path, encoded bytes, a uint8 array or PIL image, decoded by
+        ``prepare`` (default: :func:`edgeocr.image_io.load_image`). Under a memory budget the
+        call is planned and admitted before the image is decoded, so the decoded pixels are
+        part of what it holds: their size comes from the file's header, or from the decoded
+        image when the header does not say or ``size_from_header`` is False (a ``prepare``
+        that changes the size)."""
+        prepare = prepare or load_image
+        if not self.budget_bytes:
+            return self.run(prepare(image), source=image)
+        size = decoded_size(image) if size_from_header else None
+        img = None
+        if size is None:  # unknown before decoding (or changed by ``prepare``)
+            img = prepare(image)
+            size = (img.shape[1], img.shape[0], img.nbytes)
+        with self.admit(*size) as call:
+            if img is None:
+                img = prepare(image)
+            return self.run(img, call, image)
+
+    def predict_iter(
+        self,
+        images: Iterable,
+        *,
+        workers: int = 1,
+        prepare: Callable | None = None,
+        size_from_header: bool = True,
+    ) -> Iterator[OcrResult]:
+        """:meth:`predict` over an iterable of images, results in order, in bounded memory.
+
+        A background thread decodes (``prepare``) the next images while ``workers`` images run
+        through the pipeline at once, with the GIL released; with one worker the pipeline runs
+        in the calling thread. At most ``2 * workers`` decoded images are held; under a memory
+        budget each image is decoded under its call's admission instead, not ahead. An image
+        that fails raises its error at its place in the stream; stopping early cancels what
+        is queued."""
+        n = check_workers(workers, _core.MAX_SESSION_THREADS)
+        if isinstance(images, (str, bytes, bytearray, memoryview, os.PathLike)) or not isinstance(
+            images, Iterable
+        ):
+            # A path or bytes would be iterated character by character.
+            raise InvalidInputError(
+                "predict_batch/predict_iter take an iterable of images (a list of paths, arrays, "
+                f"...), got {type(images).__name__}; use predict() for one image"
+            )
+        prepare = prepare or load_image
+        budgeted = partial(self.predict, prepare=prepare, size_from_header=size_from_header)
+        # Threads per call: concurrent callers sharing an engine each decode and run on their
+        # own (a shared decode thread would serialise them); starting them costs ~0.1 ms.
+        decode = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-decode")
+        run = ThreadPoolExecutor(n, thread_name_prefix="edgeocr-run") if n > 1 else None
+        window: deque = deque()
+        try:
+            for im in images:
+                if self.budget_bytes:  # decoded under each call's share of the budget
+                    window.append(run.submit(budgeted, im) if run else partial(budgeted, im))
+                else:
+                    img = decode.submit(prepare, im)
+                    window.append(run.submit(self._run_decoded, img, im) if run else (img, im))
+                if len(window) >= 2 * n:
+                    yield self._finish(window.popleft())
+            while window:
+                yield self._finish(window.popleft())
+        finally:  # also when the caller stopped early or an image failed: drop what is queued
+            decode.shutdown(wait=True, cancel_futures=True)
+            if run is not None:
+                run.shutdown(wait=True, cancel_futures=True)
+
+    def _run_decoded(self, img: Future, source) -> OcrResult:
+        return self.run(img.result(), source=source)
+
+    def _finish(self, w) -> OcrResult:
+        if isinstance(w, tuple):
+            return self._run_decoded(*w)
+        return w() if isinstance(w, partial) else w.result()
 
     def recognize(self, img: np.ndarray) -> OcrLine:
         """Recognition only: ``img`` (a decoded array) is one text line."""

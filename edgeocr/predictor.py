@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -17,13 +14,14 @@ import edgeocr._core as _core
 from . import _runtime
 from ._runtime import int8_speed_warning
 from .config import PipelineConfig
-from .engine import Engine
-from .errors import InvalidInputError, ModelNotFoundError
-from .image_io import decoded_size, load_image
+from .engine import Engine, check_workers
+from .errors import InvalidInputError
+from .image_io import load_image
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import check_max_memory_mb, session_options
-from .models import MODEL_SETS, RUNGS, find_model_file, model_set_name, resolve_model_set
+from .models import MODEL_SETS, RUNGS, model_set_name
 from .results import OcrLine, OcrResult, PageResult
+from .sources import model_sources
 
 PRECISIONS = ("auto", "fp32", "int8")
 PRECISION_ENV = "EDGEOCR_PRECISION"
@@ -40,19 +38,6 @@ def requested_precision(precision: str | None) -> str:
     return precision
 
 
-def check_workers(workers, most: int | None = None) -> int:
-    """``workers`` if it is an int >= 1 (and <= ``most``), else InvalidInputError."""
-    if (
-        isinstance(workers, bool)
-        or not isinstance(workers, int)
-        or workers < 1
-        or (most is not None and workers > most)
-    ):
-        bound = f"in [1, {most}]" if most is not None else ">= 1"
-        raise InvalidInputError(f"workers must be an integer {bound}, got {workers!r}")
-    return workers
-
-
 def _settings(config, use_cls: bool, overrides: dict) -> dict:
     """``config=`` (every field), then the keyword overrides, each checked by the core now."""
     if config is not None and not isinstance(config, PipelineConfig):
@@ -67,89 +52,6 @@ def _settings(config, use_cls: bool, overrides: dict) -> dict:
     if not _core.check_setting("use_cls", use_cls):
         settings["use_cls"] = False
     return settings
-
-
-def _model_source(path):
-    """A path for the loader (which also reads .nb and .eocr files)."""
-    if isinstance(path, (bytes, bytearray, memoryview)):
-        return path
-    if not isinstance(path, (str, os.PathLike)):
-        raise InvalidInputError(
-            f"a model is a path or the model's bytes, got {type(path).__name__}"
-        )
-    return os.fspath(path)
-
-
-def model_sources(model, models, det, cls, rec, keys, task, recheck=None) -> tuple[dict, dict]:
-    """The sources for the engine (keyword arguments of ``_core.load_pipeline``) of
-    ``Predictor``'s arguments, and the file given per role."""
-    sources, given = _model_sources(model, models, det, cls, rec, keys, task)
-    if recheck is not None:
-        if "model" in sources:
-            raise InvalidInputError(
-                "recheck= goes with loose det/cls/rec models or a model set, not with one model "
-                "file or a bundle"
-            )
-        sources["recheck"] = _model_source(recheck)
-        given["recheck"] = recheck if isinstance(recheck, (str, os.PathLike)) else None
-    return sources, given
-
-
-def _model_sources(model, models, det, cls, rec, keys, task) -> tuple[dict, dict]:
-    explicit = {"det": det, "cls": cls, "rec": rec}
-    if model is not None and models is not None:
-        raise InvalidInputError("pass either a model path or models=NAME, not both")
-    if model is not None and any(v is not None for v in explicit.values()):
-        raise InvalidInputError("pass either a model path or det=/cls=/rec=, not both")
-    if task is not None and task not in ("det", "rec"):
-        raise InvalidInputError(f"task must be 'det' or 'rec', got {task!r}")
-    if any(v is not None for v in explicit.values()):
-        if models is not None:
-            base = resolve_model_set(models)
-            explicit = {r: explicit[r] if explicit[r] is not None else base[r] for r in explicit}
-            if rec is None and "keys" in base:
-                explicit["keys"] = base["keys"]
-        paths = explicit
-    elif model is None:
-        paths = resolve_model_set(models)
-    elif isinstance(model, str) and (model in MODEL_SETS or model in RUNGS):
-        paths = resolve_model_set(model)
-    elif isinstance(model, (bytes, bytearray, memoryview)):
-        src = {"det" if task == "det" else "rec": model} if task else {"model": model}
-        return {**src, "keys": keys}, {}
-    else:
-        if not isinstance(model, (str, os.PathLike)):
-            raise InvalidInputError(
-                "model must be a path, a model set name or the model's bytes, got "
-                f"{type(model).__name__}"
-            )
-        path = os.fspath(model)
-        if not os.path.exists(path):
-            raise ModelNotFoundError(
-                f"model not found: {path} (known model sets: {', '.join(MODEL_SETS)})"
-            )
-        if os.path.isdir(path):
-            paths = {r: find_model_file(path, r) for r in ("det", "cls", "rec")}
-            if paths["det"] is None and paths["rec"] is None:
-                raise ModelNotFoundError(
-                    f"{path}: no *det*/*rec* model files (.onnx, .ort, .nb) in this folder"
-                )
-        else:
-            # One file: a bundle, or a det or rec model (role from task=, else the loader
-            # infers it from the model's metadata or outputs).
-            src = (
-                {"det" if task == "det" else "rec": _model_source(path)}
-                if task
-                else {"model": _model_source(path)}
-            )
-            return {**src, "keys": keys}, {task or "model": path}
-    # A set whose rec model carries no character list names its dictionary file ("keys");
-    # keys= given by the caller wins, and a rec model given by the caller keeps its own.
-    set_keys = paths.pop("keys", None) if isinstance(paths, dict) else None
-    if keys is None and set_keys is not None and rec is None:
-        keys = set_keys
-    sources = {r: _model_source(p) for r, p in paths.items() if p is not None}
-    return {**sources, "keys": keys}, dict(paths)
 
 
 class Predictor:
@@ -300,13 +202,6 @@ class Predictor:
         else:
             self.paths, self.model_set = self._paths_of(given), self.engine.model_set
         self.config = self.engine.config
-        if max_memory_mb:
-            # The model set's figures (the loader knows the set's files by sha256), else the core's.
-            self.engine.set_memory_budget(int(max_memory_mb * 2**20), self.engine.memory_profile)
-            # The decoders' libraries are loaded now, not by the first call inside its budget
-            # (OpenCV alone adds ~25 MiB of resident code and tables).
-            import cv2  # noqa: F401
-            from PIL import Image  # noqa: F401
 
     def _paths_of(self, given: dict) -> dict:
         """Per role, the file given (a .nb file's name, not its translation's), else the
@@ -343,27 +238,7 @@ class Predictor:
 
     def predict(self, image) -> OcrResult:
         """OCR one image: a path, encoded bytes, a uint8 BGR/gray/BGRA numpy array or PIL image."""
-        if self.max_memory_mb:
-            return self._run_budgeted(image)
-        return self._run(self._prepare(image), image)
-
-    def _run(self, img: np.ndarray, source, call=None) -> OcrResult:
-        # Without a det model the core reads the whole image as one line (Pipeline::run).
-        return self.engine.run(img, call, source)
-
-    def _run_budgeted(self, source) -> OcrResult:
-        # The call is planned and admitted under the budget before the image is decoded, so the
-        # decoded pixels are part of what it holds (the size comes from the file's header).
-        size = None if self.preprocess is not None else decoded_size(source)
-        if size is None:  # unknown before decoding (or changed by the preprocess hook)
-            img = self._prepare(source)
-            size = (img.shape[1], img.shape[0], img.nbytes)
-        else:
-            img = None
-        with self.engine.admit(*size) as call:
-            if img is None:
-                img = self._prepare(source)
-            return self._run(img, source, call)
+        return self.engine.predict(image, self._prepare, size_from_header=self.preprocess is None)
 
     def predict_batch(self, images: Iterable, *, workers: int | None = None) -> list[OcrResult]:
         """OCR several images; results in the order given. See :meth:`predict_iter`."""
@@ -377,51 +252,14 @@ class Predictor:
         with the GIL released; with one worker the pipeline runs in the calling
         thread. At most ``2 * workers`` decoded images are held. An image that
         fails raises its error at its place in the stream; stopping early
-        cancels what is queued.
+        cancels what is queued (:meth:`edgeocr.engine.Engine.predict_iter`).
         """
-        n = self.workers if workers is None else check_workers(workers, _core.MAX_SESSION_THREADS)
-        if isinstance(images, (str, bytes, bytearray, memoryview, os.PathLike)) or not isinstance(
-            images, Iterable
-        ):
-            # A path or bytes would be iterated character by character.
-            raise InvalidInputError(
-                "predict_batch/predict_iter take an iterable of images (a list of paths, arrays, "
-                f"...), got {type(images).__name__}; use predict() for one image"
-            )
-        # Threads per call: concurrent callers sharing a Predictor each decode and run on their
-        # own (a shared decode thread would serialise them); starting them costs ~0.1 ms.
-        decode = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-decode")
-        run = ThreadPoolExecutor(n, thread_name_prefix="edgeocr-run") if n > 1 else None
-        window: deque = deque()
-        try:
-            for im in images:
-                if self.max_memory_mb:  # decoded under each call's share of the budget, not ahead
-                    window.append(
-                        run.submit(self._run_budgeted, im)
-                        if run
-                        else partial(self._run_budgeted, im)
-                    )
-                    if len(window) >= 2 * n:
-                        yield self._finish(window.popleft())
-                    continue
-                img = decode.submit(self._prepare, im)
-                window.append(run.submit(self._run_when_decoded, img, im) if run else (img, im))
-                if len(window) >= 2 * n:
-                    yield self._finish(window.popleft())
-            while window:
-                yield self._finish(window.popleft())
-        finally:  # also when the caller stopped early or an image failed: drop what is queued
-            decode.shutdown(wait=True, cancel_futures=True)
-            if run is not None:
-                run.shutdown(wait=True, cancel_futures=True)
-
-    def _run_when_decoded(self, img: Future, source) -> OcrResult:
-        return self._run(img.result(), source)
-
-    def _finish(self, w) -> OcrResult:
-        if isinstance(w, tuple):
-            return self._run_when_decoded(*w)
-        return w() if isinstance(w, partial) else w.result()
+        return self.engine.predict_iter(
+            images,
+            workers=self.workers if workers is None else workers,
+            prepare=self._prepare,
+            size_from_header=self.preprocess is None,
+        )
 
     def predict_pages(self, source, pages=None, *, dpi=None, password=None) -> Iterator[PageResult]:
         """OCR a document page by page: a PDF, a multi-page TIFF (every frame of a multi-frame

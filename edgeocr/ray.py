@@ -363,7 +363,7 @@ def ocr_dataset(
     it is iterated or written. Starts a local Ray if none is running.
     """
     ray = _require_ray()
-    from .predictor import check_workers
+    from .engine import check_workers
 
     check_workers(threads)
     check_workers(batch_size)

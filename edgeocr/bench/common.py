@@ -1,4 +1,5 @@
-"""What the benchmark tools share: statistics, tables, where the dev images are."""
+"""What the benchmark tools share: statistics, tables, where the dev images are, the engine
+they time."""
 
 from __future__ import annotations
 
@@ -47,3 +48,23 @@ def default_images() -> str | None:
         if os.path.isdir(folder):
             return os.path.normpath(folder)
     return None
+
+
+def engine_for(model=None, *, models=None, threads=None, max_memory_mb=None):
+    """The pipeline ``edgeocr bench`` times: an :class:`edgeocr.engine.Engine` over ``model``
+    (a model-set name, a folder, one model file or a bundle) or ``models`` (a set name), named
+    as ``edgeocr.Predictor`` names them (:func:`edgeocr.sources.model_sources`), with
+    Predictor's session defaults; float models as given (the int8 contender names its bundle),
+    a bundle's own memory budget applying unless ``max_memory_mb`` is given. Bench times the
+    engine layer, never predictor.py (docs/architecture.md)."""
+    from ..engine import Engine
+    from ..model import check_max_memory_mb
+    from ..sources import model_sources
+
+    sources, _ = model_sources(model, models, None, None, None, None, None)
+    return Engine(
+        sources,
+        threads=threads,
+        max_memory_mb=check_max_memory_mb(max_memory_mb),
+        bundle_budget=True,
+    )

@@ -7,7 +7,9 @@
 Contenders (all on the CPU, `--threads` intra-op threads, one inter-op thread,
 the same det/cls/rec model files, images decoded once beforehand):
 
-* ``edgeocr``: ``Predictor.predict`` at batch 1, ``predict_batch`` of N images at batch N;
+* ``edgeocr``: the engine under ``edgeocr.Predictor`` (:class:`edgeocr.engine.Engine`):
+  ``predict`` at batch 1, ``predict_iter`` over N images at batch N (what
+  ``Predictor.predict`` / ``predict_batch`` run);
 * ``onnxruntime``: Python onnxruntime sessions + numpy/OpenCV pre/post-processing
   following PaddleOCR's steps (:mod:`edgeocr.bench.eager`);
 * ``eager``: the same Python pipeline with the ONNX models turned into PyTorch
@@ -29,10 +31,10 @@ peak RSS (VmHWM) after each, its model load time and (edgeocr) its memory
 pool's high-water mark. Ratios are contender / edgeocr from this one run.
 
 Throughput (``--throughput``): edgeocr's ``predict_iter`` over all the images
-with 1, 2, 4 ... images in flight (``Predictor(workers=N)``, each run getting
-cores // N intra-op threads), the configurations taking turns; it prints
-images/s, the share of time outside the networks, and which setting won on
-this device.
+with 1, 2, 4 ... images in flight (``Engine.predict_iter(workers=N)``, what
+``Predictor(workers=N)`` runs, each run getting cores // N intra-op threads),
+the configurations taking turns; it prints images/s, the share of time outside
+the networks, and which setting won on this device.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import warnings
 
 from .._runtime import machine_info
 from . import worker
-from .common import default_images, median, p90, render_table
+from .common import default_images, engine_for, median, p90, render_table
 from .worker import emit
 
 CONTENDERS = (
@@ -139,16 +141,21 @@ class Contender:
 
 class EdgeocrContender(Contender):
     def __init__(self, model, paths, threads):
-        from ..predictor import Predictor
+        from .._runtime import int8_speed_warning
 
-        self.p = Predictor(model, threads=threads)
+        self.p = engine_for(model, threads=threads)
+        # As Predictor warns on loading such a bundle (an error where warnings are: the int8
+        # contender is then refused at load, the report saying why).
+        note = int8_speed_warning(self.p.manifest.get("quantization") or {})
+        if note:
+            warnings.warn(f"{model}: {note}", RuntimeWarning, stacklevel=2)
 
     def run(self, images, batch):
-        rs = [self.p.predict(images[0])] if batch == 1 else self.p.predict_batch(images)
+        rs = [self.p.predict(images[0])] if batch == 1 else list(self.p.predict_iter(images))
         return [(len(r.lines), r.timings) for r in rs]
 
     def high_water_mb(self):
-        return self.p.memory_stats()["high_water_bytes"] / 2**20
+        return self.p.pool_stats()["high_water_bytes"] / 2**20
 
 
 class PythonContender(Contender):
@@ -389,23 +396,22 @@ def throughput_configs(nproc: int) -> list:
 def measure_throughput(model, threads, images: list, workers: list, rounds: int) -> list:
     """edgeocr's predict_iter over all images with `w` images in flight, for each w.
 
-    Each w gets its own Predictor (threads: --threads // w, else cores // w); the
+    Each w gets its own engine (threads: --threads // w, else cores // w); the
     configurations take turns, the order flipping every round. Model share =
     the networks' time / (wall time x w): what is left is pre/post-processing,
     decoding, Python and idle workers."""
     from .._runtime import cpu_count
-    from ..predictor import Predictor
 
     # --threads is the total: each of w images in flight gets threads // w (at least 1).
     per_run = {w: (threads if w == 1 else max(1, (threads or cpu_count()) // w)) for w in workers}
-    preds = {w: Predictor(model, threads=per_run[w], workers=w) for w in workers}
+    preds = {w: engine_for(model, threads=per_run[w]) for w in workers}
     for p in preds.values():
         p.predict(images[0])
     acc = {w: {"wall_s": 0.0, "model_s": 0.0, "pipeline_s": 0.0, "images": 0} for w in workers}
     for r in range(rounds):
         for w in workers if r % 2 == 0 else workers[::-1]:
             t0 = time.perf_counter()
-            res = list(preds[w].predict_iter(images))
+            res = list(preds[w].predict_iter(images, workers=w))
             a = acc[w]
             a["wall_s"] += time.perf_counter() - t0
             a["images"] += len(res)
@@ -424,7 +430,7 @@ def measure_throughput(model, threads, images: list, workers: list, rounds: int)
                 "ratio_vs_1": (a["images"] / a["wall_s"]) / (acc[1]["images"] / acc[1]["wall_s"]),
                 "model_share": a["model_s"] / (a["wall_s"] * w),
                 "outside_model_share": 1.0 - a["model_s"] / (a["wall_s"] * w),
-                "pool_high_water_mb": preds[w].memory_stats()["high_water_bytes"] / 2**20,
+                "pool_high_water_mb": preds[w].pool_stats()["high_water_bytes"] / 2**20,
             }
         )
     return rows

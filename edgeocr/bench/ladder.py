@@ -1,12 +1,13 @@
 """``edgeocr bench --ladder [--target-ms MS]``: every installed model set on this device and
 these pages, and which one fits a latency target.
 
-Each installed set gets a Predictor (fp32, ``--threads``); after one untimed call each, every
-set reads all the pages in one block, the blocks alternated (A B C, C B A, ...; ``--rounds``)
-with a pause between them so that one set's spinning threads do not land on the next set's
-pages. A set's figure is its median time per page over its blocks. With ``--target-ms`` the
-answer is the most accurate installed set (by the dev-set accuracy measured for edgeocr,
-edgeocr/data/ladder.json) whose median per page is within the target, else the fastest.
+Each installed set gets an engine (fp32, ``--threads``; what Predictor runs); after one untimed
+call each, every set reads all the pages in one block, the blocks alternated (A B C, C B A, ...;
+``--rounds``) with a pause between them so that one set's spinning threads do not land on the
+next set's pages. A set's figure is its median time per page over its blocks. With
+``--target-ms`` the answer is the most accurate installed set (by the dev-set accuracy measured
+for edgeocr, edgeocr/data/ladder.json) whose median per page is within the target, else the
+fastest.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def choose(per_page_ms: dict, target_ms: float, figures: dict) -> tuple:
 def run_ladder(args, files: list, log) -> int:
     from .._runtime import machine_info
     from ..models import MODEL_SETS, RUNGS, measured
-    from ..predictor import Predictor
+    from .common import engine_for
 
     stored = measured()
     figures = stored["sets"]
@@ -53,7 +54,7 @@ def run_ladder(args, files: list, log) -> int:
     info = machine_info()
     log(f"{info['date']}  {info['cpu']}  nproc={info['nproc']}  load average {info['loadavg']}")
     log(f"{len(files)} images, {len(names)} installed sets, {args.rounds} rounds")
-    preds = {n: Predictor(models=n, threads=args.threads, precision="fp32") for n in names}
+    preds = {n: engine_for(models=n, threads=args.threads) for n in names}
     images = list(files)  # decoding included, as for a caller that passes paths
     for n in names:
         preds[n].predict(images[0])

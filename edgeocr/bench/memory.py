@@ -6,10 +6,12 @@
 
 The page (default: the largest image of --images or of the dev set, else tests' sample) is scaled
 to each size (megapixels, aspect kept) and written as JPEG, so decoding happens inside predict()
-as it does for a user's files. For each model set and size one subprocess builds a predictor per
-budget (smallest first) and reads the page once with each, then the unbudgeted predictor: peak
-RSS growth is VmHWM during predict() minus VmRSS after the predictor was built (Linux,
-/proc/self/clear_refs). "Same" means the same lines, same text, in the same order.
+as it does for a user's files. For each model set and size one subprocess builds a pipeline per
+budget (smallest first) and reads the page once with each, then the unbudgeted one: peak RSS
+growth is VmHWM during predict() minus VmRSS after the pipeline was built (Linux,
+/proc/self/clear_refs). "Same" means the same lines, same text, in the same order. The pipelines
+are the engine under Predictor (edgeocr.engine.Engine: the budget, planned before decoding, is
+the engine's), so Predictor(max_memory_mb=) reads and holds what is measured here.
 """
 
 from __future__ import annotations
@@ -53,16 +55,16 @@ def _measure(make, image: str) -> dict:
 
 
 def worker_main(argv) -> int:
-    from ..predictor import Predictor
+    from .common import engine_for
 
     model, image, threads = argv[0], argv[1], int(argv[2]) or None
     budgets = [float(b) for b in argv[3].split(",")]
     out = {"budgets": {}}
     for b in budgets:
         out["budgets"][str(b)] = _measure(
-            lambda b=b: Predictor(models=model, threads=threads, max_memory_mb=b), image
+            lambda b=b: engine_for(models=model, threads=threads, max_memory_mb=b), image
         )
-    out["none"] = _measure(lambda: Predictor(models=model, threads=threads), image)
+    out["none"] = _measure(lambda: engine_for(models=model, threads=threads), image)
     worker.emit(out)
     return 0
 

@@ -6,6 +6,8 @@ nothing imported.
   in ``UPWARD_EDGES``;
 * no import cycles between edgeocr's modules (that edge included: pack/ never imports
   predictor.py, it runs models through the engine);
+* pack/ and bench/ run models through the engine layer and never import predictor.py (nor
+  the package ``__init__``, which re-exports it);
 * no module imports a name from a package ``__init__`` (its own or another's): names come from
   the module that defines them, so an ``__init__`` only re-exports;
 * no module imports another module's private (``_name``) names.
@@ -27,7 +29,7 @@ LAYERS = (
     (0, "core", ("edgeocr._core", "edgeocr.errors", "edgeocr._runtime", "edgeocr.config",
                  "edgeocr.image_io", "edgeocr.progress", "edgeocr.c_config", "edgeocr.results",
                  "edgeocr.model", "edgeocr.models", "edgeocr.extras", "edgeocr._not_built")),
-    (1, "engine", ("edgeocr.engine",)),
+    (1, "engine", ("edgeocr.engine", "edgeocr.sources")),
     (1, "documents", ("edgeocr.documents",)),
     (2, "api", ("edgeocr.predictor", "edgeocr.cli", "edgeocr")),
     (3, "ray", ("edgeocr.ray",)),
@@ -40,6 +42,8 @@ LAYERS = (
 # The one import of a layer above (importer, imported): Predictor(precision="auto"/"int8") runs
 # a named model set as the int8 models pack/ makes from it on first use (a lazy import).
 UPWARD_EDGES = {("edgeocr.predictor", "edgeocr.pack.int8_default")}
+# Layers above the API that run models through the engine layer, never through Predictor.
+ENGINE_USERS = ("edgeocr.pack", "edgeocr.bench")
 # Compiled modules (no .py file).
 COMPILED = {"edgeocr._core"}
 
@@ -98,7 +102,8 @@ def test_the_graph_is_read():
     # The reader must see the known edges, or every rule below would pass vacuously.
     edges = {(a, b) for a, b, _, _ in IMPORTS}
     assert ("edgeocr.predictor", "edgeocr.engine") in edges
-    assert ("edgeocr.bench.compare", "edgeocr.predictor") in edges
+    assert ("edgeocr.bench.common", "edgeocr.engine") in edges
+    assert ("edgeocr.predictor", "edgeocr.sources") in edges
     assert ("edgeocr.pack.packer", "edgeocr.engine") in edges
     assert len(MODS) > 30
 
@@ -154,6 +159,17 @@ def test_no_import_runs_upward():
         if la == lb or ra > rb or (a, b) in UPWARD_EDGES:
             continue
         bad.append(f"{_where(a, line)}: {a} ({la}) imports {b} ({lb})")
+    assert not bad, "\n".join(bad)
+
+
+def test_pack_and_bench_use_the_engine_not_the_predictor():
+    # pack's reference and packed pipelines and bench's timed pipelines are engines
+    # (edgeocr.engine, models named through edgeocr.sources): what Predictor runs, without it.
+    bad = [
+        f"{_where(a, line)}: {a} imports {b}"
+        for a, b, _, line in IMPORTS
+        if a.startswith(ENGINE_USERS) and b in ("edgeocr.predictor", "edgeocr")
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -219,10 +235,23 @@ def test_cli_plugins_exist():
         assert "register" in defined, f"{mod} has no register()"
 
 
-@pytest.mark.parametrize("rule", [test_no_import_runs_upward, test_no_private_names_across_modules])
-def test_rules_can_fail(rule, monkeypatch):
+@pytest.mark.parametrize(
+    "rule, fake",
+    [
+        (test_no_import_runs_upward, ("edgeocr.engine", "edgeocr.predictor", "_secret", 1)),
+        (test_no_private_names_across_modules, ("edgeocr.engine", "edgeocr.predictor", "_x", 1)),
+        (
+            test_pack_and_bench_use_the_engine_not_the_predictor,
+            ("edgeocr.bench.memory", "edgeocr.predictor", None, 1),
+        ),
+        (
+            test_pack_and_bench_use_the_engine_not_the_predictor,
+            ("edgeocr.pack.verify", "edgeocr", "Predictor", 1),
+        ),
+    ],
+)
+def test_rules_can_fail(rule, fake, monkeypatch):
     # A made-up violation is caught: the rules are not vacuous.
-    fake = ("edgeocr.engine", "edgeocr.predictor", "_secret", 1)
     monkeypatch.setitem(globals(), "IMPORTS", [*IMPORTS, fake])
     with pytest.raises(AssertionError):
         rule()
