@@ -580,11 +580,21 @@ def cmd_bench(args) -> int:
 
         paddle_dir = args.model
         args.model = prepare(paddle_dir, log=lambda *a: print(*a, file=sys.stderr, flush=True))
+    if args.model is None and len(wanted) > 1:
+        # The default set's recheck model has no counterpart in the other runtimes: without
+        # --model every contender runs the previous default's det/cls/rec (same models, same work).
+        from ..models import FALLBACK_MODEL_SET
+
+        args.model = FALLBACK_MODEL_SET
+        log_note = f"no --model: every contender runs {FALLBACK_MODEL_SET} (same models)"
+        print(log_note, file=sys.stderr, flush=True)
     paths = resolve_paths(args.model)
     skipped = {}
     for c in wanted[1:]:
         miss = missing_modules(c)
-        if miss:
+        if paths is not None and paths.get("recheck"):
+            skipped[c] = f"{args.model} has a recheck model, which {c} does not run"
+        elif miss:
             extra = "paddle" if c.startswith("paddle-") else "bench"
             skipped[c] = f"not installed: {', '.join(miss)} (pip install 'edgeocr[{extra}]')"
         elif paths is None:

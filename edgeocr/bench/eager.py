@@ -459,7 +459,13 @@ class PythonPipeline:
         n_classes = self.nets["rec"](
             np.zeros((1, 3, self.config.rec_height, 320), np.float32)
         ).shape[-1]
-        self.charset = charset_from_metadata(self.nets["rec"].metadata, n_classes)
+        if paths and paths.get("keys"):  # a set whose rec model names a dictionary file
+            from .._core import loader
+
+            chars = loader.read_keys_file(paths["keys"])
+            self.charset = charset_from_metadata({"character": "\n".join(chars)}, n_classes)
+        else:
+            self.charset = charset_from_metadata(self.nets["rec"].metadata, n_classes)
 
     @classmethod
     def from_nets(cls, nets: dict, config: PipelineConfig | None = None) -> PythonPipeline:
