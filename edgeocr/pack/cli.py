@@ -217,9 +217,16 @@ def cmd_pack(args) -> int:
     from ..models import resolve_model_set
 
     try:
-        det, cls, rec = args.det, args.cls, args.rec
+        det, cls, rec, keys = args.det, args.cls, args.rec, args.keys
         if args.models:
             base = resolve_model_set(args.models)
+            if base.get("recheck") and not rec:
+                raise InvalidInputError(
+                    f"{args.models} has a recheck model, which a bundle does not hold yet; pack "
+                    "a set without one (e.g. --models ppocr-v6-tiny or ppocr-v4det-v6rec)"
+                )
+            if keys is None and not rec:
+                keys = base.get("keys")  # a set whose rec model names a dictionary file
             det, cls, rec = det or base["det"], cls or base["cls"], rec or base["rec"]
         config = None
         if args.config:
@@ -233,7 +240,7 @@ def cmd_pack(args) -> int:
             det=det,
             cls=cls,
             rec=rec,
-            keys=args.keys,
+            keys=keys,
             quantize=args.quantize,
             calib=args.calib,
             calib_limit=args.calib_limit,

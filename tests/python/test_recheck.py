@@ -112,3 +112,21 @@ def test_bad_recheck_arguments_are_named():
         edgeocr.Predictor(models="ppocr-v6-tiny-recheck", rec_recheck_below=1.5)
     with pytest.raises(edgeocr.ModelNotFoundError):
         edgeocr.Predictor(rec=paths["rec"], keys=paths["keys"], recheck="/no/such/recheck.onnx")
+
+
+def test_pack_refuses_a_recheck_set_and_packs_a_tiny_set_with_its_dictionary(tmp_path, capsys):
+    """A bundle holds det, cls and rec: packing a recheck set by name is refused (never a bundle
+    that silently reads as tiny alone); a tiny set packs with the dictionary file it names."""
+    from edgeocr.pack.cli import pack_main
+
+    _installed("ppocr-v6-tiny-recheck")
+    out = tmp_path / "x.eocr"
+    assert pack_main(["--models", "ppocr-v6-tiny-recheck", "-o", str(out)]) != 0
+    assert "recheck model" in capsys.readouterr().err and not out.exists()
+    tiny = tmp_path / "tiny.eocr"
+    assert pack_main(["--models", "ppocr-v6-tiny", "--threads", "1", "-o", str(tiny)]) == 0
+    kw = dict(threads=1, precision="fp32")
+    page = str(DATA / "sample_en.png")
+    assert _read(edgeocr.Predictor(str(tiny), **kw), page) == _read(
+        edgeocr.Predictor(models="ppocr-v6-tiny", **kw), page
+    )
