@@ -1,4 +1,4 @@
-"""Pack the default models into one .eocr bundle (models, dictionary, settings), then OCR with it.
+"""Pack a model set into one .eocr bundle (models, dictionary, settings), then OCR with it.
 
     pip install ".[models,pack]"
     python examples/bundle.py tests/data/sample_en.png ppocr.eocr
@@ -18,7 +18,9 @@ from edgeocr.pack.packer import pack
 image = sys.argv[1] if len(sys.argv) > 1 else "page.jpg"
 output = sys.argv[2] if len(sys.argv) > 2 else "ppocr.eocr"
 
-models = resolve_model_set()  # the installed default set: {"det": path, "cls": path, "rec": path}
+# A set a bundle holds whole: det, cls and rec (the default set's recheck model is not yet a
+# bundle member; docs/model-ladder.md, "Recheck").
+models = resolve_model_set("ppocr-v4det-v6rec")  # {"det": path, "cls": path, "rec": path}
 pack(output, det=models["det"], cls=models["cls"], rec=models["rec"])
 with load_bundle(output) as b:
     print(f"{output}: {', '.join(m['role'] for m in b.manifest['models'])}", file=sys.stderr)

@@ -14,6 +14,9 @@ from edgeocr.evaluate import normalize_text, polygon_iou
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 PAGE = DATA / "sample_en.png"  # 720 x 268: the det frame is 1984 x 736 (1.46 Mpx)
+# ... when det enlarges it to a 736 px short side whatever the factor (the default enlarges it at
+# most 1.5x: 1080 x 408, which a 0.4 Mpx tile nearly holds whole).
+UPSCALE = 1000
 
 # Peak RSS growth of one predict() call in a fresh process (ONNX Runtime's arena keeps what the
 # largest run asked for, so the det run's activations show in the peak).
@@ -27,7 +30,9 @@ def status_mb(key):
             if line.startswith(key + ":"):
                 return int(line.split()[1]) / 1024
 
-p = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, det_tile_pixels=int(sys.argv[2]))
+p = edgeocr.Predictor(
+    models="ppocr-v4-mobile", threads=1, det_tile_pixels=int(sys.argv[2]), det_max_upscale=1000
+)
 before = status_mb("VmRSS")
 r = p.predict(sys.argv[1])
 peak = status_mb("VmHWM")  # not ru_maxrss: a child's starts at its parent's RSS at fork
@@ -47,10 +52,9 @@ def _growth(tile_pixels):
 
 
 def test_tiled_det_reads_the_same_lines(v4_paths):
-    whole = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2).predict(PAGE)
-    tiled = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, det_tile_pixels=400_000).predict(
-        PAGE
-    )
+    kw = dict(models="ppocr-v4-mobile", threads=2, det_max_upscale=UPSCALE)
+    whole = edgeocr.Predictor(**kw).predict(PAGE)
+    tiled = edgeocr.Predictor(**kw, det_tile_pixels=400_000).predict(PAGE)
     assert [normalize_text(ln.text) for ln in tiled.lines] == [
         normalize_text(ln.text) for ln in whole.lines
     ]
@@ -59,7 +63,7 @@ def test_tiled_det_reads_the_same_lines(v4_paths):
     for a, b in zip(tiled.lines, whole.lines):
         assert polygon_iou(a.box, b.box) > 0.5
     # A frame within the pixels runs whole: bit-identical.
-    same = edgeocr.Predictor(models="ppocr-v4-mobile", threads=2, det_tile_pixels=2_000_000)
+    same = edgeocr.Predictor(**kw, det_tile_pixels=2_000_000)
     r = same.predict(PAGE)
     assert [(ln.text, ln.score) for ln in r.lines] == [(ln.text, ln.score) for ln in whole.lines]
     assert all(np.array_equal(a.box, b.box) for a, b in zip(r.lines, whole.lines))
