@@ -164,6 +164,8 @@ def main(argv=None) -> int:
         source = [a for r in ("det", "cls", "rec") if paths[r] for a in (f"--{r}", paths[r])]
         if default and default.get("keys"):  # the set's dictionary, for a rec model without one
             source += ["--keys", default["keys"]]
+        if default and default.get("recheck"):  # the set's second recogniser
+            source += ["--recheck", default["recheck"]]
         if args.keys:
             source += ["--keys", args.keys]
     with tempfile.TemporaryDirectory() as tmp:
