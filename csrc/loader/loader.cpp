@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -89,6 +90,35 @@ void check_role(const Model& m, ModelRole want) {
   }
 }
 
+// The folder of the on-disk digest cache: $EDGEOCR_CACHE_DIR/sha256, else
+// ~/.cache/edgeocr/sha256.
+std::string digest_cache_dir() {
+  const char* env = std::getenv("EDGEOCR_CACHE_DIR");
+  if (env && *env) return std::string(env) + "/sha256";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/edgeocr/sha256";
+}
+
+// The sha256 of the file at `path`, whose (device, inode, size, mtime in ns) are given: from the
+// on-disk cache when an entry for exactly these exists, else hashed and stored (atomically; a
+// cache that cannot be read or written is not an error). An entry names only which known set a
+// file is (its settings are checked values); bundles verify their members themselves.
+std::string file_digest_cached(const std::string& path, std::uint64_t dev, std::uint64_t ino,
+                               std::uint64_t size, std::int64_t mtime_ns) {
+  const std::string id = "edgeocr-digest-v1 " + std::to_string(dev) + " " + std::to_string(ino) +
+                         " " + std::to_string(size) + " " + std::to_string(mtime_ns);
+  const std::string dir = digest_cache_dir();
+  const std::string entry = dir + "/" + edgeocr::sha256_hex(id.data(), id.size());
+  std::string stored;
+  if (nb::read_file(entry, &stored) && stored.size() == 64 &&
+      stored.find_first_not_of("0123456789abcdef") == std::string::npos)
+    return stored;
+  loader::MappedFile f(path);
+  std::string digest = edgeocr::sha256_hex(f.data(), f.size());
+  nb::write_atomic(dir, entry, digest);
+  return digest;
+}
+
 // sha256 of a source when its size is that of a known model set's `member` (else "").
 std::string digest_if_known(const ModelSource& s,
                             loader::ModelFile loader::ModelSetInfo::* member) {
@@ -104,8 +134,9 @@ std::string digest_if_known(const ModelSource& s,
     known |= (m->*member).size == size;
   if (!known) return "";
   if (s.path.empty()) return edgeocr::sha256_hex(s.data, s.size);
-  // A file's digest is kept per (device, inode, size, mtime) for the process: Predictors made
-  // again from the same files do not hash them again (~15 MB for PP-OCRv4 mobile).
+  // A file's digest is kept per (device, inode, size, mtime): for the process in memory, and
+  // across processes on disk (file_digest_cached), so that Predictors made again from the same
+  // files, and each `edgeocr predict`, do not hash them again (~27 MB for the default set: 0.3 s).
   struct stat st{};
   if (::stat(s.path.c_str(), &st) != 0) return "";
   const auto key = std::make_tuple(
@@ -119,8 +150,8 @@ std::string digest_if_known(const ModelSource& s,
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  loader::MappedFile f(s.path);
-  std::string digest = edgeocr::sha256_hex(f.data(), f.size());
+  std::string digest = file_digest_cached(s.path, std::get<0>(key), std::get<1>(key),
+                                          std::get<2>(key), std::get<3>(key));
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() < 64) cache.emplace(key, digest);
   return digest;

@@ -705,3 +705,45 @@ def test_info_on_a_bad_bundle_is_one_line(tmp_path):
     assert "Traceback" not in err and len(err.splitlines()) == 1 and "det_limit_side_len" in err, (
         err
     )
+
+
+def test_file_digests_are_cached_on_disk_per_file_version(v4_paths, tmp_path):
+    """The loader knows a set by its files' sha256; a fresh process finds a file's digest in the
+    on-disk cache ($EDGEOCR_CACHE_DIR/sha256, keyed by device, inode, size and mtime) instead of
+    hashing it again. A damaged entry is ignored; a changed file is hashed again."""
+    import os
+    import shutil
+
+    det = tmp_path / "det.onnx"
+    shutil.copy(v4_paths["det"], det)
+    want = hashlib.sha256(det.read_bytes()).hexdigest()
+    env = dict(os.environ, EDGEOCR_CACHE_DIR=str(tmp_path / "cache"))
+    code = (
+        "import sys; from edgeocr import _core; "
+        "print(_core.loader.model_set_settings(sys.argv[1], None, sys.argv[2])[0])"
+    )
+
+    def known_set():
+        r = subprocess.run(
+            [sys.executable, "-c", code, str(det), v4_paths["rec"]],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stderr[-2000:]
+        return r.stdout.strip()
+
+    assert known_set() == "ppocr-v4-mobile"
+    entries = {p.read_text() for p in (tmp_path / "cache" / "sha256").iterdir()}
+    assert want in entries  # the copy's digest (and the rec file's)
+    for p in (tmp_path / "cache" / "sha256").iterdir():
+        p.write_text("not a digest")
+    assert known_set() == "ppocr-v4-mobile"  # damaged entries: hashed again
+    # The same size, other bytes, a later mtime: another file version, never the stored digest.
+    data = bytearray(det.read_bytes())
+    data[-1] ^= 0xFF
+    det.write_bytes(bytes(data))
+    st = det.stat()
+    os.utime(det, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert known_set() == ""

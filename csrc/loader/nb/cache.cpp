@@ -61,6 +61,8 @@ bool valid_entry(const std::string& s, const std::string& digest) {
   return graph && match;
 }
 
+}  // namespace
+
 bool read_file(const std::string& path, std::string* out) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
@@ -109,8 +111,6 @@ void write_atomic(const std::string& dir, const std::string& path, const std::st
   ok = (::close(fd) == 0) && ok;
   if (!ok || std::rename(name.data(), path.c_str()) != 0) ::unlink(name.data());
 }
-
-}  // namespace
 
 std::string default_cache_dir() {
   const char* env = std::getenv("EDGEOCR_CACHE_DIR");

@@ -51,6 +51,13 @@ std::string cached_translate_to_onnx(const void* data, std::size_t size, const s
 // The cache folder cached_translate_to_onnx uses when given none.
 std::string default_cache_dir();
 
+// The cache's file helpers (also used by the loader's digest cache): read a whole file (false if it
+// cannot be read); create a folder and its parents; write `data` to `path` in `dir` atomically
+// (a temp file renamed; nothing is written when any step fails).
+bool read_file(const std::string& path, std::string* out);
+bool make_dirs(const std::string& path);
+void write_atomic(const std::string& dir, const std::string& path, const std::string& data);
+
 // The Paddle Lite op types the translator knows, sorted.
 std::string supported_ops_csv();
 
