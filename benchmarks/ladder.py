@@ -52,13 +52,10 @@ def dev_dir() -> Path:
 
 
 def page_lang(sample: dict) -> str:
-    """Tesseract's language for a dev page, from its tags (as benchmarks/tesseract.py)."""
-    tags = set(sample.get("tags", []))
-    if "zh" in tags and "en" not in tags:
-        return "chi_sim"
-    if "en" in tags and "zh" not in tags:
-        return "eng"
-    return "chi_sim+eng"
+    """Tesseract's language for a dev page, from its tags (benchmarks/tesseract.py's rule)."""
+    from tesseract import page_lang as lang_of
+
+    return lang_of(sample, "auto")
 
 
 def installed_rungs() -> list:

@@ -18,14 +18,13 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def dev_dir() -> Path:
-    shared = os.environ.get("EDGEOCR_SHARED_DIR")
-    root = Path(shared) if shared else Path(__file__).resolve().parents[2] / "shared"
-    return root / "datasets" / "dev"
+from ladder import dev_dir  # noqa: E402
 
 
 def parse_value(text: str):
