@@ -15,6 +15,7 @@
 #include "edgeocr/status.h"
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
+#include "loader/graph_cache.h"
 #include "loader/mapped_file.h"
 #include "loader/model_sets.h"
 #include "loader/nb/nb.h"
@@ -48,33 +49,6 @@ void check_source(const ModelSource& s, const char* what) {
 std::string source_name(const ModelSource& s, const char* role) {
   if (!s.path.empty()) return s.path;
   return s.name.empty() ? std::string("<") + role + " model bytes>" : s.name;
-}
-
-std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const SessionOptions& so,
-                                  const std::shared_ptr<MemoryPool>& pool) {
-  if (!s.path.empty()) {
-    if (ends_with(s.path, ".eocr"))
-      invalid(s.path +
-              ": a .eocr bundle holds the whole pipeline; give it as the model, not as the " +
-              role + " model");
-    if (ends_with(s.path, ".nb")) {
-      // Paddle Lite: translated to ONNX in C++ (csrc/loader/nb), cached by content hash; the
-      // mapped file is read in place and released once the runtime holds the graph.
-      std::string onnx;
-      {
-        loader::MappedFile f(s.path);
-        onnx = nb::cached_translate_to_onnx(f.data(), f.size(), s.path);
-      }
-      return Model::from_bytes(onnx.data(), onnx.size(), so, pool, s.path);
-    }
-    return Model::from_file(s.path, so, pool);
-  }
-  const std::string name = source_name(s, role);
-  if (nb::looks_like_nb(s.data, s.size)) {
-    const std::string onnx = nb::cached_translate_to_onnx(s.data, s.size, name);
-    return Model::from_bytes(onnx.data(), onnx.size(), so, pool, name);
-  }
-  return Model::from_bytes(s.data, s.size, so, pool, name);
 }
 
 void check_role(const Model& m, ModelRole want) {
@@ -155,6 +129,36 @@ std::string digest_if_known(const ModelSource& s,
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() < 64) cache.emplace(key, digest);
   return digest;
+}
+
+// A model from a loose source. `sha256` (of the source's bytes; "" = unknown) lets the session
+// come through the optimised-graph cache (loader/graph_cache.h).
+std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const SessionOptions& so,
+                                  const std::shared_ptr<MemoryPool>& pool,
+                                  const std::string& sha256 = std::string()) {
+  if (!s.path.empty()) {
+    if (ends_with(s.path, ".eocr"))
+      invalid(s.path +
+              ": a .eocr bundle holds the whole pipeline; give it as the model, not as the " +
+              role + " model");
+    if (ends_with(s.path, ".nb")) {
+      // Paddle Lite: translated to ONNX in C++ (csrc/loader/nb), cached by content hash; the
+      // mapped file is read in place and released once the runtime holds the graph.
+      std::string onnx;
+      {
+        loader::MappedFile f(s.path);
+        onnx = nb::cached_translate_to_onnx(f.data(), f.size(), s.path);
+      }
+      return Model::from_bytes(onnx.data(), onnx.size(), so, pool, s.path);
+    }
+    return loader::load_through_graph_cache(s.path, nullptr, 0, sha256, so, pool, s.path);
+  }
+  const std::string name = source_name(s, role);
+  if (nb::looks_like_nb(s.data, s.size)) {
+    const std::string onnx = nb::cached_translate_to_onnx(s.data, s.size, name);
+    return Model::from_bytes(onnx.data(), onnx.size(), so, pool, name);
+  }
+  return loader::load_through_graph_cache("", s.data, s.size, sha256, so, pool, name);
 }
 
 PipelineConfig apply_json(PipelineConfig c, const std::string& text, const std::string& where,
@@ -295,7 +299,11 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
           base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
       out.names[i] = slash + ":" + m->role;
       // The member's bytes go to the runtime in place (from the mapped file).
-      models[i] = Model::from_bytes(m->data, m->size, so, out.pool, out.names[i]);
+      // A verified member is known by its sha256: its session can come from the optimised-graph
+      // cache.
+      models[i] = loader::load_through_graph_cache("", m->data, m->size,
+                                                   o.verify_checksums ? m->sha256 : std::string(),
+                                                   so, out.pool, out.names[i]);
       check_role(*models[i], roles[i]);
     }
     if (models[2]) {
@@ -340,11 +348,17 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       const char* role_names[4] = {"det", "cls", "rec", "recheck"};
       const ModelRole roles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec,
                                   ModelRole::kRec};
+      loader::ModelFile loader::ModelSetInfo::* const members[4] = {
+          &loader::ModelSetInfo::det, &loader::ModelSetInfo::cls, &loader::ModelSetInfo::rec,
+          &loader::ModelSetInfo::recheck};
       std::future<std::shared_ptr<Model>> loading[4];
       for (int i = 0; i < 4; ++i) {
         if (!all[i].given()) continue;
         loading[i] = std::async(std::launch::async, [&, i] {
-          std::shared_ptr<Model> m = load_model(all[i], role_names[i], so, out.pool);
+          // A known set's file is known by its sha256 (the digest cache): its session can come
+          // from the optimised-graph cache.
+          std::shared_ptr<Model> m = load_model(all[i], role_names[i], so, out.pool,
+                                                digest_if_known(all[i], members[i]));
           check_role(*m, roles[i]);
           return m;
         });

@@ -10,6 +10,7 @@
 #include "edgeocr/status.h"
 #include "loader/bundle.h"
 #include "loader/dictionary.h"
+#include "loader/graph_cache.h"
 #include "loader/paddle_config.h"
 #include "loader/settings.h"
 
@@ -200,6 +201,8 @@ void bind_loader(py::module_& m) {
       },
       py::arg("text"), py::arg("source") = "keys");
   lm.def("read_keys_file", &loader::read_keys_file, py::arg("path"));
+  lm.def("graph_cache_dir", &loader::graph_cache_dir,
+         "The folder of ONNX Runtime's optimised graphs ('' when EDGEOCR_GRAPH_CACHE=0).");
   lm.def("split_lines_like_python",
          [](const py::bytes& s) { return loader::split_lines_like_python(std::string(s)); });
   lm.def("role_of",

@@ -1,5 +1,8 @@
 #include "edgeocr/cpu_features.h"
 
+#include <cstdio>
+#include <cstring>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
 #elif defined(__aarch64__) && defined(__linux__)
@@ -55,7 +58,55 @@ void detect(CpuFeatures& f) {
 }
 #endif
 
+std::string signature() {
+  std::string s;
+  auto add = [&s](const char* name, unsigned long long v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " %s=%llx", name, v);
+    s += buf;
+  };
+#if defined(__x86_64__) || defined(_M_X64)
+  unsigned int a = 0, b = 0, c = 0, d = 0;
+  s = "x86_64";
+  if (__get_cpuid(0, &a, &b, &c, &d)) {
+    char vendor[13];
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    vendor[12] = 0;
+    s += std::string(" ") + vendor;
+    const unsigned int max_leaf = a;
+    __get_cpuid(1, &a, &b, &c, &d);
+    add("1c", c);
+    add("1d", d);
+    if ((c >> 27) & 1) add("xcr0", xgetbv0());
+    if (max_leaf >= 7) {
+      __cpuid_count(7, 0, a, b, c, d);
+      add("7b", b);
+      add("7c", c);
+      add("7d", d);
+      __cpuid_count(7, 1, a, b, c, d);
+      add("7.1a", a);
+    }
+  }
+#elif defined(__aarch64__) && defined(__linux__)
+  s = "aarch64";
+  add("hwcap", getauxval(AT_HWCAP));
+  add("hwcap2", getauxval(AT_HWCAP2));
+#elif defined(__aarch64__)
+  s = "aarch64";
+#else
+  s = "other";
+#endif
+  return s;
+}
+
 }  // namespace
+
+const std::string& cpu_signature() {
+  static const std::string s = signature();
+  return s;
+}
 
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = [] {

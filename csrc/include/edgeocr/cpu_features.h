@@ -28,4 +28,9 @@ struct CpuFeatures {
 // Detected once per process; never throws.
 const CpuFeatures& cpu_features();
 
+// The CPU's raw feature words (x86_64: vendor and CPUID leaves 1 and 7 with XCR0; aarch64:
+// HWCAP and HWCAP2), as text: what an ONNX Runtime graph optimised on this machine may depend
+// on (its NCHWc block size follows AVX-512). Part of the optimised-graph cache's key.
+const std::string& cpu_signature();
+
 }  // namespace edgeocr

@@ -57,8 +57,10 @@ class Model {
  public:
   // Throws NotFound (no such file), InvalidModel (not a loadable ONNX model),
   // RuntimeUnavailable (no usable ONNX Runtime).
+  // `name` (default: the path) names the model in errors and in name().
   static std::shared_ptr<Model> from_file(const std::string& path, const SessionOptions& opts,
-                                          std::shared_ptr<MemoryPool> pool = nullptr);
+                                          std::shared_ptr<MemoryPool> pool = nullptr,
+                                          const std::string& name = std::string());
   // Does not keep `data` after returning.
   static std::shared_ptr<Model> from_bytes(const void* data, std::size_t size,
                                            const SessionOptions& opts,

@@ -115,19 +115,22 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
 }  // namespace
 
 std::shared_ptr<Model> Model::from_file(const std::string& path, const SessionOptions& opts,
-                                        std::shared_ptr<MemoryPool> pool) {
+                                        std::shared_ptr<MemoryPool> pool,
+                                        const std::string& name) {
+  const std::string& shown = name.empty() ? path : name;
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0) fail(StatusCode::kNotFound, "model file not found: " + path);
+  if (::stat(path.c_str(), &st) != 0)
+    fail(StatusCode::kNotFound, "model file not found: " + shown);
   if (S_ISDIR(st.st_mode))
-    fail(StatusCode::kInvalidArgument, "model path is a directory, not a file: " + path);
-  if (st.st_size == 0) fail(StatusCode::kInvalidModel, path + ": model file is empty (0 bytes)");
+    fail(StatusCode::kInvalidArgument, "model path is a directory, not a file: " + shown);
+  if (st.st_size == 0) fail(StatusCode::kInvalidModel, shown + ": model file is empty (0 bytes)");
   const auto& rt = ort::runtime();
   std::shared_ptr<Model> m(new Model());
-  m->name_ = path;
+  m->name_ = shown;
   ort::OrtSessionOptions* so = make_options(rt, opts);
   auto g = guard(so, rt.api.ReleaseSessionOptions());
   check(rt.api.CreateSession()(rt.env, path.c_str(), so, &m->session_),
-        path + ": not a loadable ONNX model", kBadModel);
+        shown + ": not a loadable ONNX model", kBadModel);
   m->init(opts, std::move(pool));
   return m;
 }
