@@ -14,8 +14,6 @@ except ImportError as _e:  # one line that says what to do, not a traceback into
     from ._not_built import core_import_error
 
     raise core_import_error(_e) from None
-from ._runtime import runtime_info, selftest
-from .config import PipelineConfig
 from .errors import (
     BackendError,
     DocumentError,
@@ -29,10 +27,39 @@ from .errors import (
     RuntimeLibraryError,
     UnsupportedError,
 )
-from .model import Model, TensorSpec
-from .models import list_models
-from .predictor import Predictor
-from .results import OcrLine, OcrResult, OcrWord, PageResult
+
+# The rest of the API is imported on first use (PEP 562): `import edgeocr` costs the core and
+# the errors only, so `edgeocr predict` can start loading its models while numpy and OpenCV
+# are still being imported (edgeocr/cli.py).
+_LAZY = {
+    "runtime_info": "._runtime",
+    "selftest": "._runtime",
+    "PipelineConfig": ".config",
+    "Model": ".model",
+    "TensorSpec": ".model",
+    "list_models": ".models",
+    "Predictor": ".predictor",
+    "OcrLine": ".results",
+    "OcrResult": ".results",
+    "OcrWord": ".results",
+    "PageResult": ".results",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'edgeocr' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "BackendError",

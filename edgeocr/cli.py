@@ -38,16 +38,17 @@ def predictor_from_args(args):
 def _load_while_importing(args):
     """predictor_from_args(args), made while this thread imports the image decoders.
 
-    The models load in C++ with the GIL released (one session per thread), and OpenCV's and
-    Pillow's imports (~0.08 s) need only the interpreter: one command-line run saves the shorter
-    of the two.
+    Making a Predictor imports no numpy (edgeocr/_numpy.py) and its models load in C++ with
+    the GIL released, while numpy, OpenCV and Pillow (~0.2 s together) need only the
+    interpreter: a one-image run saves the shorter of the two.
     """
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(1, thread_name_prefix="edgeocr-load") as pool:
         loading = pool.submit(predictor_from_args, args)
         try:
-            import cv2  # noqa: F401 - imported here for the first image's decoding
+            import numpy  # noqa: F401 - imported here for the first image's decoding
+            import cv2  # noqa: F401
             from PIL import Image  # noqa: F401 - its header check (edgeocr/image_io.py)
         except ImportError:  # reported where they are used
             pass

@@ -24,8 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 import edgeocr._core as _core
 
@@ -35,6 +34,9 @@ from .errors import InvalidInputError
 from .image_io import decoded_size, load_image
 from .model import session_options
 from .results import OcrLine, OcrResult
+
+if TYPE_CHECKING:  # annotations only: numpy is imported when an image is (edgeocr/_numpy.py)
+    import numpy as np
 
 _ROLES = ("det", "cls", "rec")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import io
 import os
 
-import numpy as np
-
+from ._numpy import np
 from .errors import InvalidInputError
 
 # Images above this many pixels are refused before anything is decoded or

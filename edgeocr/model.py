@@ -7,23 +7,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 import edgeocr._core as _core
 
 from . import _runtime
+from ._numpy import np
 from .errors import InvalidInputError, ModelError, ModelNotFoundError, ResourceError
 
 _OPT_LEVELS = {"disabled": 0, "basic": 1, "extended": 2, "all": 99}
+# The numpy type (its name in numpy) of each tensor dtype the core reports.
 _NUMPY = {
-    "float32": np.float32,
-    "float64": np.float64,
-    "float16": np.float16,
-    "uint8": np.uint8,
-    "int8": np.int8,
-    "int32": np.int32,
-    "int64": np.int64,
-    "bool": np.bool_,
+    "float32": "float32",
+    "float64": "float64",
+    "float16": "float16",
+    "uint8": "uint8",
+    "int8": "int8",
+    "int32": "int32",
+    "int64": "int64",
+    "bool": "bool_",
 }
 
 
@@ -275,7 +275,7 @@ class Model:
             raise InvalidInputError(
                 f"input '{spec.name}': cannot convert {type(value).__name__} to an array"
             ) from e
-        want = _NUMPY.get(spec.dtype)
+        want = getattr(np, _NUMPY[spec.dtype]) if spec.dtype in _NUMPY else None
         if want is None:
             raise InvalidInputError(f"input '{spec.name}' has unsupported type {spec.dtype}")
         if arr.dtype.kind not in "fiub":

@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Iterator
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 import edgeocr._core as _core
 
@@ -22,6 +20,9 @@ from .model import check_max_memory_mb, session_options
 from .models import MODEL_SETS, RUNGS, model_set_name
 from .results import OcrLine, OcrResult, PageResult
 from .sources import model_sources
+
+if TYPE_CHECKING:  # annotations only: numpy is imported when an image is (edgeocr/_numpy.py)
+    import numpy as np
 
 PRECISIONS = ("auto", "fp32", "int8")
 PRECISION_ENV = "EDGEOCR_PRECISION"

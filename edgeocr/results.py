@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from ._numpy import np
 from .errors import EdgeOCRError
 
 
