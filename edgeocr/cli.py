@@ -44,6 +44,10 @@ def _load_while_importing(args):
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    # numpy's OpenBLAS starts a thread per core when imported (0.12 s of CPU here, on the core
+    # the models load on); predicting multiplies no matrices in numpy. A user's setting stands.
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     with ThreadPoolExecutor(1, thread_name_prefix="edgeocr-load") as pool:
         loading = pool.submit(predictor_from_args, args)
         try:
