@@ -14,6 +14,7 @@ except ImportError as _e:  # one line that says what to do, not a traceback into
     from ._not_built import core_import_error
 
     raise core_import_error(_e) from None
+from ._lazy import exports
 from .errors import (
     BackendError,
     DocumentError,
@@ -46,15 +47,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'edgeocr' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = exports(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -2,8 +2,24 @@
 time for `Predictor.predict_pages`, and documents out (searchable PDF, hOCR, ALTO, TSV, text,
 JSON lines: `write_document`). Adapters around `Predictor`; no OCR logic of their own."""
 
-from .output import FORMATS, DocumentReport, write_document
-from .pages import DEFAULT_DPI, PDFIUM_LOCK, DocumentWarning, open_document, parse_pages
+from .._lazy import exports
+
+# Imported on first use (PEP 562): `edgeocr predict` asks edgeocr.documents.pages whether each
+# input is a document, and the writers (XML, PDF) cost 0.07 s to import.
+_LAZY = {
+    "FORMATS": ".output",
+    "DocumentReport": ".output",
+    "write_document": ".output",
+    "DEFAULT_DPI": ".pages",
+    "PDFIUM_LOCK": ".pages",
+    "DocumentWarning": ".pages",
+    "open_document": ".pages",
+    "parse_pages": ".pages",
+}
+
+
+__getattr__ = exports(__name__, _LAZY, globals())
+
 
 __all__ = [
     "DEFAULT_DPI",
