@@ -47,7 +47,19 @@ _LAZY = {
 }
 
 
-__getattr__ = exports(__name__, _LAZY, globals())
+# The modules `import edgeocr` imported before it exported lazily: still attributes of the package.
+_SUBMODULES = (
+    "_runtime",
+    "config",
+    "engine",
+    "image_io",
+    "model",
+    "models",
+    "predictor",
+    "results",
+    "sources",
+)
+__getattr__ = exports(__name__, _LAZY, globals(), _SUBMODULES)
 
 
 def __dir__() -> list[str]:

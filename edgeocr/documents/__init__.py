@@ -18,7 +18,9 @@ _LAZY = {
 }
 
 
-__getattr__ = exports(__name__, _LAZY, globals())
+# The modules `import edgeocr.documents` imported before it exported lazily.
+_SUBMODULES = ("alto", "hocr", "layout", "output", "pages", "pdf", "text", "tsv")
+__getattr__ = exports(__name__, _LAZY, globals(), _SUBMODULES)
 
 
 __all__ = [
