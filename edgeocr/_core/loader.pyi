@@ -61,6 +61,7 @@ def check_settings_json(settings_json: str, where: str = "settings") -> str:
     """
 
 def default_settings_json() -> str: ...
+def graph_cache_dir() -> str: ...
 def model_set_settings(
     det: typing.Any = None,
     cls: typing.Any = None,
