@@ -62,9 +62,9 @@ void prune(const std::string& dir) {
       if (now - st.st_mtime > kStaleTmpSeconds) ::unlink(path.c_str());
       continue;
     }
-    entries.emplace_back(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                             st.st_mtim.tv_nsec,
-                         static_cast<std::uint64_t>(st.st_size), path);
+    entries.emplace_back(
+        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+        static_cast<std::uint64_t>(st.st_size), path);
   }
   ::closedir(d);
   std::sort(entries.begin(), entries.end(),
@@ -99,9 +99,9 @@ std::shared_ptr<Model> load_through_graph_cache(const std::string& path, const v
   };
   // ORT-format files (flatbuffers, "ORTM" at byte 4) are loaded as they are: ONNX Runtime saves
   // graphs of ONNX models only.
-  const bool ort_format = data ? (size >= 8 && std::memcmp(static_cast<const char*>(data) + 4,
-                                                           "ORTM", 4) == 0)
-                               : ends_with(path, ".ort");
+  const bool ort_format =
+      data ? (size >= 8 && std::memcmp(static_cast<const char*>(data) + 4, "ORTM", 4) == 0)
+           : ends_with(path, ".ort");
   if (sha256.empty() || ort_format || so.optimization == GraphOptimization::kDisabled ||
       !so.optimized_model_path.empty())
     return from_source(so);

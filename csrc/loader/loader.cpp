@@ -357,8 +357,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
         loading[i] = std::async(std::launch::async, [&, i] {
           // A known set's file is known by its sha256 (the digest cache): its session can come
           // from the optimised-graph cache.
-          std::shared_ptr<Model> m = load_model(all[i], role_names[i], so, out.pool,
-                                                digest_if_known(all[i], members[i]));
+          std::shared_ptr<Model> m =
+              load_model(all[i], role_names[i], so, out.pool, digest_if_known(all[i], members[i]));
           check_role(*m, roles[i]);
           return m;
         });

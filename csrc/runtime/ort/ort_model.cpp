@@ -115,12 +115,10 @@ ort::OrtSessionOptions* make_options(const ort::Runtime& rt, const SessionOption
 }  // namespace
 
 std::shared_ptr<Model> Model::from_file(const std::string& path, const SessionOptions& opts,
-                                        std::shared_ptr<MemoryPool> pool,
-                                        const std::string& name) {
+                                        std::shared_ptr<MemoryPool> pool, const std::string& name) {
   const std::string& shown = name.empty() ? path : name;
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0)
-    fail(StatusCode::kNotFound, "model file not found: " + shown);
+  if (::stat(path.c_str(), &st) != 0) fail(StatusCode::kNotFound, "model file not found: " + shown);
   if (S_ISDIR(st.st_mode))
     fail(StatusCode::kInvalidArgument, "model path is a directory, not a file: " + shown);
   if (st.st_size == 0) fail(StatusCode::kInvalidModel, shown + ": model file is empty (0 bytes)");
