@@ -38,8 +38,6 @@ from .results import OcrLine, OcrResult
 if TYPE_CHECKING:  # annotations only: numpy is imported when an image is (edgeocr/_numpy.py)
     import numpy as np
 
-_ROLES = ("det", "cls", "rec")
-
 
 def settings_json(settings: Mapping | PipelineConfig | None) -> str:
     """Pipeline settings as the loader takes them: JSON ("" for none). The loader checks each
@@ -119,6 +117,8 @@ class Engine:
         self.roles = frozenset(loaded.roles)
         #: The rec model's classes, blank first ([] without a rec model).
         self.charset = list(loaded.charset) if "rec" in self.roles else []
+        #: The recheck model's classes, blank first ([] without a recheck model).
+        self.recheck_charset = list(loaded.recheck_charset) if "recheck" in self.roles else []
         #: The settings in force (defaults, then the model set's or bundle's, then ``settings``).
         self.config = PipelineConfig.from_core(self._core_pipeline.config)
         #: The known model set the loose files are (found from their sha256), else None.

@@ -105,7 +105,8 @@ NodeP with_check(NodeP base, Check check) {
 }
 
 const std::set<std::string>& known_features() {
-  static const std::set<std::string> f = {"onnx", "ort-contrib-ops", "int8-qdq", "int8-dynamic"};
+  static const std::set<std::string> f = {"onnx", "ort-contrib-ops", "int8-qdq", "int8-dynamic",
+                                          "recheck"};
   return f;
 }
 
@@ -245,16 +246,17 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
                         {"sha256", false, hex64(true)},
                         {"size", false, integer(0, INT64_MAX, true)},
                         {"format", false, str(64, true)}});
-  auto model = object({{"role", true, one_of({"det", "cls", "rec"}, BundleErrorKind::kVersion)},
-                       {"file", true, str(1024, false, 1)},
-                       {"format", true, one_of({"onnx"}, BundleErrorKind::kVersion)},
-                       {"size", true, integer(1, static_cast<std::int64_t>(file_size))},
-                       {"sha256", true, hex64()},
-                       {"source", false, source},
-                       {"graph_optimization", false, str(64, true)},
-                       {"kept_float", false, array(str(4096), 1u << 20)},
-                       {"quantized", false, boolean()}});
-  auto models = with_check(array(model, 3, 1), [name](const json& v, const std::string&) {
+  auto model =
+      object({{"role", true, one_of({"det", "cls", "rec", "recheck"}, BundleErrorKind::kVersion)},
+              {"file", true, str(1024, false, 1)},
+              {"format", true, one_of({"onnx"}, BundleErrorKind::kVersion)},
+              {"size", true, integer(1, static_cast<std::int64_t>(file_size))},
+              {"sha256", true, hex64()},
+              {"source", false, source},
+              {"graph_optimization", false, str(64, true)},
+              {"kept_float", false, array(str(4096), 1u << 20)},
+              {"quantized", false, boolean()}});
+  auto models = with_check(array(model, 4, 1), [name](const json& v, const std::string&) {
     std::set<std::string> roles, files;
     for (const json& m : v) {
       const std::string role = m["role"].get<std::string>();
@@ -268,6 +270,11 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
     if (!roles.count("det") && !roles.count("rec"))
       bundle_fail(BundleErrorKind::kManifest,
                   name + ": the bundle has neither a det nor a rec model");
+    if (roles.count("recheck") && !roles.count("rec"))
+      bundle_fail(BundleErrorKind::kManifest,
+                  name +
+                      ": the bundle has a recheck model but no rec model whose lines it "
+                      "re-reads");
   });
   auto pipeline = object({}, [name](const json& v, const std::string& path) {
     PipelineConfig c;
@@ -291,6 +298,7 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
                  {"models", true, models},
                  {"pipeline", true, pipeline},
                  {"dictionary", true, dictionary},
+                 {"recheck_dictionary", false, dictionary},
                  {"quantization", false, free_object},
                  {"verification", false, free_object}});
 }
@@ -420,16 +428,38 @@ void Bundle::init(bool verify_checksums) {
     }
     models_.push_back(std::move(m));
   }
-  const json& cs = manifest_["dictionary"]["charset"];
-  if (model("rec")) {
+  // A dictionary's class list: at least the blank and one character, the blank ("") first.
+  auto read_charset = [&](const char* field, const char* model_name) {
+    const json& cs = manifest_[field]["charset"];
     if (cs.size() < 2)
+      bundle_fail(BundleErrorKind::kManifest, name_ + ": the bundle has a " + model_name +
+                                                  " model but its dictionary is empty");
+    std::vector<std::string> out;
+    out.reserve(cs.size());
+    for (const json& c : cs) out.push_back(c.get<std::string>());
+    if (!out[0].empty())
+      bundle_fail(BundleErrorKind::kManifest, name_ + ": manifest field '" + field +
+                                                  ".charset[0]' must be \"\" (the CTC blank)");
+    return out;
+  };
+  if (model("rec")) charset_ = read_charset("dictionary", "rec");
+  if (model("recheck")) {
+    // A reader that knows no recheck model refuses the bundle by its `requires` (or the role).
+    const auto req = manifest_.find("requires");
+    bool declared = false;
+    if (req != manifest_.end())
+      for (const json& f : *req) declared |= f.get<std::string>() == "recheck";
+    if (!declared)
       bundle_fail(BundleErrorKind::kManifest,
-                  name_ + ": the bundle has a rec model but its dictionary is empty");
-    charset_.reserve(cs.size());
-    for (const json& c : cs) charset_.push_back(c.get<std::string>());
-    if (!charset_[0].empty())
+                  name_ +
+                      ": the bundle has a recheck model but its manifest field 'requires' "
+                      "does not list \"recheck\"");
+    if (manifest_.find("recheck_dictionary") == manifest_.end())
       bundle_fail(BundleErrorKind::kManifest,
-                  name_ + ": manifest field 'dictionary.charset[0]' must be \"\" (the CTC blank)");
+                  name_ +
+                      ": the bundle has a recheck model but no manifest field "
+                      "'recheck_dictionary'");
+    recheck_charset_ = read_charset("recheck_dictionary", "recheck");
   }
   apply_settings(config_, manifest_["pipeline"], name_ + ": manifest pipeline",
                  StatusCode::kInvalidModel, StatusCode::kUnsupported);

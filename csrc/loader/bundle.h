@@ -23,7 +23,7 @@ constexpr std::size_t kMaxManifestBytes = 8u << 20;
 constexpr int kMaxManifestDepth = 24;
 
 struct BundleModel {
-  std::string role;  // det, cls, rec
+  std::string role;  // det, cls, rec, recheck
   std::string file;  // member name
   std::string format;
   std::string sha256;         // as the manifest says (checked unless verification was skipped)
@@ -48,6 +48,8 @@ class Bundle {
   const BundleModel* model(const std::string& role) const;
   // The rec model's class list (blank first); empty without a rec model.
   const std::vector<std::string>& charset() const { return charset_; }
+  // The recheck model's class list (blank first); empty without a recheck model.
+  const std::vector<std::string>& recheck_charset() const { return recheck_charset_; }
   // edgeocr's defaults with the manifest's "pipeline" settings applied.
   const PipelineConfig& config() const { return config_; }
   // runtime.graph_optimization: 0, 1, 2 or 99 (GraphOptimization), -1 if absent.
@@ -64,7 +66,7 @@ class Bundle {
   std::string name_;
   nlohmann::json manifest_;
   std::vector<BundleModel> models_;
-  std::vector<std::string> charset_;
+  std::vector<std::string> charset_, recheck_charset_;
   PipelineConfig config_;
   int graph_optimization_ = -1;
 };

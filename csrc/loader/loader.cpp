@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -161,6 +162,29 @@ std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const 
   return loader::load_through_graph_cache("", s.data, s.size, sha256, so, pool, name);
 }
 
+// The sessions of a pipeline's models, made at once, one thread each: a session's creation runs
+// on one core, and the four models of a recheck set then load in about the time of the largest.
+// make(i) loads model i (null: none); errors are reported in model order.
+template <typename Make>
+std::array<std::shared_ptr<Model>, 4> load_at_once(const bool (&wanted)[4], Make make) {
+  limit_malloc_arenas();  // first: the loading threads would otherwise each get an arena
+  std::future<std::shared_ptr<Model>> loading[4];
+  for (int i = 0; i < 4; ++i)
+    if (wanted[i]) loading[i] = std::async(std::launch::async, [&make, i] { return make(i); });
+  std::array<std::shared_ptr<Model>, 4> loaded;
+  std::exception_ptr first_error;
+  for (int i = 0; i < 4; ++i) {
+    if (!loading[i].valid()) continue;
+    try {
+      loaded[i] = loading[i].get();
+    } catch (...) {
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  return loaded;
+}
+
 PipelineConfig apply_json(PipelineConfig c, const std::string& text, const std::string& where,
                           StatusCode code) {
   if (text.empty()) return c;
@@ -238,8 +262,10 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   check_source(o.recheck, "recheck");
   if (o.recheck.given() && !o.rec.given())
     invalid("a recheck model re-reads the rec model's lines; give a rec model with it");
-  if (!o.recheck_keys_path.empty() && !o.recheck.given())
+  if ((!o.recheck_keys_path.empty() || o.has_recheck_keys_list) && !o.recheck.given())
     invalid("recheck keys given but there is no recheck model");
+  if (!o.recheck_keys_path.empty() && o.has_recheck_keys_list)
+    invalid("give the recheck model's dictionary once: a keys file or a list of characters");
   const int n_keys = int(!o.keys_path.empty()) + int(o.has_keys_text) + int(o.has_keys_list);
   if (n_keys > 1)
     invalid("give the dictionary once: a keys file, keys text or a list of characters");
@@ -291,24 +317,36 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     if (b->graph_optimization() >= 0 && !o.keep_optimization)
       so.optimization = static_cast<GraphOptimization>(b->graph_optimization());
     const std::string base = !bundle_src.path.empty() ? bundle_src.path : b->name();
-    const ModelRole roles[3] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec};
-    for (int i = 0; i < 3; ++i) {
-      const loader::BundleModel* m = b->model(loader::role_name(roles[i]));
-      if (!m) continue;
-      const std::string slash =
-          base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-      out.names[i] = slash + ":" + m->role;
-      // The member's bytes go to the runtime in place (from the mapped file).
-      // A verified member is known by its sha256: its session can come from the optimised-graph
-      // cache.
-      models[i] = loader::load_through_graph_cache("", m->data, m->size,
-                                                   o.verify_checksums ? m->sha256 : std::string(),
-                                                   so, out.pool, out.names[i]);
-      check_role(*models[i], roles[i]);
+    const std::string file =
+        base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
+    const char* role_names[4] = {"det", "cls", "rec", "recheck"};
+    const ModelRole roles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec, ModelRole::kRec};
+    const loader::BundleModel* members[4];
+    bool wanted[4];
+    for (int i = 0; i < 4; ++i) {
+      members[i] = b->model(role_names[i]);
+      wanted[i] = members[i] != nullptr;
+      if (wanted[i]) out.names[i] = file + ":" + role_names[i];
     }
+    const auto loaded = load_at_once(wanted, [&](int i) {
+      // The member's bytes go to the runtime in place (from the mapped file). A verified member
+      // is known by its sha256: its session can come from the optimised-graph cache.
+      const loader::BundleModel& m = *members[i];
+      std::shared_ptr<Model> model = loader::load_through_graph_cache(
+          "", m.data, m.size, o.verify_checksums ? m.sha256 : std::string(), so, out.pool,
+          out.names[i]);
+      check_role(*model, roles[i]);
+      return model;
+    });
+    for (int i = 0; i < 3; ++i) models[i] = loaded[i];
+    recheck = loaded[3];
     if (models[2]) {
       charset = b->charset();
       loader::check_charset(*models[2], charset, base);
+    }
+    if (recheck) {
+      recheck_charset = b->recheck_charset();
+      loader::check_charset(*recheck, recheck_charset, base + " (recheck)");
     }
     config = b->config();
     out.from_bundle = true;
@@ -318,8 +356,9 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       const loader::BundleModel* m = b->model(role);
       return m ? m->sha256 : std::string();
     };
-    out.memory_profile = memory_profile_of(
-        model_set_of(digest("det"), b->model("cls") != nullptr, digest("cls"), digest("rec")));
+    out.memory_profile =
+        memory_profile_of(model_set_of(digest("det"), b->model("cls") != nullptr, digest("cls"),
+                                       digest("rec"), digest("recheck")));
     // `b` (and the mapping) is released here: the runtime holds its own copy of each graph.
   } else {
     out.pool = o.pool ? o.pool : MemoryPool::create(out.budget_bytes);
@@ -339,11 +378,6 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       models[i] = std::move(m);
       out.names[i] = n;
     } else {
-      // The malloc arena cap first: the loading threads would otherwise each get an arena.
-      limit_malloc_arenas();
-      // The models' sessions are made at once, one thread each: a session's graph optimisation
-      // runs on one core, and the four models of a recheck set then load in about the time of
-      // the largest. Errors are reported in role order.
       const ModelSource all[4] = {o.det, o.cls, o.rec, o.recheck};
       const char* role_names[4] = {"det", "cls", "rec", "recheck"};
       const ModelRole roles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec,
@@ -351,29 +385,15 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       loader::ModelFile loader::ModelSetInfo::* const members[4] = {
           &loader::ModelSetInfo::det, &loader::ModelSetInfo::cls, &loader::ModelSetInfo::rec,
           &loader::ModelSetInfo::recheck};
-      std::future<std::shared_ptr<Model>> loading[4];
-      for (int i = 0; i < 4; ++i) {
-        if (!all[i].given()) continue;
-        loading[i] = std::async(std::launch::async, [&, i] {
-          // A known set's file is known by its sha256 (the digest cache): its session can come
-          // from the optimised-graph cache.
-          std::shared_ptr<Model> m =
-              load_model(all[i], role_names[i], so, out.pool, digest_if_known(all[i], members[i]));
-          check_role(*m, roles[i]);
-          return m;
-        });
-      }
-      std::shared_ptr<Model> loaded[4];
-      std::exception_ptr first_error;
-      for (int i = 0; i < 4; ++i) {
-        if (!loading[i].valid()) continue;
-        try {
-          loaded[i] = loading[i].get();
-        } catch (...) {
-          if (!first_error) first_error = std::current_exception();
-        }
-      }
-      if (first_error) std::rethrow_exception(first_error);
+      const bool wanted[4] = {all[0].given(), all[1].given(), all[2].given(), all[3].given()};
+      const auto loaded = load_at_once(wanted, [&](int i) {
+        // A known set's file is known by its sha256 (the digest cache): its session can come
+        // from the optimised-graph cache.
+        std::shared_ptr<Model> m =
+            load_model(all[i], role_names[i], so, out.pool, digest_if_known(all[i], members[i]));
+        check_role(*m, roles[i]);
+        return m;
+      });
       for (int i = 0; i < 3; ++i) {
         models[i] = loaded[i];
         if (models[i]) out.names[i] = source_name(all[i], role_names[i]);
@@ -385,6 +405,9 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
           const auto chars = loader::read_keys_file(o.recheck_keys_path);
           recheck_charset =
               loader::charset_for(*recheck, &chars, "the keys file " + o.recheck_keys_path);
+        } else if (o.has_recheck_keys_list) {
+          recheck_charset =
+              loader::charset_for(*recheck, &o.recheck_keys_list, "the recheck keys given");
         } else {
           recheck_charset = loader::charset_for(*recheck, nullptr, "");
         }

@@ -68,6 +68,31 @@ ModelSource py_source_plain(const py::object& obj, const char* what,
 
 }  // namespace
 
+namespace {
+// A list or tuple of characters as UTF-8 strings; `what` names the argument in errors.
+std::vector<std::string> characters(const py::handle& list, const char* what) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  for (const auto& k : list) {
+    if (!py::isinstance<py::str>(k))
+      throw Error(StatusCode::kInvalidArgument,
+                  std::string(what) + ": a list of characters must hold strings, got " +
+                      std::string(py::str(py::type::of(k).attr("__name__"))));
+    Py_ssize_t n = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(k.ptr(), &n);
+    if (utf8 == nullptr) {  // a lone surrogate has no UTF-8 form
+      PyErr_Clear();
+      throw Error(StatusCode::kInvalidArgument,
+                  std::string(what) + "[" + std::to_string(i) +
+                      "] is not valid Unicode text: " + std::string(py::repr(k)));
+    }
+    out.emplace_back(utf8, static_cast<std::size_t>(n));
+    ++i;
+  }
+  return out;
+}
+}  // namespace
+
 void bind_loader(py::module_& m) {
   py::class_<LoadedPipeline>(m, "LoadedPipeline")
       .def_readonly("pipeline", &LoadedPipeline::pipeline)
@@ -87,6 +112,8 @@ void bind_loader(py::module_& m) {
       .def_readonly("budget_bytes", &LoadedPipeline::budget_bytes)
       .def_property_readonly("charset",
                              [](const LoadedPipeline& l) { return l.pipeline->charset(); })
+      .def_property_readonly("recheck_charset",
+                             [](const LoadedPipeline& l) { return l.pipeline->recheck_charset(); })
       .def_property_readonly("roles",
                              [](const LoadedPipeline& l) {
                                py::list r;
@@ -117,10 +144,13 @@ void bind_loader(py::module_& m) {
         PySource b, mo, d, c, r, rc;
         set_source(rc, recheck, "recheck", "<recheck model bytes>");
         o.recheck = rc.src;
-        if (!recheck_keys.is_none()) {
+        if (py::isinstance<py::list>(recheck_keys) || py::isinstance<py::tuple>(recheck_keys)) {
+          o.recheck_keys_list = characters(recheck_keys, "recheck_keys");
+          o.has_recheck_keys_list = true;
+        } else if (!recheck_keys.is_none()) {
           if (!py::isinstance<py::str>(recheck_keys) && !py::hasattr(recheck_keys, "__fspath__"))
             throw Error(StatusCode::kInvalidArgument,
-                        "recheck_keys must be a keys file path, got " +
+                        "recheck_keys must be a keys file path or a list of characters, got " +
                             std::string(py::str(py::type::of(recheck_keys).attr("__name__"))));
           o.recheck_keys_path = py::str(py::module_::import("os").attr("fspath")(recheck_keys));
           if (o.recheck_keys_path.empty())
@@ -138,23 +168,7 @@ void bind_loader(py::module_& m) {
         o.rec = r.src;
         if (!keys.is_none()) {
           if (py::isinstance<py::list>(keys) || py::isinstance<py::tuple>(keys)) {
-            std::size_t i = 0;
-            for (const auto& k : keys) {
-              if (!py::isinstance<py::str>(k))
-                throw Error(StatusCode::kInvalidArgument,
-                            "keys: a list of characters must hold strings, got " +
-                                std::string(py::str(py::type::of(k).attr("__name__"))));
-              Py_ssize_t n = 0;
-              const char* utf8 = PyUnicode_AsUTF8AndSize(k.ptr(), &n);
-              if (utf8 == nullptr) {  // a lone surrogate has no UTF-8 form
-                PyErr_Clear();
-                throw Error(StatusCode::kInvalidArgument,
-                            "keys[" + std::to_string(i) +
-                                "] is not valid Unicode text: " + std::string(py::repr(k)));
-              }
-              o.keys_list.emplace_back(utf8, static_cast<std::size_t>(n));
-              ++i;
-            }
+            o.keys_list = characters(keys, "keys");
             o.has_keys_list = true;
           } else if (py::isinstance<py::str>(keys) || py::hasattr(keys, "__fspath__")) {
             o.keys_path = py::str(py::module_::import("os").attr("fspath")(keys));
@@ -309,6 +323,8 @@ void bind_loader(py::module_& m) {
                                    -1, ' ', false, nlohmann::json::error_handler_t::replace);
                              })
       .def_property_readonly("charset", [](const PyBundle& b) { return b.bundle->charset(); })
+      .def_property_readonly("recheck_charset",
+                             [](const PyBundle& b) { return b.bundle->recheck_charset(); })
       .def_property_readonly(
           "config_json",
           [](const PyBundle& b) { return loader::settings_to_json(b.bundle->config()).dump(); })

@@ -36,7 +36,7 @@ from ..errors import (  # noqa: F401 - re-exported: edgeocr.pack.BundleError etc
 FORMAT_NAME = "edgeocr-bundle"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-ROLES = ("det", "cls", "rec")
+ROLES = ("det", "cls", "rec", "recheck")
 
 # Features a bundle may require of its reader (manifest "requires"); the C++ reader
 # (csrc/loader/bundle.cpp) refuses a bundle that requires a feature it does not list.
@@ -66,6 +66,8 @@ class Bundle:
     charset: list
     config: PipelineConfig
     _core: Any = field(default=None, repr=False)
+    #: The recheck model's classes, blank first ([] without a recheck model).
+    recheck_charset: list = field(default_factory=list)
 
     @property
     def det(self):
@@ -78,6 +80,10 @@ class Bundle:
     @property
     def rec(self):
         return self.models.get("rec")
+
+    @property
+    def recheck(self):
+        return self.models.get("recheck")
 
     def model_entry(self, role: str) -> dict:
         for m in self.manifest["models"]:
@@ -122,6 +128,7 @@ def build_manifest(
     verification: Mapping[str, Any] | None = None,
     requires: list | None = None,
     extra: Mapping[str, Any] | None = None,
+    recheck_charset: list | None = None,
 ) -> dict:
     """The manifest for ``models`` (role -> {"data": bytes, plus any descriptive fields})."""
     from .._core import __version__
@@ -165,6 +172,9 @@ def build_manifest(
         "quantization": dict(quantization or {"mode": "none"}),
         "verification": dict(verification or {}),
     }
+    if "recheck" in models:  # a reader without recheck models refuses the bundle by `requires`
+        manifest["requires"] = sorted({*manifest["requires"], "recheck"})
+        manifest["recheck_dictionary"] = {"charset": list(recheck_charset or []), "blank_index": 0}
     if extra:
         manifest.update(extra)
     return manifest
@@ -241,4 +251,12 @@ def _wrap(core_bundle, path: str | None) -> Bundle:
     manifest = json.loads(core_bundle.manifest_json)
     models = {role: memoryview(core_bundle.member(role)) for role in core_bundle.roles}
     config = PipelineConfig.from_core(json.loads(core_bundle.config_json))
-    return Bundle(path, manifest, models, list(core_bundle.charset), config, core_bundle)
+    return Bundle(
+        path,
+        manifest,
+        models,
+        list(core_bundle.charset),
+        config,
+        core_bundle,
+        list(core_bundle.recheck_charset),
+    )

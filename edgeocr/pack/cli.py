@@ -55,6 +55,15 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
         "--keys", help="rec dictionary, one character per line (default: the rec model's metadata)"
     )
     ap.add_argument(
+        "--recheck",
+        help="a second rec model (.onnx or .nb) that re-reads the lines rec reads below "
+        "rec_recheck_below (a *-recheck model set names one); packed in float",
+    )
+    ap.add_argument(
+        "--recheck-keys",
+        help="the recheck model's dictionary (default: its metadata)",
+    )
+    ap.add_argument(
         "--config",
         help="pipeline settings as JSON (a file, e.g. from `edgeocr config`); "
         "default: edgeocr's defaults",
@@ -218,15 +227,13 @@ def cmd_pack(args) -> int:
 
     try:
         det, cls, rec, keys = args.det, args.cls, args.rec, args.keys
+        recheck = args.recheck
         if args.models:
             base = resolve_model_set(args.models)
-            if base.get("recheck") and not rec:
-                raise InvalidInputError(
-                    f"{args.models} has a recheck model, which a bundle does not hold yet; pack "
-                    "a set without one (e.g. --models ppocr-v6-tiny or ppocr-v4det-v6rec)"
-                )
             if keys is None and not rec:
                 keys = base.get("keys")  # a set whose rec model names a dictionary file
+            if recheck is None and not rec:
+                recheck = base.get("recheck")  # the set's recheck model goes with its rec model
             det, cls, rec = det or base["det"], cls or base["cls"], rec or base["rec"]
         config = None
         if args.config:
@@ -240,7 +247,9 @@ def cmd_pack(args) -> int:
             det=det,
             cls=cls,
             rec=rec,
+            recheck=recheck,
             keys=keys,
+            recheck_keys=args.recheck_keys,
             quantize=args.quantize,
             calib=args.calib,
             calib_limit=args.calib_limit,

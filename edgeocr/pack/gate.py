@@ -70,6 +70,7 @@ class Gate:
             models,
             self.charset,
             self.config,
+            recheck_charset=self.ref.recheck_charset,
             threads=self.threads,
             optimization=self.runtime_optimization,
         )

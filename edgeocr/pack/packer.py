@@ -37,6 +37,7 @@ class PackOptions:
     """pack()'s keyword arguments but the models (see :func:`pack`)."""
 
     keys: object = None
+    recheck_keys: object = None
     quantize: str = "none"
     calib: str | None = None
     calib_limit: int = 12
@@ -93,7 +94,7 @@ class PackOptions:
         return dataclasses.replace(self, optimize=optimize, auto_keep=auto_keep)
 
 
-def pack(output, *, det=None, cls=None, rec=None, **options) -> dict:
+def pack(output, *, det=None, cls=None, rec=None, recheck=None, **options) -> dict:
     """Make a bundle at ``output``; returns its manifest.
 
     A quantized bundle is always verified before it is written (the gate):
@@ -112,14 +113,20 @@ def pack(output, *, det=None, cls=None, rec=None, **options) -> dict:
     difference past ``paddle_tolerance`` (default 1e-3) raises
     :class:`ConversionMismatchError` unless ``force``; ``layerwise`` (or the
     failure) names the first diverging tensor.
+
+    ``recheck``: a second rec model (ONNX or ``.nb``) that re-reads the lines rec reads below
+    ``rec_recheck_below`` (its dictionary: ``recheck_keys``, else its metadata). It is packed in
+    float (a bundle with one cannot be quantized yet) and stored with its dictionary; the
+    manifest then requires the ``recheck`` feature.
     """
     o = PackOptions(**options).checked()
     if det is None and rec is None:
         raise InvalidInputError("give at least a det or a rec model")
+    _check_recheck(recheck, rec, o)
     log = o.log
     # 1. Sources: ONNX bytes per role (Paddle inference models converted, settings from their
     #    inference.yml unless config= is given).
-    src = read_sources({"det": det, "cls": cls, "rec": rec}, log)
+    src = read_sources({"det": det, "cls": cls, "rec": rec, "recheck": recheck}, log)
     try:
         config = o.config
         if config is None and src.settings:
@@ -130,13 +137,12 @@ def pack(output, *, det=None, cls=None, rec=None, **options) -> dict:
         #    model set's own, e.g. drop_score 0.65 for PP-OCRv4 mobile, unless config= was
         #    given) and charset go into the manifest, so the bundle runs as the loose files do.
         t0 = time.perf_counter()
-        ref = Engine(
-            {**{r: os.fspath(p) for r, p in src.paths.items() if p is not None}, "keys": o.keys},
-            settings=config,
-            threads=o.threads,
-        )
+        ref_sources = {r: os.fspath(p) for r, p in src.paths.items() if p is not None}
+        if recheck is not None and o.recheck_keys is not None:
+            ref_sources["recheck_keys"] = o.recheck_keys
+        ref = Engine({**ref_sources, "keys": o.keys}, settings=config, threads=o.threads)
         load_seconds = time.perf_counter() - t0
-        config, charset = ref.config, ref.charset
+        config, charset, recheck_charset = ref.config, ref.charset, ref.recheck_charset
         # 3. Pages and calibration inputs (made by the pipeline's own kernels).
         pages = gate_pages(o.calib, o.calib_limit, o.eval_dir, o.eval_limit, o.quantize)
         settings = (
@@ -150,6 +156,8 @@ def pack(output, *, det=None, cls=None, rec=None, **options) -> dict:
             if pages.sample_imgs
             else {}
         )
+        if "recheck" in src.data and inputs.get("rec"):
+            inputs["recheck"] = inputs["rec"]  # it reads rec's crops: the stage check's inputs
         conversion = _check_conversion(src, pages, inputs, config, o)
     finally:
         src.close()
@@ -189,7 +197,41 @@ def pack(output, *, det=None, cls=None, rec=None, **options) -> dict:
     if conversion:
         report["conversion"] = conversion
     gate.judge(report, build_seconds=build_seconds, force=o.force)
-    return _write(output, packed, build, src, charset, config, report, pages, inputs, uniform, o)
+    return _write(
+        output,
+        packed,
+        build,
+        src,
+        (charset, recheck_charset),
+        config,
+        report,
+        pages,
+        inputs,
+        uniform,
+        o,
+    )
+
+
+def _check_recheck(recheck, rec, o: PackOptions) -> None:
+    """A recheck model needs a rec model, ONNX or .nb source, and no quantization (yet)."""
+    if recheck is None:
+        if o.recheck_keys is not None:
+            raise InvalidInputError("recheck_keys given but there is no recheck model")
+        return
+    if rec is None:
+        raise InvalidInputError("a recheck model re-reads the rec model's lines; give a rec model")
+    if o.quantize != "none":
+        raise InvalidInputError(
+            f"--quantize {o.quantize}: a bundle with a recheck model is packed in float only (for "
+            "now); pack without --quantize, or a set without a recheck model"
+        )
+    from .sources import _is_paddle
+
+    if _is_paddle(recheck):
+        raise InvalidInputError(
+            f"{os.fspath(recheck)}: a recheck model is given as ONNX or .nb (convert the Paddle "
+            "inference model first, e.g. by packing it as a rec model)"
+        )
 
 
 def _uniform_roles(settings, sources: dict) -> set:
@@ -217,12 +259,15 @@ def _check_conversion(src: Sources, pages: GatePages, inputs: dict, config, o) -
     )
 
 
-def _write(output, packed, build, src, charset, config, report, pages, inputs, uniform, o):
-    """The bundle's manifest and file; returns the manifest."""
+def _write(output, packed, build, src, charsets, config, report, pages, inputs, uniform, o):
+    """The bundle's manifest and file; returns the manifest. ``charsets``: rec's and recheck's."""
+    charset, recheck_charset = charsets
     settings = build.settings
     requires = ["onnx"]
     if o.optimize == "extended":
         requires.append("ort-contrib-ops")
+    if "recheck" in packed:
+        requires.append("recheck")
     if o.quantize == "int8":
         requires.append("int8-qdq")
     elif o.quantize == "dynamic":
@@ -265,6 +310,7 @@ def _write(output, packed, build, src, charset, config, report, pages, inputs, u
         verification=report,
         requires=requires,
         extra={"runtime": {"graph_optimization": o.runtime_optimization}},
+        recheck_charset=recheck_charset,
     )
     size = B.write_bundle(output, manifest, packed)
     o.log(

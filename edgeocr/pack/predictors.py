@@ -19,6 +19,7 @@ def predictor_from_models(
     charset: list,
     config,
     *,
+    recheck_charset: list | None = None,
     threads: int | None = None,
     optimization: str = "all",
     name: str = "<bundle>",
@@ -30,11 +31,15 @@ def predictor_from_models(
     (memoryviews into a mapped bundle are not copied by Python; ONNX Runtime
     parses them into its own session). The runtime copies what it keeps, so
     ``models`` may be released afterwards. The C++ loader checks the roles and
-    the charset (blank first) against the rec model's classes, as for a bundle.
+    the charset (blank first) against the rec model's classes, as for a bundle; a recheck
+    model's against ``recheck_charset``.
     """
-    sources = {role: models[role] for role in ("det", "cls", "rec") if models.get(role) is not None}
+    roles = ("det", "cls", "rec", "recheck")
+    sources = {role: models[role] for role in roles if models.get(role) is not None}
     if "rec" in sources:
         sources["keys"] = list(charset[1:])  # the characters after the blank
+    if "recheck" in sources:
+        sources["recheck_keys"] = list((recheck_charset or [""])[1:])
     return Engine(
         sources,
         settings={**config.to_core(), **overrides},

@@ -10,6 +10,7 @@ be exactly one of those two readings, chosen by tiny rec's score.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -114,15 +115,124 @@ def test_bad_recheck_arguments_are_named():
         edgeocr.Predictor(rec=paths["rec"], keys=paths["keys"], recheck="/no/such/recheck.onnx")
 
 
-def test_pack_refuses_a_recheck_set_and_packs_a_tiny_set_with_its_dictionary(tmp_path, capsys):
-    """A bundle holds det, cls and rec: packing a recheck set by name is refused (never a bundle
-    that silently reads as tiny alone); a tiny set packs with the dictionary file it names."""
+@pytest.fixture(scope="module")
+def recheck_bundle(tmp_path_factory):
+    """The default recheck set packed into one bundle (by name, as edgeocr-pack --models does)."""
     from edgeocr.pack.cli import pack_main
 
     _installed("ppocr-v6-tiny-recheck")
-    out = tmp_path / "x.eocr"
-    assert pack_main(["--models", "ppocr-v6-tiny-recheck", "-o", str(out)]) != 0
-    assert "recheck model" in capsys.readouterr().err and not out.exists()
+    out = tmp_path_factory.mktemp("recheck") / "default.eocr"
+    assert pack_main(["--models", "ppocr-v6-tiny-recheck", "--threads", "1", "-o", str(out)]) == 0
+    return out
+
+
+def test_a_bundle_holds_the_recheck_model_and_reads_as_the_loose_set(recheck_bundle):
+    """A recheck set packs into one bundle (its recheck model, its dictionary, the `recheck`
+    feature) and reads every page as the loose files do: same lines, scores and boxes, from
+    Python and through the bundle's bytes, at the set's threshold and at 1 (every line
+    rechecked, so the recheck model surely runs)."""
+    from edgeocr.pack import load_bundle
+
+    info = load_bundle(recheck_bundle)
+    manifest = info.manifest
+    assert (
+        info.recheck is not None
+        and info.recheck_charset == manifest["recheck_dictionary"]["charset"]
+    )
+    roles = [m["role"] for m in manifest["models"]]
+    assert roles == ["det", "cls", "rec", "recheck"]
+    assert "recheck" in manifest["requires"]
+    assert manifest["recheck_dictionary"]["charset"][0] == ""
+    assert len(manifest["recheck_dictionary"]["charset"]) > 10000  # v6 small rec's 18k classes
+    kw = dict(threads=1, precision="fp32")
+    for below in (None, 1.0):
+        extra = {} if below is None else {"rec_recheck_below": below}
+        packed = edgeocr.Predictor(str(recheck_bundle), **kw, **extra)
+        assert packed.roles == {"det", "cls", "rec", "recheck"}
+        assert packed.engine.names["recheck"] == "default.eocr:recheck"
+        from_bytes = edgeocr.Predictor(recheck_bundle.read_bytes(), **kw, **extra)
+        loose = edgeocr.Predictor(models="ppocr-v6-tiny-recheck", **kw, **extra)
+        for page in PAGES[:4]:
+            want = _read(loose, str(page))
+            assert want and _read(packed, str(page)) == want, page
+            assert _read(from_bytes, str(page)) == want, page
+
+
+def test_a_recheck_bundle_reads_the_same_from_c(recheck_bundle, ocr_demo, tmp_path):
+    """The C API loads the bundle's recheck model: ocr_demo prints the Python lines."""
+    import subprocess
+
+    from PIL import Image
+
+    ppm = tmp_path / "page.ppm"
+    Image.open(DATA / "sample_en_blur.png").convert("RGB").save(ppm)
+    r = subprocess.run(
+        [str(ocr_demo), "--bundle", str(recheck_bundle), "--set", "rec_recheck_below=1", str(ppm)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"]),
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    got = [line.split("\t")[-1] for line in r.stdout.splitlines() if "\t" in line]
+    p = edgeocr.Predictor(str(recheck_bundle), threads=1, rec_recheck_below=1.0)
+    assert got == [ln.text for ln in p.predict(str(ppm)).lines]
+
+
+def test_bundle_recheck_rules_are_checked(recheck_bundle, tmp_path):
+    """A recheck member without the `recheck` feature, without its dictionary or without a rec
+    model is refused, naming what is missing; an int8 or keys-less pack is refused up front."""
+    import zipfile
+
+    from edgeocr.pack import BundleError, pack
+    from edgeocr.pack.bundle import write_bundle
+
+    with zipfile.ZipFile(recheck_bundle) as z:
+        manifest = json.loads(z.read("manifest.json"))
+        data = {m["role"]: z.read(m["file"]) for m in manifest["models"]}
+
+    def rewrite(edit, name):
+        m = json.loads(json.dumps(manifest))
+        edit(m)
+        out = tmp_path / name
+        write_bundle(out, m, data)
+        return out
+
+    no_feature = rewrite(lambda m: m["requires"].remove("recheck"), "nofeature.eocr")
+    with pytest.raises(BundleError, match="requires.*recheck"):
+        edgeocr.Predictor(str(no_feature))
+    no_dict = rewrite(lambda m: m.pop("recheck_dictionary"), "nodict.eocr")
+    with pytest.raises(BundleError, match="recheck_dictionary"):
+        edgeocr.Predictor(str(no_dict))
+
+    def drop_rec(m):
+        m["models"] = [e for e in m["models"] if e["role"] != "rec"]
+
+    no_rec = rewrite(drop_rec, "norec.eocr")
+    with pytest.raises(BundleError, match="recheck model but no rec model"):
+        edgeocr.Predictor(str(no_rec))
+    short = rewrite(lambda m: m["recheck_dictionary"].update(charset=["", "a", "b"]), "short.eocr")
+    with pytest.raises(edgeocr.ModelError, match="recheck"):
+        edgeocr.Predictor(str(short))
+    paths = _installed("ppocr-v6-tiny-recheck")
+    with pytest.raises(edgeocr.InvalidInputError, match="float only"):
+        pack(
+            tmp_path / "q.eocr",
+            det=paths["det"],
+            rec=paths["rec"],
+            keys=paths["keys"],
+            recheck=paths["recheck"],
+            quantize="dynamic",
+            force=True,
+        )
+    with pytest.raises(edgeocr.InvalidInputError, match="give a rec model"):
+        pack(tmp_path / "r.eocr", det=paths["det"], recheck=paths["recheck"])
+
+
+def test_a_tiny_set_packs_with_its_dictionary(tmp_path):
+    from edgeocr.pack.cli import pack_main
+
+    _installed("ppocr-v6-tiny")
     tiny = tmp_path / "tiny.eocr"
     assert pack_main(["--models", "ppocr-v6-tiny", "--threads", "1", "-o", str(tiny)]) == 0
     kw = dict(threads=1, precision="fp32")

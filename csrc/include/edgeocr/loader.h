@@ -32,10 +32,12 @@ struct LoadOptions {
   ModelSource model;
   ModelSource det, cls, rec;
   // A second recogniser that re-reads the lines rec is unsure of (PipelineConfig's
-  // rec_recheck_below); loose models only, with rec. Its dictionary: this keys file, else its
-  // metadata.
+  // rec_recheck_below); with loose models and rec (a bundle holds its own). Its dictionary: this
+  // keys file or list of characters (at most one), else its metadata.
   ModelSource recheck;
   std::string recheck_keys_path;
+  std::vector<std::string> recheck_keys_list;
+  bool has_recheck_keys_list = false;
   // The rec model's dictionary when it is not in its metadata: a keys file,
   // keys text (one character per line) or a list of characters (at most one).
   std::string keys_path;
