@@ -5,7 +5,7 @@
 
 A bundle is what a device app ships: the C API opens the same file
 (examples/c/ocr_demo.c --bundle ppocr.eocr page.ppm) and reads the same lines.
-`edgeocr-pack --models ppocr-v4det-v6rec -o ppocr.eocr` does the packing from the command line.
+`edgeocr-pack --models ppocr-v6-tiny-recheck -o ppocr.eocr` does the packing from the command line.
 """
 
 import sys
@@ -18,10 +18,10 @@ from edgeocr.pack.packer import pack
 image = sys.argv[1] if len(sys.argv) > 1 else "page.jpg"
 output = sys.argv[2] if len(sys.argv) > 2 else "ppocr.eocr"
 
-# A set a bundle holds whole: det, cls and rec (the default set's recheck model is not yet a
-# bundle member; docs/model-ladder.md, "Recheck").
-models = resolve_model_set("ppocr-v4det-v6rec")  # {"det": path, "cls": path, "rec": path}
-pack(output, det=models["det"], cls=models["cls"], rec=models["rec"])
+# The default set: det, cls, rec with its dictionary file, and the recheck model that re-reads the
+# lines rec is unsure of (docs/model-ladder.md, "Recheck").
+m = resolve_model_set("ppocr-v6-tiny-recheck")  # {"det": path, ..., "recheck": path, "keys": path}
+pack(output, det=m["det"], cls=m["cls"], rec=m["rec"], keys=m["keys"], recheck=m["recheck"])
 with load_bundle(output) as b:
     print(f"{output}: {', '.join(m['role'] for m in b.manifest['models'])}", file=sys.stderr)
 
