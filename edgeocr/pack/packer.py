@@ -225,9 +225,9 @@ def _check_recheck(recheck, rec, o: PackOptions) -> None:
             f"--quantize {o.quantize}: a bundle with a recheck model is packed in float only (for "
             "now); pack without --quantize, or a set without a recheck model"
         )
-    from .sources import _is_paddle
+    from .paddle import is_paddle_source
 
-    if _is_paddle(recheck):
+    if isinstance(recheck, (str, os.PathLike)) and is_paddle_source(recheck):
         raise InvalidInputError(
             f"{os.fspath(recheck)}: a recheck model is given as ONNX or .nb (convert the Paddle "
             "inference model first, e.g. by packing it as a rec model)"

@@ -28,7 +28,8 @@ PKG = REPO / "edgeocr"
 LAYERS = (
     (0, "core", ("edgeocr._core", "edgeocr.errors", "edgeocr._runtime", "edgeocr.config",
                  "edgeocr.image_io", "edgeocr.progress", "edgeocr.c_config", "edgeocr.results",
-                 "edgeocr.model", "edgeocr.models", "edgeocr.extras", "edgeocr._not_built")),
+                 "edgeocr.model", "edgeocr.models", "edgeocr.extras", "edgeocr._not_built",
+                 "edgeocr._lazy", "edgeocr._numpy")),
     (1, "engine", ("edgeocr.engine", "edgeocr.sources")),
     (1, "documents", ("edgeocr.documents",)),
     (2, "api", ("edgeocr.predictor", "edgeocr.cli", "edgeocr")),
