@@ -51,9 +51,10 @@ def _load_while_importing(args):
     with ThreadPoolExecutor(1, thread_name_prefix="edgeocr-load") as pool:
         loading = pool.submit(predictor_from_args, args)
         try:
+            # The first image's decoding needs these (edgeocr/image_io.py): imported meanwhile.
             import cv2  # noqa: F401
-            import numpy  # noqa: F401 - imported here for the first image's decoding
-            from PIL import Image  # noqa: F401 - its header check (edgeocr/image_io.py)
+            import numpy  # noqa: F401
+            from PIL import Image  # noqa: F401
         except ImportError:  # reported where they are used
             pass
         return loading.result()
