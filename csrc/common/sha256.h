@@ -8,7 +8,8 @@
 
 namespace edgeocr {
 
-// Incremental SHA-256. Not thread-safe per object; objects are independent.
+// Incremental SHA-256. Not thread-safe per object; objects are independent. Whole blocks run on
+// the x86 SHA extensions where the CPU has them (EDGEOCR_SHA256=portable: never), else portably.
 class Sha256 {
  public:
   Sha256();

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import struct
 import subprocess
@@ -57,6 +58,31 @@ def test_sha256_every_length_around_blocks():
     for n in list(range(0, 200)) + [1023, 1024, 1025, 65535, 65536, 65537]:
         data = bytes(rng.getrandbits(8) for _ in range(n))
         assert _core.loader.sha256_hex(data) == hashlib.sha256(data).hexdigest(), n
+
+
+def test_sha256_portable_code_matches_too():
+    """Both block functions give hashlib's digest: the SHA-extension one (where the CPU has it,
+    as in this process) and the portable one (EDGEOCR_SHA256=portable, in a child)."""
+    code = textwrap.dedent(
+        """
+        import hashlib, random
+        from edgeocr import _core
+        rng = random.Random(11)
+        for n in list(range(0, 160)) + [4096, 65537, 1 << 20]:
+            data = rng.randbytes(n)
+            assert _core.loader.sha256_hex(data) == hashlib.sha256(data).hexdigest(), n
+        print("ok")
+        """
+    )
+    for env in ({}, {"EDGEOCR_SHA256": "portable"}):
+        r = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0 and r.stdout.strip() == "ok", (env, r.stderr[-2000:])
 
 
 # ---------------------------------------------------------------------------
