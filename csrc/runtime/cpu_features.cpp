@@ -60,7 +60,7 @@ void detect(CpuFeatures& f) {
 
 std::string signature() {
   std::string s;
-  auto add = [&s](const char* name, unsigned long long v) {
+  [[maybe_unused]] auto add = [&s](const char* name, unsigned long long v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, " %s=%llx", name, v);
     s += buf;
