@@ -33,12 +33,15 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 std::string entry_path(const std::string& dir, const std::string& sha256,
                        const SessionOptions& so) {
-  const ort::Runtime& rt = ort::runtime();
-  struct stat st{};
-  const long long lib_size =
-      ::stat(rt.library_path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
-  const std::string id = "edgeocr-ort-graph-v1\nmodel " + sha256 + "\nort " + rt.version + " " +
-                         std::to_string(lib_size) + "\ncpu " + cpu_signature() + "\nopt " +
+  // The runtime and the CPU do not change within a process.
+  static const std::string machine = [] {
+    const ort::Runtime& rt = ort::runtime();
+    struct stat st{};
+    const long long lib_size =
+        ::stat(rt.library_path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+    return "\nort " + rt.version + " " + std::to_string(lib_size) + "\ncpu " + cpu_signature();
+  }();
+  const std::string id = "edgeocr-ort-graph-v1\nmodel " + sha256 + machine + "\nopt " +
                          std::to_string(static_cast<int>(so.optimization)) + " bf16 " +
                          (so.arm64_bf16_fastmath ? "1" : "0") + "\n";
   return dir + "/" + sha256_hex(id.data(), id.size()) + kEntrySuffix;
@@ -82,10 +85,7 @@ void prune(const std::string& dir) {
 std::string graph_cache_dir() {
   const char* off = std::getenv("EDGEOCR_GRAPH_CACHE");
   if (off && std::string(off) == "0") return "";
-  const char* env = std::getenv("EDGEOCR_CACHE_DIR");
-  if (env && *env) return std::string(env) + "/ort";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/edgeocr/ort";
+  return nb::cache_subdir("ort");
 }
 
 std::shared_ptr<Model> load_through_graph_cache(const std::string& path, const void* data,

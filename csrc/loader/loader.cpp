@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -65,15 +64,6 @@ void check_role(const Model& m, ModelRole want) {
   }
 }
 
-// The folder of the on-disk digest cache: $EDGEOCR_CACHE_DIR/sha256, else
-// ~/.cache/edgeocr/sha256.
-std::string digest_cache_dir() {
-  const char* env = std::getenv("EDGEOCR_CACHE_DIR");
-  if (env && *env) return std::string(env) + "/sha256";
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/edgeocr/sha256";
-}
-
 // The sha256 of the file at `path`, whose (device, inode, size, mtime in ns) are given: from the
 // on-disk cache when an entry for exactly these exists, else hashed and stored (atomically; a
 // cache that cannot be read or written is not an error). An entry names only which known set a
@@ -82,7 +72,7 @@ std::string file_digest_cached(const std::string& path, std::uint64_t dev, std::
                                std::uint64_t size, std::int64_t mtime_ns) {
   const std::string id = "edgeocr-digest-v1 " + std::to_string(dev) + " " + std::to_string(ino) +
                          " " + std::to_string(size) + " " + std::to_string(mtime_ns);
-  const std::string dir = digest_cache_dir();
+  const std::string dir = nb::cache_subdir("sha256");
   const std::string entry = dir + "/" + edgeocr::sha256_hex(id.data(), id.size());
   std::string stored;
   if (nb::read_file(entry, &stored) && stored.size() == 64 &&
@@ -161,6 +151,11 @@ std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const 
   }
   return loader::load_through_graph_cache("", s.data, s.size, sha256, so, pool, name);
 }
+
+// The four models of a pipeline by index (det, cls, rec, recheck): their names and roles.
+constexpr const char* kRoleNames[4] = {"det", "cls", "rec", "recheck"};
+constexpr ModelRole kRoles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec,
+                                 ModelRole::kRec};
 
 // The sessions of a pipeline's models, made at once, one thread each: a session's creation runs
 // on one core, and the four models of a recheck set then load in about the time of the largest.
@@ -319,14 +314,12 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     const std::string base = !bundle_src.path.empty() ? bundle_src.path : b->name();
     const std::string file =
         base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-    const char* role_names[4] = {"det", "cls", "rec", "recheck"};
-    const ModelRole roles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec, ModelRole::kRec};
     const loader::BundleModel* members[4];
     bool wanted[4];
     for (int i = 0; i < 4; ++i) {
-      members[i] = b->model(role_names[i]);
+      members[i] = b->model(kRoleNames[i]);
       wanted[i] = members[i] != nullptr;
-      if (wanted[i]) out.names[i] = file + ":" + role_names[i];
+      if (wanted[i]) out.names[i] = file + ":" + kRoleNames[i];
     }
     const auto loaded = load_at_once(wanted, [&](int i) {
       // The member's bytes go to the runtime in place (from the mapped file). A verified member
@@ -335,7 +328,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       std::shared_ptr<Model> model = loader::load_through_graph_cache(
           "", m.data, m.size, o.verify_checksums ? m.sha256 : std::string(), so, out.pool,
           out.names[i]);
-      check_role(*model, roles[i]);
+      check_role(*model, kRoles[i]);
       return model;
     });
     for (int i = 0; i < 3; ++i) models[i] = loaded[i];
@@ -379,9 +372,6 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       out.names[i] = n;
     } else {
       const ModelSource all[4] = {o.det, o.cls, o.rec, o.recheck};
-      const char* role_names[4] = {"det", "cls", "rec", "recheck"};
-      const ModelRole roles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec,
-                                  ModelRole::kRec};
       loader::ModelFile loader::ModelSetInfo::* const members[4] = {
           &loader::ModelSetInfo::det, &loader::ModelSetInfo::cls, &loader::ModelSetInfo::rec,
           &loader::ModelSetInfo::recheck};
@@ -390,13 +380,13 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
         // A known set's file is known by its sha256 (the digest cache): its session can come
         // from the optimised-graph cache.
         std::shared_ptr<Model> m =
-            load_model(all[i], role_names[i], so, out.pool, digest_if_known(all[i], members[i]));
-        check_role(*m, roles[i]);
+            load_model(all[i], kRoleNames[i], so, out.pool, digest_if_known(all[i], members[i]));
+        check_role(*m, kRoles[i]);
         return m;
       });
       for (int i = 0; i < 3; ++i) {
         models[i] = loaded[i];
-        if (models[i]) out.names[i] = source_name(all[i], role_names[i]);
+        if (models[i]) out.names[i] = source_name(all[i], kRoleNames[i]);
       }
       recheck = loaded[3];
       if (recheck) {

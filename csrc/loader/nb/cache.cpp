@@ -112,6 +112,13 @@ void write_atomic(const std::string& dir, const std::string& path, const std::st
   if (!ok || std::rename(name.data(), path.c_str()) != 0) ::unlink(name.data());
 }
 
+std::string cache_subdir(const char* name) {
+  const char* env = std::getenv("EDGEOCR_CACHE_DIR");
+  if (env && *env) return std::string(env) + "/" + name;
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.cache/edgeocr/" + name;
+}
+
 std::string default_cache_dir() {
   const char* env = std::getenv("EDGEOCR_CACHE_DIR");
   if (env && *env) {

@@ -51,6 +51,9 @@ std::string cached_translate_to_onnx(const void* data, std::size_t size, const s
 // The cache folder cached_translate_to_onnx uses when given none.
 std::string default_cache_dir();
 
+// The loader's other caches' folder `name`: $EDGEOCR_CACHE_DIR/name, else ~/.cache/edgeocr/name.
+std::string cache_subdir(const char* name);
+
 // The cache's file helpers (also used by the loader's digest cache): read a whole file (false if it
 // cannot be read); create a folder and its parents; write `data` to `path` in `dir` atomically
 // (a temp file renamed; nothing is written when any step fails).
