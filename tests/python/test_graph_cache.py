@@ -9,11 +9,14 @@ the cache survives damaged entries and stays within its bounds.
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
 from pathlib import Path
 
 import pytest
+from limits import run_limited
 
 import edgeocr
 
@@ -31,6 +34,20 @@ def _read(**kw) -> list:
             out.append([(ln.text, ln.score, ln.box.tolist()) for ln in r.lines])
     assert out and out[0], "sample_en.png read no lines"
     return out
+
+
+def _read_limited(cache: Path, **kw) -> list:
+    """_read(**kw) in a child process under tests/python/limits.py's limits, as JSON."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); from test_graph_cache import _read; "
+        f"print(json.dumps(_read(**{kw!r})))"
+    )
+    r = run_limited(
+        [sys.executable, "-c", code, str(Path(__file__).parent)],
+        env=dict(os.environ, EDGEOCR_CACHE_DIR=str(cache)),
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.splitlines()[-1])
 
 
 def _entries(cache: Path) -> list[Path]:
@@ -62,11 +79,13 @@ def test_sessions_come_from_the_cache_with_the_same_results(v4_paths, tmp_path, 
     for e in entries:  # each hit touched its entry: the sessions came from these files
         assert time.time() - e.stat().st_mtime < DAY, e
 
-    # Damaged entries are removed and made again; the text is still the models' own.
+    # Damaged entries are removed and made again; the text is still the models' own. The damaged
+    # files are hostile input to the runtime: read in a child under an address-space limit and a
+    # timeout.
     for e in entries:
         e.write_bytes(b"\x08\x07 not an optimised graph")
     _age(entries, 2 * DAY)
-    assert _read(models="ppocr-v4-mobile") == plain
+    assert _read_limited(cache, models="ppocr-v4-mobile") == json.loads(json.dumps(plain))
     assert _entries(cache) == entries
     for e in entries:
         assert e.stat().st_size > 1000 and time.time() - e.stat().st_mtime < DAY
