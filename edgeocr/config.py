@@ -13,6 +13,20 @@ import dataclasses
 from dataclasses import dataclass, field
 
 
+def _float32_shortest(v: float) -> float:
+    """The float32 value ``v`` as the shortest decimal that reads back as it (what numpy prints for
+    np.float32(v)), without importing numpy: the nearest decimal of 1, 2, ... 9 digits that
+    float32 rounds to the same value."""
+    import struct
+
+    want = struct.unpack("f", struct.pack("f", v))[0]
+    for digits in range(1, 10):
+        x = float(f"{want:.{digits}g}")
+        if struct.unpack("f", struct.pack("f", x))[0] == want:
+            return x
+    return want  # inf, nan
+
+
 @dataclass(frozen=True)
 class PipelineConfig:
     """Every setting of the det -> cls -> rec pipeline, checked against the core's table."""
@@ -102,11 +116,9 @@ class PipelineConfig:
     def from_core(cls, d: dict) -> PipelineConfig:
         """From the core's settings (float32 values shown by their shortest float32 form: 0.65, not
         0.6499999761581421)."""
-        import numpy as np
-
         def py(v):
             if isinstance(v, float):
-                return float(str(np.float32(v)))
+                return _float32_shortest(v)
             if isinstance(v, (list, tuple)):
                 return tuple(py(x) for x in v)
             return v

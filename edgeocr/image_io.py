@@ -37,6 +37,8 @@ def image_files(folder: str | os.PathLike, *, recursive: bool = False) -> list[s
     return out
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
 # Decoding may use at most this many bytes per allowed pixel (the size of a
 # BGRA result), i.e. max_pixels * 4 bytes (400 MB by default). Decoders that
 # need more working memory per pixel get proportionally fewer pixels: the
@@ -269,13 +271,22 @@ def check_image_bytes(data: bytes, what: str = "image bytes", max_pixels: int | 
 def decode_image(
     data: bytes, what: str = "image bytes", max_pixels: int | None = None
 ) -> np.ndarray:
-    """Decode encoded image bytes to a uint8 BGR/gray/BGRA array (sizes checked first)."""
-    import cv2
+    """Decode encoded image bytes to a uint8 BGR/gray/BGRA array (sizes checked first).
 
+    PNGs are decoded by the core (csrc/codec/png.h, also the C API's decoder) unless it declines
+    one; then, and for every other format, OpenCV decodes, else Pillow."""
     if len(data) == 0:
         raise InvalidInputError(f"{what}: empty (0 bytes)")
+    if data[:8] == PNG_SIGNATURE:
+        from . import _core
+
+        limit = max_image_pixels(max_pixels)
+        img = _core.decode_png(data, limit, limit * DECODE_BYTES_PER_PIXEL)
+        if not isinstance(img, str):  # else: why the core declined it
+            return img
+    import cv2
     fmt = check_image_bytes(data, what, max_pixels)
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
+    if data[:8] == PNG_SIGNATURE:
         _check_png_chunks(data, what)
     img = None
     if fmt in _CV2_FORMATS:
@@ -408,30 +419,7 @@ def load_image(image, max_pixels: int | None = None) -> np.ndarray:
     limit = max_image_pixels(max_pixels)
     if isinstance(image, (str, os.PathLike)):
         path = os.fspath(image)
-        if not os.path.exists(path):
-            raise InvalidInputError(f"image file not found: {path}")
-        if os.path.isdir(path):
-            raise InvalidInputError(f"{path} is a directory, not an image")
-        if not os.path.isfile(path):
-            # /dev/zero never ends, a pipe blocks until a writer comes: only files are read.
-            raise InvalidInputError(
-                f"{path} is not a regular file (a device, pipe or socket); pass the image's bytes"
-            )
-        # An encoded image is never larger than its uncompressed pixels (plus headers):
-        # a bigger file is not read into memory.
-        most = limit * DECODE_BYTES_PER_PIXEL + (1 << 20)
-        size = os.path.getsize(path)
-        if size <= most:
-            with open(path, "rb") as f:
-                data = f.read(size + 1)  # bounded, even if the file grows meanwhile
-            size = len(data)
-        if size > most:
-            raise InvalidInputError(
-                f"{path}: a {size >> 20} MiB file is more than an image of the {limit}-pixel limit "
-                "can take "
-                "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
-            )
-        return load_image_bytes(data, path, limit)
+        return load_image_bytes(read_image_file(path, limit), path, limit)
     if isinstance(image, (bytes, bytearray, memoryview)):
         return load_image_bytes(image, "image bytes", limit)
     if isinstance(image, np.ndarray):
@@ -459,6 +447,35 @@ def load_image(image, max_pixels: int | None = None) -> np.ndarray:
         f"cannot read an image from {type(image).__name__}; pass a path, bytes, a numpy array or a "
         "PIL image"
     )
+
+
+def read_image_file(path: str, limit: int) -> bytes:
+    """The bytes of the image file ``path``, refused (InvalidInputError) when it is missing, not a
+    regular file, or larger than an image of ``limit`` pixels can be encoded in."""
+    if not os.path.exists(path):
+        raise InvalidInputError(f"image file not found: {path}")
+    if os.path.isdir(path):
+        raise InvalidInputError(f"{path} is a directory, not an image")
+    if not os.path.isfile(path):
+        # /dev/zero never ends, a pipe blocks until a writer comes: only files are read.
+        raise InvalidInputError(
+            f"{path} is not a regular file (a device, pipe or socket); pass the image's bytes"
+        )
+    # An encoded image is never larger than its uncompressed pixels (plus headers):
+    # a bigger file is not read into memory.
+    most = limit * DECODE_BYTES_PER_PIXEL + (1 << 20)
+    size = os.path.getsize(path)
+    if size <= most:
+        with open(path, "rb") as f:
+            data = f.read(size + 1)  # bounded, even if the file grows meanwhile
+        size = len(data)
+    if size > most:
+        raise InvalidInputError(
+            f"{path}: a {size >> 20} MiB file is more than an image of the {limit}-pixel limit "
+            "can take "
+            "(max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)"
+        )
+    return data
 
 
 def load_image_bytes(data, what: str = "image bytes", max_pixels: int | None = None) -> np.ndarray:

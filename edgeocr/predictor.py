@@ -14,7 +14,7 @@ from ._runtime import int8_speed_warning
 from .config import PipelineConfig
 from .engine import Engine, check_workers
 from .errors import InvalidInputError
-from .image_io import load_image
+from .image_io import load_image, load_image_bytes, read_image_file
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import check_max_memory_mb, session_options
 from .models import MODEL_SETS, RUNGS, model_set_name
@@ -239,6 +239,21 @@ class Predictor:
 
     def predict(self, image) -> OcrResult:
         """OCR one image: a path, encoded bytes, a uint8 BGR/gray/BGRA numpy array or PIL image."""
+        if self.preprocess is None and not self.engine.budget_bytes:
+            # A PNG file or bytes: decoded in the core and read without numpy (engine.run_encoded);
+            # the decoder's pixels are those load_image gives, so the result is the same.
+            if isinstance(image, (str, os.PathLike)):
+                limit = max_image_pixels_in_force(self.max_image_pixels)
+                path = os.fspath(image)
+                data = read_image_file(path, limit)
+                r = self.engine.run_encoded(data, limit, path)
+                if r is None:
+                    r = self.engine.run(load_image_bytes(data, path, limit), source=path)
+                return r
+            if isinstance(image, (bytes, bytearray)):
+                r = self.engine.run_encoded(image, max_image_pixels_in_force(self.max_image_pixels))
+                if r is not None:
+                    return r
         return self.engine.predict(image, self._prepare, size_from_header=self.preprocess is None)
 
     def predict_batch(self, images: Iterable, *, workers: int | None = None) -> list[OcrResult]:

@@ -9,8 +9,42 @@ from ._numpy import np
 from .errors import EdgeOCRError
 
 
-def _box_list(box: np.ndarray) -> list:
+def _box_list(box) -> list:
+    if isinstance(box, _CoreBox):  # the core's 8 numbers, as float32 values: no numpy needed
+        return [[round(box[i], 2), round(box[i + 1], 2)] for i in range(0, 8, 2)]
     return [[round(float(x), 2), round(float(y), 2)] for x, y in box]
+
+
+class _CoreBox(tuple):
+    """A box as the core gives it: 8 floats (x0, y0, ..., x3, y3), each a float32 value."""
+
+    __slots__ = ()
+
+
+class _Box:
+    """The ``box`` field of a line or word: a (4, 2) float32 array, made from the core's 8
+    numbers when it is first read. Printing a result's text then needs no numpy
+    (``edgeocr predict`` on one image imports none). Any other value is kept as given."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:  # a dataclass asking for a default: there is none
+            raise AttributeError(self.slot[1:])
+        value = obj.__dict__[self.slot]
+        if isinstance(value, _CoreBox):
+            value = np.array(value, dtype=np.float32).reshape(4, 2)
+            obj.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__[self.slot] = value
+
+    @staticmethod
+    def raw(obj, name: str = "box"):
+        """The stored value, converted or not."""
+        return obj.__dict__["_" + name]
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,12 +61,16 @@ class OcrWord:
     """
 
     text: str
-    box: np.ndarray
+    box: np.ndarray = _Box()
     score: float
 
     def to_dict(self) -> dict:
         """The word as JSON-ready values (text, score, box)."""
-        return {"text": self.text, "score": round(float(self.score), 5), "box": _box_list(self.box)}
+        return {
+            "text": self.text,
+            "score": round(float(self.score), 5),
+            "box": _box_list(_Box.raw(self)),
+        }
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, OcrWord):
@@ -66,7 +104,7 @@ class OcrLine:
 
     text: str
     score: float
-    box: np.ndarray
+    box: np.ndarray = _Box()
     det_score: float = 0.0
     flipped: bool = False
     words: tuple[OcrWord, ...] = ()
@@ -76,7 +114,7 @@ class OcrLine:
         return {
             "text": self.text,
             "score": round(float(self.score), 5),
-            "box": _box_list(self.box),
+            "box": _box_list(_Box.raw(self)),
             "det_score": round(float(self.det_score), 5),
             "flipped": bool(self.flipped),
             "words": [w.to_dict() for w in self.words],
@@ -90,10 +128,10 @@ class OcrLine:
         return cls(
             text,
             float(score),
-            box,
+            _CoreBox(box),
             float(det_score),
             bool(flipped),
-            tuple(OcrWord(t, b, float(s)) for t, s, b in words),
+            tuple(OcrWord(t, _CoreBox(b), float(s)) for t, s, b in words),
         )
 
     def __repr__(self) -> str:

@@ -1,8 +1,10 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <memory>
 
 #include "bindings.h"
+#include "codec/png.h"
 #include "edgeocr/pipeline.h"
 #include "edgeocr/settings.h"
 #include "edgeocr/status.h"
@@ -117,14 +119,11 @@ py::dict setting_dict(const SettingInfo& s) {
   return d;
 }
 
-py::array box_array(const Quad& q) {
-  py::array_t<float> a({4, 2});
-  auto m = a.mutable_unchecked<2>();
-  for (int i = 0; i < 4; ++i) {
-    m(i, 0) = q.p[i].x;
-    m(i, 1) = q.p[i].y;
-  }
-  return a;
+// A box as 8 floats (x0, y0, ..., x3, y3): edgeocr/results.py makes the (4, 2) array when the box
+// is first read, so a caller that prints text never imports numpy.
+py::tuple box_array(const Quad& q) {
+  return py::make_tuple(q.p[0].x, q.p[0].y, q.p[1].x, q.p[1].y, q.p[2].x, q.p[2].y, q.p[3].x,
+                        q.p[3].y);
 }
 
 py::str utf8(const std::string& s) {
@@ -192,6 +191,31 @@ void bind_pipeline(py::module_& m) {
         c.reservation.release();
         return false;
       });
+  // The PNG decoder of csrc/codec/png.h: an HxW, HxWx3 (BGR) or HxWx4 (BGRA) uint8 array, or the
+  // reason (a str) it declined the bytes (edgeocr/image_io.py then decodes them as before).
+  m.def(
+      "decode_png",
+      [](const py::object& data, std::uint64_t max_pixels, std::uint64_t max_bytes) -> py::object {
+        py::buffer_info buf = python::contiguous_buffer(data, "image bytes");
+        auto img = std::make_unique<codec::DecodedImage>();
+        std::string why;
+        codec::DecodeResult decoded;
+        {
+          py::gil_scoped_release nogil;
+          decoded = codec::decode_png(static_cast<const std::uint8_t*>(buf.ptr),
+                                      static_cast<std::size_t>(buf.size * buf.itemsize),
+                                      max_pixels, max_bytes, img.get(), &why);
+        }
+        if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
+        if (decoded != codec::DecodeResult::kDecoded) return py::str(why);
+        std::vector<py::ssize_t> shape = {img->height, img->width};
+        if (img->channels > 1) shape.push_back(img->channels);
+        // The array owns the decoded pixels (no copy): a capsule frees them with it.
+        auto* owner = img.release();
+        py::capsule free_it(owner, [](void* p) { delete static_cast<codec::DecodedImage*>(p); });
+        return py::array_t<std::uint8_t>(shape, owner->pixels.data(), free_it);
+      },
+      py::arg("data"), py::arg("max_pixels"), py::arg("max_bytes"));
   m.def("default_config", [] { return config_to_dict(PipelineConfig{}); });
   // The settings table (csrc/pipeline/settings_table.cpp): one dict per setting, in order.
   m.def("settings", [] {
@@ -300,6 +324,36 @@ void bind_pipeline(py::module_& m) {
             return result_dict(r);
           },
           py::arg("image"), py::arg("call").none(true) = nullptr)
+      .def(
+          "run_encoded",
+          // The PNG decoder of csrc/codec/png.h and the pipeline, both without the GIL and
+          // without numpy. Returns run()'s dict plus "image_size", or the reason (a str) the
+          // decoder declined the bytes: the caller then decodes them in Python.
+          [](const Pipeline& p, const py::object& data, std::uint64_t max_pixels,
+             std::uint64_t max_bytes, const Pipeline::BudgetedCall* call) -> py::object {
+            py::buffer_info buf = python::contiguous_buffer(data, "image bytes");
+            const auto* bytes = static_cast<const std::uint8_t*>(buf.ptr);
+            const auto size = static_cast<std::size_t>(buf.size * buf.itemsize);
+            codec::DecodedImage img;
+            std::string why;
+            codec::DecodeResult decoded;
+            OcrResult r;
+            {
+              py::gil_scoped_release nogil;
+              decoded = codec::decode_png(bytes, size, max_pixels, max_bytes, &img, &why);
+              if (decoded == codec::DecodeResult::kDecoded) {
+                const ImageView view = img.view();
+                r = call ? p.run(view, *call) : p.run(view);
+              }
+            }
+            if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
+            if (decoded != codec::DecodeResult::kDecoded) return py::str(why);
+            py::dict d = result_dict(r);
+            d["image_size"] = py::make_tuple(img.width, img.height);
+            return d;
+          },
+          py::arg("data"), py::arg("max_pixels"), py::arg("max_bytes"),
+          py::arg("call").none(true) = nullptr)
       .def(
           "recognize",
           [](const Pipeline& p, const py::array& img, const Pipeline::BudgetedCall* call) {

@@ -22,7 +22,6 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
 
 from ..errors import (
     DocumentError,
@@ -31,7 +30,8 @@ from ..errors import (
     PasswordError,
     ResourceError,
 )
-from ..image_io import max_image_pixels, pil_to_array
+from .._numpy import np
+from ..image_io import PNG_SIGNATURE, max_image_pixels, pil_to_array
 from ..results import PageResult
 
 # PDF pages are rendered at this many dots per inch unless the caller says otherwise. Measured on
@@ -353,9 +353,30 @@ def is_document(source) -> bool:
     try:
         with open(source, "rb") as f:
             head = f.read(1024)
+            if head[:8] == PNG_SIGNATURE and _png_is_still(f):
+                return False  # one frame: needs no Pillow (edgeocr predict on a PNG imports none)
     except OSError:
         return False
     return is_pdf_header(head) or _frames(os.fspath(source))[0] > 1
+
+
+def _png_is_still(f) -> bool:
+    """Whether the PNG file ``f`` has no acTL chunk before its first IDAT, i.e. is not an
+    animation (then its frames are pages: Pillow counts them). False when its chunks cannot be
+    walked (Pillow then reads the headers)."""
+    pos = 8
+    for _ in range(10_000):
+        f.seek(pos)
+        head = f.read(8)
+        if len(head) < 8:
+            return False
+        kind = head[4:]
+        if kind == b"IDAT":
+            return True
+        if kind == b"acTL":
+            return False
+        pos += 12 + int.from_bytes(head[:4], "big")
+    return False
 
 
 def open_document(source, *, dpi=None, password=None, max_pixels: int | None = None) -> _Document:
