@@ -22,7 +22,6 @@ import json
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -36,6 +35,8 @@ from .model import session_options
 from .results import OcrLine, OcrResult
 
 if TYPE_CHECKING:  # annotations only: numpy is imported when an image is (edgeocr/_numpy.py)
+    from concurrent.futures import Future
+
     import numpy as np
 
 
@@ -215,6 +216,9 @@ class Engine:
         budgeted = partial(self.predict, prepare=prepare, size_from_header=size_from_header)
         # Threads per call: concurrent callers sharing an engine each decode and run on their
         # own (a shared decode thread would serialise them); starting them costs ~0.1 ms.
+        # Imported here: concurrent.futures (with logging) costs a one-image command ~10 ms.
+        from concurrent.futures import ThreadPoolExecutor
+
         decode = ThreadPoolExecutor(1, thread_name_prefix="edgeocr-decode")
         run = ThreadPoolExecutor(n, thread_name_prefix="edgeocr-run") if n > 1 else None
         window: deque = deque()

@@ -93,7 +93,11 @@ PYBIND11_MODULE(_core, m) {
         "glibc malloc arena cap applied by edgeocr (-1: malloc left alone); see "
         "runtime/malloc_tuning.h");
   m.def("runtime_info", [] {
-    auto info = edgeocr::runtime_info();
+    edgeocr::RuntimeInfo info;
+    {
+      py::gil_scoped_release nogil;  // loads the library the first time: other threads go on
+      info = edgeocr::runtime_info();
+    }
     return py::dict(py::arg("library_path") = info.library_path, py::arg("version") = info.version);
   });
   m.def("ort_selftest", [] {
