@@ -35,10 +35,11 @@ def predictor_from_args(args):
     return Predictor(args.model, **kw)
 
 
-def _start_runtime() -> None:
+def _start_runtime():
     """Loads ONNX Runtime on a thread (~0.04 s, in C++ without the GIL) while this one imports
     the Predictor's modules: a one-image command saves the shorter of the two. A failure is left
-    to the Predictor, which reports it."""
+    to the Predictor, which reports it. Returns the thread: join it before the process may end
+    (an exit while it is inside the runtime's loading aborts)."""
     import threading
 
     from . import _runtime
@@ -49,7 +50,9 @@ def _start_runtime() -> None:
         except Exception:  # noqa: BLE001 - reported when the Predictor loads the runtime
             pass
 
-    threading.Thread(target=load, name="edgeocr-runtime", daemon=True).start()
+    thread = threading.Thread(target=load, name="edgeocr-runtime")
+    thread.start()
+    return thread
 
 
 def _load_while_importing(args, first_file: str):
@@ -100,8 +103,11 @@ def cmd_predict(args) -> int:
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
         return 2
-    _start_runtime()
-    p = _load_while_importing(args, files[0])
+    runtime = _start_runtime()
+    try:
+        p = _load_while_importing(args, files[0])
+    finally:
+        runtime.join()
 
     global _exit_at_once
     _exit_at_once = True  # nothing of this command needs the interpreter's teardown (run())
