@@ -116,6 +116,7 @@ class PipelineConfig:
     def from_core(cls, d: dict) -> PipelineConfig:
         """From the core's settings (float32 values shown by their shortest float32 form: 0.65, not
         0.6499999761581421)."""
+
         def py(v):
             if isinstance(v, float):
                 return _float32_shortest(v)

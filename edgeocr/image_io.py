@@ -285,6 +285,7 @@ def decode_image(
         if not isinstance(img, str):  # else: why the core declined it
             return img
     import cv2
+
     fmt = check_image_bytes(data, what, max_pixels)
     if data[:8] == PNG_SIGNATURE:
         _check_png_chunks(data, what)

@@ -89,10 +89,12 @@ if [[ $run_fuzz == 1 ]]; then
       [fuzz_db_postprocess]="$REPO/csrc/postprocess/db.cpp $REPO/csrc/postprocess/geometry.cpp"
       [fuzz_ctc_decode]="$REPO/csrc/postprocess/ctc.cpp"
       [fuzz_nb_translate]="$(ls "$REPO"/csrc/loader/nb/*.cpp "$REPO"/csrc/common/sha256.cpp | tr '\n' ' ')"
+      [fuzz_png]="$REPO/csrc/codec/png.cpp $REPO/csrc/codec/inflate.cpp"
     )
     # .nb translation: no single allocation above 256 MB (issue 13), larger inputs
-    declare -A fuzz_opts=([fuzz_nb_translate]="-malloc_limit_mb=256 -max_len=65536")
-    for name in fuzz_db_postprocess fuzz_ctc_decode fuzz_nb_translate; do
+    declare -A fuzz_opts=([fuzz_nb_translate]="-malloc_limit_mb=256 -max_len=65536"
+                          [fuzz_png]="-malloc_limit_mb=64")
+    for name in fuzz_db_postprocess fuzz_ctc_decode fuzz_nb_translate fuzz_png; do
       step "fuzz: build $name ($FUZZ_CXX)"
       # shellcheck disable=SC2086 # the source lists are split on purpose
       if ! "$FUZZ_CXX" "${fuzz_flags[@]}" "$REPO/tests/fuzz/$name.cpp" ${fuzz_srcs[$name]} \

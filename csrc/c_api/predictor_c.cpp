@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "c_api/c_api_internal.h"
+#include "codec/png.h"
 #include "edgeocr/image.h"
 #include "edgeocr/loader.h"
 #include "edgeocr/memory_pool.h"
@@ -239,6 +240,40 @@ edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t predictor,
     const edgeocr::ImageView view = edgeocr::capi::view_of(image, fn);
     auto r = std::make_unique<edgeocr_result_s>();
     r->result = predictor->pipeline->run(view);  // without det: the image as one line
+    *result = r.release();
+  })
+}
+
+edgeocr_status_t edgeocr_predictor_predict_encoded(edgeocr_predictor_t predictor, const void* data,
+                                                   size_t size, size_t max_pixels,
+                                                   edgeocr_result_t* result) {
+  const char* fn = "edgeocr_predictor_predict_encoded";
+  if (result) *result = nullptr;
+  EDGEOCR_C_TRY({
+    if (!result) edgeocr::capi::invalid(std::string(fn) + ": result (the output) is NULL");
+    edgeocr::capi::check_predictor(predictor, fn);
+    if (!data || size == 0)
+      edgeocr::capi::invalid(std::string(fn) + ": no image bytes (data NULL or size 0)");
+    const std::uint64_t cap = max_pixels ? max_pixels : EDGEOCR_DEFAULT_MAX_PIXELS;
+    // 4 bytes per allowed pixel, the Python package's rule (edgeocr/image_io.py).
+    const std::uint64_t max_bytes = cap > UINT64_MAX / 4 ? UINT64_MAX : cap * 4;
+    edgeocr::codec::DecodedImage img;
+    std::string why;
+    switch (edgeocr::codec::decode_png(static_cast<const std::uint8_t*>(data), size, cap, max_bytes,
+                                       &img, &why)) {
+      case edgeocr::codec::DecodeResult::kNotPng:
+        edgeocr::fail(edgeocr::StatusCode::kUnsupported,
+                      std::string(fn) +
+                          ": not a PNG file (decode other formats yourself and call "
+                          "edgeocr_predictor_predict)");
+      case edgeocr::codec::DecodeResult::kDeclined:
+        edgeocr::fail(edgeocr::StatusCode::kUnsupported,
+                      std::string(fn) + ": a PNG this decoder does not read: " + why);
+      case edgeocr::codec::DecodeResult::kDecoded:
+        break;
+    }
+    auto r = std::make_unique<edgeocr_result_s>();
+    r->result = predictor->pipeline->run(img.view());
     *result = r.release();
   })
 }

@@ -111,15 +111,14 @@ int decode(Bits& b, const Huffman& h) {
   return -1;
 }
 
-constexpr std::uint16_t kLengthBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,
-                                           15, 17, 19, 23, 27, 31, 35, 43, 51,  59,
+constexpr std::uint16_t kLengthBase[29] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                           15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
                                            67, 83, 99, 115, 131, 163, 195, 227, 258};
 constexpr std::uint8_t kLengthExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                            2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-constexpr std::uint16_t kDistBase[30] = {1,    2,    3,    4,    5,    7,     9,     13,
-                                         17,   25,   33,   49,   65,   97,    129,   193,
-                                         257,  385,  513,  769,  1025, 1537,  2049,  3073,
-                                         4097, 6145, 8193, 12289, 16385, 24577};
+constexpr std::uint16_t kDistBase[30] = {
+    1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+    193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
 constexpr std::uint8_t kDistExtra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                          6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
@@ -258,8 +257,8 @@ bool zlib_inflate(const std::uint8_t* in, std::size_t n, std::uint8_t* out, std:
     const unsigned type = b.take(2);
     if (type == 0) {  // stored: from the next byte, LEN, ~LEN, then LEN bytes
       b.take(b.count & 7);
-      const std::size_t consumed = static_cast<std::size_t>(b.p - in) + b.padded -
-                                   static_cast<std::size_t>(b.count / 8);
+      const std::size_t consumed =
+          static_cast<std::size_t>(b.p - in) + b.padded - static_cast<std::size_t>(b.count / 8);
       if (consumed + 4 > n) return fail(why, "the stream ends inside a stored block");
       const std::uint8_t* q = in + consumed;
       const std::size_t len = q[0] | q[1] << 8;

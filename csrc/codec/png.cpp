@@ -64,7 +64,8 @@ bool unfilter(int type, std::uint8_t* row, const std::uint8_t* prev, std::size_t
     case 0:
       return true;
     case 1:
-      for (std::size_t i = bpp; i < n; ++i) row[i] = static_cast<std::uint8_t>(row[i] + row[i - bpp]);
+      for (std::size_t i = bpp; i < n; ++i)
+        row[i] = static_cast<std::uint8_t>(row[i] + row[i - bpp]);
       return true;
     case 2:
       if (prev)
@@ -94,7 +95,9 @@ bool unfilter(int type, std::uint8_t* row, const std::uint8_t* prev, std::size_t
 struct Header {
   int width = 0, height = 0, depth = 0, color = 0;
   bool interlaced = false;
-  int samples() const { return color == 0 ? 1 : color == 2 ? 3 : color == 3 ? 1 : color == 4 ? 2 : 4; }
+  int samples() const {
+    return color == 0 ? 1 : color == 2 ? 3 : color == 3 ? 1 : color == 4 ? 2 : 4;
+  }
   int bits_per_pixel() const { return depth * samples(); }
 };
 
@@ -162,7 +165,9 @@ ImageView DecodedImage::view() const {
   v.width = width;
   v.height = height;
   v.stride = static_cast<std::ptrdiff_t>(width) * channels;
-  v.format = channels == 1 ? PixelFormat::kGray : channels == 3 ? PixelFormat::kBGR : PixelFormat::kBGRA;
+  v.format = channels == 1   ? PixelFormat::kGray
+             : channels == 3 ? PixelFormat::kBGR
+                             : PixelFormat::kBGRA;
   return v;
 }
 
@@ -192,7 +197,8 @@ DecodeResult decode_png(const std::uint8_t* data, std::size_t size, std::uint64_
       if (!((type[i] >= 'A' && type[i] <= 'Z') || (type[i] >= 'a' && type[i] <= 'z')))
         return decline(why, "a chunk type that is not four letters");
     if (crc32(type, len + 4) != be32(type + 4 + len))
-      return decline(why, std::string("a CRC error in a ") + std::string(type, type + 4) + " chunk");
+      return decline(why,
+                     std::string("a CRC error in a ") + std::string(type, type + 4) + " chunk");
     const std::uint8_t* body = type + 4;
     const std::string name(type, type + 4);
     if (pos == 8 && name != "IHDR") return decline(why, "no IHDR chunk first");
@@ -246,7 +252,8 @@ DecodeResult decode_png(const std::uint8_t* data, std::size_t size, std::uint64_
   if (h.color == 3 && !palette) return decline(why, "a palette image without its PLTE chunk");
 
   // Sizes, checked before anything is allocated: width and height are below 2^31 each.
-  const std::uint64_t pixels = static_cast<std::uint64_t>(h.width) * static_cast<std::uint64_t>(h.height);
+  const std::uint64_t pixels =
+      static_cast<std::uint64_t>(h.width) * static_cast<std::uint64_t>(h.height);
   if (pixels > max_pixels)
     return decline(why, std::to_string(h.width) + "x" + std::to_string(h.height) +
                             " is more pixels than the limit of " + std::to_string(max_pixels));
@@ -266,14 +273,16 @@ DecodeResult decode_png(const std::uint8_t* data, std::size_t size, std::uint64_
   const std::uint64_t held = raw_size + out_size + (idat.size() > 1 ? idat_bytes : 0);
   if (held > max_bytes)
     return decline(why, "decoding it would take " + std::to_string(held >> 20) +
-                            " MiB, more than the " + std::to_string(max_bytes >> 20) + " MiB allowed");
+                            " MiB, more than the " + std::to_string(max_bytes >> 20) +
+                            " MiB allowed");
 
   // One IDAT (the usual case) is inflated where it lies; several are joined first.
   std::vector<std::uint8_t> joined;
   const std::uint8_t* stream = data + idat[0].first;
   if (idat.size() > 1) {
     joined.reserve(idat_bytes);
-    for (const auto& [start, len] : idat) joined.insert(joined.end(), data + start, data + start + len);
+    for (const auto& [start, len] : idat)
+      joined.insert(joined.end(), data + start, data + start + len);
     stream = joined.data();
   }
   std::vector<std::uint8_t> raw(static_cast<std::size_t>(raw_size));
@@ -301,8 +310,8 @@ DecodeResult decode_png(const std::uint8_t* data, std::size_t size, std::uint64_
         return decline(why, "an unknown row filter " + std::to_string(row[0]));
       }
       const std::size_t y = static_cast<std::size_t>(ps.y0) + static_cast<std::size_t>(r) * ps.dy;
-      std::uint8_t* dst = out->pixels.data() +
-                          (y * static_cast<std::size_t>(h.width) + ps.x0) * channels;
+      std::uint8_t* dst =
+          out->pixels.data() + (y * static_cast<std::size_t>(h.width) + ps.x0) * channels;
       if (!emit_row(h, row + 1, w, dst, static_cast<std::size_t>(ps.dx) * channels, palette,
                     palette_size, alpha, alpha_size, channels == 4)) {
         out->pixels.clear();

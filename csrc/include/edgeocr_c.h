@@ -77,8 +77,9 @@ extern "C" {
  * Version 4: words (edgeocr_line_t.word_count, edgeocr_word_t,
  * edgeocr_result_get_word). Version 5: the recheck model
  * (edgeocr_options_t.recheck_model_path / _data / _size, recheck_keys_path).
+ * Version 6: edgeocr_predictor_predict_encoded (PNG files decoded by the library).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 5
+#define EDGEOCR_C_API_VERSION 6
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -386,6 +387,24 @@ EDGEOCR_C_EXPORT void edgeocr_predictor_destroy(edgeocr_predictor_t predictor);
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t predictor,
                                                             const edgeocr_image_t* image,
                                                             edgeocr_result_t* result);
+
+/* The pixel cap of edgeocr_predictor_predict_encoded when max_pixels is 0 (the Python
+ * package's default too): 100 megapixels. */
+#define EDGEOCR_DEFAULT_MAX_PIXELS 100000000u
+
+/* OCR on an encoded image: the bytes of a PNG file, decoded by the library's own decoder (the
+ * one the Python package uses, so both read the same pixels), then as edgeocr_predictor_predict.
+ * It reads 8-bit grey, RGB, RGBA and grey + alpha, 1-8 bit palettes (tRNS alpha included) and
+ * 1-4 bit grey, interlaced or not. max_pixels: images with more pixels are refused before any
+ * allocation (0: EDGEOCR_DEFAULT_MAX_PIXELS); decoding holds at most 4 bytes per allowed
+ * pixel. UNSUPPORTED for bytes that are not a PNG, or a PNG it does not read (16-bit samples,
+ * APNG, tRNS on grey or RGB, a damaged file, one above the cap: the message says which):
+ * decode those yourself and call edgeocr_predictor_predict. Thread-safe, like predict. Does not
+ * keep data. (API version 6.) */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_predict_encoded(edgeocr_predictor_t predictor,
+                                                                    const void* data, size_t size,
+                                                                    size_t max_pixels,
+                                                                    edgeocr_result_t* result);
 
 /* Recognition only: the image is one text line. *result holds one line
  * (box = the whole image), or none when nothing was read. INVALID_ARGUMENT if

@@ -203,8 +203,8 @@ void bind_pipeline(py::module_& m) {
         {
           py::gil_scoped_release nogil;
           decoded = codec::decode_png(static_cast<const std::uint8_t*>(buf.ptr),
-                                      static_cast<std::size_t>(buf.size * buf.itemsize),
-                                      max_pixels, max_bytes, img.get(), &why);
+                                      static_cast<std::size_t>(buf.size * buf.itemsize), max_pixels,
+                                      max_bytes, img.get(), &why);
         }
         if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
         if (decoded != codec::DecodeResult::kDecoded) return py::str(why);

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-
+from .._numpy import np
 from ..errors import (
     DocumentError,
     EdgeOCRError,
@@ -30,7 +30,6 @@ from ..errors import (
     PasswordError,
     ResourceError,
 )
-from .._numpy import np
 from ..image_io import PNG_SIGNATURE, max_image_pixels, pil_to_array
 from ..results import PageResult
 

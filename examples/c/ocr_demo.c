@@ -1,4 +1,4 @@
-/* ocr_demo: OCR on a PPM/PGM image with the edgeocr C API.
+/* ocr_demo: OCR on a PNG, PPM or PGM image with the edgeocr C API.
  *
  *   cc ocr_demo.c $(edgeocr config --cflags) $(edgeocr config --libs) -o ocr_demo
  *   ./ocr_demo --bundle ppocr.eocr page.ppm              (one file made by edgeocr-pack)
@@ -15,6 +15,9 @@
  * line (with several images, each image's lines follow a "# PATH" line):
  *
  *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
+ *
+ * PNG files go to the library's own decoder (edgeocr_predictor_predict_encoded, the one the
+ * Python package uses); PGM/PPM files are read here and passed as pixels.
  *
  * Exit status: 0 on success, 1 on an error, 2 on bad usage, 77 when no
  * model is configured (the test suite treats that as "skipped").
@@ -94,6 +97,42 @@ static int pnm_read(const char* path, pnm_image* img) {
   return 0;
 }
 
+/* The whole file if it is a PNG (*data malloc'ed, the caller frees it): 1; not a PNG: 0; an error
+ * (printed): -1. Files above 1 GiB are refused. */
+static int png_read(const char* path, unsigned char** data, size_t* size) {
+  static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[8];
+  long end;
+  FILE* f = fopen(path, "rb");
+  *data = NULL;
+  *size = 0;
+  if (!f) {
+    fprintf(stderr, "ocr_demo: cannot open %s\n", path);
+    return -1;
+  }
+  if (fread(head, 1, 8, f) != 8 || memcmp(head, signature, 8) != 0) {
+    fclose(f);
+    return 0;
+  }
+  if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 || end > (1L << 30) ||
+      fseek(f, 0, SEEK_SET) != 0) {
+    fprintf(stderr, "ocr_demo: %s: cannot read it (or larger than 1 GiB)\n", path);
+    fclose(f);
+    return -1;
+  }
+  *data = (unsigned char*)malloc((size_t)end);
+  if (!*data || fread(*data, 1, (size_t)end, f) != (size_t)end) {
+    fprintf(stderr, "ocr_demo: %s: cannot read it\n", path);
+    free(*data);
+    *data = NULL;
+    fclose(f);
+    return -1;
+  }
+  fclose(f);
+  *size = (size_t)end;
+  return 1;
+}
+
 static const char* env_or_null(const char* name) {
   const char* v = getenv(name);
   return v && *v ? v : NULL;
@@ -106,7 +145,7 @@ static int usage(void) {
       "                 [--recheck FILE]]\n"
       "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath] [--words]\n"
       "                [--set KEY=VALUE]...\n"
-      "                IMAGE.ppm|IMAGE.pgm...\n");
+      "                IMAGE.png|IMAGE.ppm|IMAGE.pgm...\n");
   return 2;
 }
 
@@ -140,18 +179,26 @@ static int ocr_file(edgeocr_predictor_t predictor, const char* path, int header)
   edgeocr_timings_t timings;
   edgeocr_status_t st;
   pnm_image pnm;
-  size_t count = 0, i;
-  int rc = 0;
+  unsigned char* png = NULL;
+  size_t png_size = 0, count = 0, i;
+  int rc = 0, is_png;
 
-  if (pnm_read(path, &pnm) != 0) return 1;
-  image.data = pnm.pixels;
-  image.width = pnm.width;
-  image.height = pnm.height;
-  image.stride = (ptrdiff_t)pnm.width * pnm.channels;
-  image.data_size = (size_t)image.stride * (size_t)pnm.height;
-  image.format = pnm.channels == 1 ? EDGEOCR_PIXEL_GRAY : EDGEOCR_PIXEL_RGB;
-
-  st = edgeocr_predictor_predict(predictor, &image, &result);
+  memset(&pnm, 0, sizeof pnm);
+  is_png = png_read(path, &png, &png_size);
+  if (is_png < 0) return 1;
+  if (is_png) {
+    st = edgeocr_predictor_predict_encoded(predictor, png, png_size, 0, &result);
+    free(png);
+  } else {
+    if (pnm_read(path, &pnm) != 0) return 1;
+    image.data = pnm.pixels;
+    image.width = pnm.width;
+    image.height = pnm.height;
+    image.stride = (ptrdiff_t)pnm.width * pnm.channels;
+    image.data_size = (size_t)image.stride * (size_t)pnm.height;
+    image.format = pnm.channels == 1 ? EDGEOCR_PIXEL_GRAY : EDGEOCR_PIXEL_RGB;
+    st = edgeocr_predictor_predict(predictor, &image, &result);
+  }
   if (st != EDGEOCR_STATUS_OK) {
     rc = fail_with(path, st);
   } else {
