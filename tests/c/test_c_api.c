@@ -285,6 +285,10 @@ static void test_args(void) {
   CHECK_STATUS(edgeocr_predictor_recognize(NULL, NULL, &r), INVALID);
   CHECK(r == NULL);
   CHECK_STATUS(edgeocr_predictor_recognize(NULL, NULL, NULL), INVALID);
+  r = (edgeocr_result_t)(uintptr_t)1;
+  CHECK_STATUS(edgeocr_predictor_predict_encoded(NULL, "x", 1, 0, &r), INVALID);
+  CHECK(r == NULL);
+  CHECK_STATUS(edgeocr_predictor_predict_encoded(NULL, "x", 1, 0, NULL), INVALID);
   memset(&ms, 0xff, sizeof ms);
   ms.struct_size = sizeof ms;
   CHECK_STATUS(edgeocr_predictor_memory_stats(NULL, &ms), INVALID);
@@ -884,6 +888,31 @@ static int test_models(void) {
   CHECK(line.box[0] == 0.f && line.box[4] == 220.f && line.box[5] == 34.f);
   edgeocr_result_destroy(r2);
   r2 = NULL;
+
+  /* a PNG file's bytes, decoded by the library (API version 6) */
+  if (getenv("EDGEOCR_TEST_PNG")) {
+    size_t png_size = 0;
+    unsigned char* png = (unsigned char*)read_all(getenv("EDGEOCR_TEST_PNG"), &png_size);
+    CHECK(png != NULL && png_size > 100);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size, 0, &r2), OK);
+    CHECK(line_count(r2) == 4);
+    CHECK_STATUS(edgeocr_result_get_line(r2, 0, &line), OK);
+    CHECK(strstr(line.text, "Invoice") != NULL);
+    edgeocr_result_destroy(r2);
+    r2 = (edgeocr_result_t)(uintptr_t)1;
+    /* cut short, not a PNG, above the pixel cap, no bytes: refused with the reason */
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size / 2, 0, &r2), EDGEOCR_STATUS_UNSUPPORTED);
+    CHECK(r2 == NULL && strstr(edgeocr_last_error(), "does not read") != NULL);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, buf_rgb, 64, 0, &r2), EDGEOCR_STATUS_UNSUPPORTED);
+    CHECK(strstr(edgeocr_last_error(), "not a PNG") != NULL);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size, 1000, &r2), EDGEOCR_STATUS_UNSUPPORTED);
+    CHECK(strstr(edgeocr_last_error(), "limit") != NULL);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, 0, 0, &r2), INVALID);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, NULL, 10, 0, &r2), INVALID);
+    CHECK(r2 == NULL);
+    r2 = NULL;
+    free(png);
+  }
 
   /* a result outlives its predictor */
   edgeocr_predictor_destroy(p);
