@@ -118,8 +118,7 @@ class Engine:
         self.roles = frozenset(loaded.roles)
         #: The rec model's classes, blank first ([] without a rec model).
         self.charset = list(loaded.charset) if "rec" in self.roles else []
-        #: The recheck model's classes, blank first ([] without a recheck model).
-        self.recheck_charset = list(loaded.recheck_charset) if "recheck" in self.roles else []
+        self._loaded = loaded
         #: The settings in force (defaults, then the model set's or bundle's, then ``settings``).
         self.config = PipelineConfig.from_core(self._core_pipeline.config)
         #: The known model set the loose files are (found from their sha256), else None.
@@ -140,6 +139,14 @@ class Engine:
             # (OpenCV alone adds ~25 MiB of resident code and tables).
             import cv2  # noqa: F401
             from PIL import Image  # noqa: F401
+
+    @property
+    def recheck_charset(self) -> list:
+        """The recheck model's classes, blank first ([] without a recheck model). A recheck model
+        the core loads when first needed (a known set's file) is loaded for it."""
+        if "recheck" not in self.roles:
+            return []
+        return list(self._loaded.recheck_charset)
 
     # -- running ----------------------------------------------------------
     def run(self, img: np.ndarray, call=None, source=None) -> OcrResult:

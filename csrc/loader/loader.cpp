@@ -152,6 +152,20 @@ std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const 
   return loader::load_through_graph_cache("", s.data, s.size, sha256, so, pool, name);
 }
 
+// A recheck model the pipeline may load when a call first needs it: a known set's recheck file
+// (by sha256, so its checks pass) given as a path, outside a memory budget (whose plans count
+// every session from the start). Returns its classes (0: load it with the others) and its digest.
+std::int64_t deferrable_recheck(const LoadOptions& o, std::string& digest) {
+  if (!o.recheck.given() || o.recheck.path.empty() || ends_with(o.recheck.path, ".nb") ||
+      o.max_memory_bytes > 0 || !o.defer_recheck)
+    return 0;
+  digest = digest_if_known(o.recheck, &loader::ModelSetInfo::recheck);
+  if (digest.empty()) return 0;
+  // Deferred only with the dictionary the count is for (its metadata), as the known sets load it.
+  if (!o.recheck_keys_path.empty() || o.has_recheck_keys_list) return 0;
+  return loader::known_recheck_classes(digest);
+}
+
 // The four models of a pipeline by index (det, cls, rec, recheck): their names and roles.
 constexpr const char* kRoleNames[4] = {"det", "cls", "rec", "recheck"};
 constexpr ModelRole kRoles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec,
@@ -287,6 +301,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   PipelineConfig config;
   std::shared_ptr<Model> models[3], recheck;
   std::vector<std::string> charset, recheck_charset;
+  std::int64_t deferred_classes = 0;  // > 0: the recheck model is deferred (its classes)
+  std::string deferred_digest;
 
   if (bundle_src.given()) {
     if (n_keys) invalid("a .eocr bundle holds its dictionary; do not give keys with it");
@@ -375,7 +391,11 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       loader::ModelFile loader::ModelSetInfo::* const members[4] = {
           &loader::ModelSetInfo::det, &loader::ModelSetInfo::cls, &loader::ModelSetInfo::rec,
           &loader::ModelSetInfo::recheck};
-      const bool wanted[4] = {all[0].given(), all[1].given(), all[2].given(), all[3].given()};
+      // A known set's recheck file is loaded when a call first needs it: most pages have no line
+      // to recheck, and its session is the largest of the set (Pipeline::defer_recheck).
+      deferred_classes = deferrable_recheck(o, deferred_digest);
+      const bool wanted[4] = {all[0].given(), all[1].given(), all[2].given(),
+                              all[3].given() && deferred_classes == 0};
       const auto loaded = load_at_once(wanted, [&](int i) {
         // A known set's file is known by its sha256 (the digest cache): its session can come
         // from the optimised-graph cache.
@@ -389,6 +409,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
         if (models[i]) out.names[i] = source_name(all[i], kRoleNames[i]);
       }
       recheck = loaded[3];
+      if (deferred_classes) out.names[3] = source_name(o.recheck, "recheck");
       if (recheck) {
         out.names[3] = source_name(o.recheck, "recheck");
         if (!o.recheck_keys_path.empty()) {
@@ -431,10 +452,25 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   out.has_det = models[0] != nullptr;
   out.has_cls = models[1] != nullptr;
   out.has_rec = models[2] != nullptr;
-  out.has_recheck = recheck != nullptr;
+  out.has_recheck = recheck != nullptr || deferred_classes > 0;
   out.pipeline =
       std::make_shared<Pipeline>(models[0], models[1], models[2], std::move(charset),
                                  std::move(config), out.pool, recheck, std::move(recheck_charset));
+  if (deferred_classes > 0) {
+    Pipeline::DeferredRecheck d;
+    d.classes = deferred_classes;
+    d.load = [src = o.recheck, so, pool = out.pool, digest = deferred_digest]() {
+      // The file is read now: it must still be the one the pipeline was made from.
+      if (digest_if_known(src, &loader::ModelSetInfo::recheck) != digest)
+        fail(StatusCode::kInvalidModel,
+             src.path + ": the recheck model file changed since the pipeline was made");
+      std::shared_ptr<Model> m = load_model(src, "recheck", so, pool, digest);
+      check_role(*m, ModelRole::kRec);
+      std::vector<std::string> chars = loader::charset_for(*m, nullptr, "");
+      return std::make_pair(std::move(m), std::move(chars));
+    };
+    out.pipeline->defer_recheck(std::move(d));
+  }
   return out;
 }
 

@@ -88,5 +88,11 @@ const ModelSetInfo* model_sets() {
   return sets;
 }
 
+std::int64_t known_recheck_classes(const std::string& sha256) {
+  // PP-OCRv6 small rec (rapidocr 3.10.0): 18708 characters, blank and space.
+  if (sha256 == "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884") return 18710;
+  return 0;
+}
+
 }  // namespace loader
 }  // namespace edgeocr

@@ -37,5 +37,10 @@ struct ModelSetInfo {
 // Every known model set (null-terminated by a set with name == nullptr).
 const ModelSetInfo* model_sets();
 
+// The classes (blank + characters [+ space]) of the known recheck model with this sha256 and
+// the dictionary in its metadata, or 0 for another file. A pipeline loads such a file when a call
+// first needs it (Pipeline::defer_recheck) and checks the count then.
+std::int64_t known_recheck_classes(const std::string& sha256);
+
 }  // namespace loader
 }  // namespace edgeocr

@@ -157,9 +157,88 @@ std::vector<DetBox> add_missed_boxes(std::vector<DetBox> plain, const std::vecto
   return out;
 }
 
+// A det/cls/rec/recheck model takes one float32 NCHW input and gives a float32 output of
+// rank out_rank.
+void check_io(const std::shared_ptr<Model>& m, const char* role, std::size_t out_rank) {
+  if (!m) return;
+  if (m->inputs().size() != 1 || m->inputs()[0].shape.size() != 4 ||
+      m->inputs()[0].dtype != DType::kFloat32)
+    fail(StatusCode::kInvalidModel,
+         m->name() + ": a " + role + " model must take one float32 NCHW input, got " +
+             std::to_string(m->inputs().size()) + " input(s) of shape " +
+             (m->inputs().empty() ? "?" : shape_str(m->inputs()[0].shape)));
+  if (m->outputs().empty() || m->outputs()[0].shape.size() != out_rank ||
+      m->outputs()[0].dtype != DType::kFloat32)
+    fail(StatusCode::kInvalidModel, m->name() + ": a " + role +
+                                        " model must give a float32 output of rank " +
+                                        std::to_string(out_rank));
+}
+
 }  // namespace
 
 Pipeline::~Pipeline() = default;
+
+void Pipeline::check_recheck(const Model& m, const std::vector<std::string>& charset) const {
+  const auto& out = m.outputs()[0].shape;
+  if (out[2] > 0 && static_cast<std::size_t>(out[2]) != charset.size())
+    fail(StatusCode::kInvalidModel, m.name() + ": the recheck model has " + std::to_string(out[2]) +
+                                        " classes but its dictionary gives " +
+                                        std::to_string(charset.size()) +
+                                        " (blank + characters [+ space])");
+  const auto& in = m.inputs()[0].shape;
+  if (in[0] > 0 || in[3] > 0)
+    fail(StatusCode::kInvalidModel,
+         m.name() + ": a recheck model must take any batch and width, got input shape " +
+             shape_str(in));
+  if (in[2] > 0 && in[2] != config_.rec_height)
+    fail(StatusCode::kInvalidModel, m.name() + ": the recheck model reads lines " +
+                                        std::to_string(in[2]) + " px high, the rec model " +
+                                        std::to_string(config_.rec_height));
+}
+
+void Pipeline::defer_recheck(DeferredRecheck recheck) {
+  if (!recheck.load) fail(StatusCode::kInvalidArgument, "defer_recheck: no loader given");
+  if (!rec_)
+    fail(StatusCode::kInvalidArgument,
+         "a recheck model re-reads rec's lines; it needs a rec model");
+  if (recheck_.model || deferred_recheck_.load)
+    fail(StatusCode::kInvalidArgument, "defer_recheck: the pipeline has a recheck model already");
+  // The settings' memory check with the recheck model's classes, as the constructor makes it.
+  validate_config(
+      config_, pool_->stats().cap_bytes,
+      std::max<std::int64_t>(static_cast<std::int64_t>(primary_.charset.size()), recheck.classes));
+  deferred_recheck_ = std::move(recheck);
+}
+
+bool Pipeline::recheck_loaded() const {
+  if (!deferred_recheck_.load) return recheck_.model != nullptr;
+  std::lock_guard<std::mutex> lock(ws_mu_);  // recheck_.model is written under it
+  return recheck_.model != nullptr;
+}
+
+const Pipeline::Recognizer& Pipeline::recheck() const {
+  if (deferred_recheck_.load) {
+    // call_once: one caller loads while the others wait; an exception leaves it to the next.
+    std::call_once(recheck_once_, [this] {
+      auto [model, charset] = deferred_recheck_.load();
+      if (!model) fail(StatusCode::kInternal, "the deferred recheck model did not load");
+      check_io(model, "recheck", 3);
+      check_recheck(*model, charset);
+      if (static_cast<std::int64_t>(charset.size()) != deferred_recheck_.classes)
+        fail(StatusCode::kInvalidModel, model->name() + ": the recheck model has " +
+                                            std::to_string(charset.size()) + " classes, not the " +
+                                            std::to_string(deferred_recheck_.classes) +
+                                            " its model set names");
+      Recognizer r;
+      r.space_class = ctc_space_class(charset);
+      r.charset = std::move(charset);
+      r.model = std::move(model);
+      std::lock_guard<std::mutex> lock(ws_mu_);
+      recheck_ = std::move(r);
+    });
+  }
+  return recheck_;
+}
 
 Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
                    std::shared_ptr<Model> rec, std::vector<std::string> charset,
@@ -197,38 +276,10 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
       model_fixed_names += (model_fixed ? ", " : "") + m.name();
     model_fixed = true;
   };
-  auto check_io = [](const std::shared_ptr<Model>& m, const char* role, std::size_t out_rank) {
-    if (!m) return;
-    if (m->inputs().size() != 1 || m->inputs()[0].shape.size() != 4 ||
-        m->inputs()[0].dtype != DType::kFloat32)
-      fail(StatusCode::kInvalidModel,
-           m->name() + ": a " + role + " model must take one float32 NCHW input, got " +
-               std::to_string(m->inputs().size()) + " input(s) of shape " +
-               (m->inputs().empty() ? "?" : shape_str(m->inputs()[0].shape)));
-    if (m->outputs().empty() || m->outputs()[0].shape.size() != out_rank ||
-        m->outputs()[0].dtype != DType::kFloat32)
-      fail(StatusCode::kInvalidModel, m->name() + ": a " + role +
-                                          " model must give a float32 output of rank " +
-                                          std::to_string(out_rank));
-  };
   check_io(det_, "det", 4);
   check_io(cls_, "cls", 2);
   check_io(rec_, "rec", 3);
   check_io(recheck_.model, "recheck", 3);
-  if (recheck_.model) {
-    const Model& m = *recheck_.model;
-    const auto& out = m.outputs()[0].shape;
-    if (out[2] > 0 && static_cast<std::size_t>(out[2]) != recheck_.charset.size())
-      fail(StatusCode::kInvalidModel,
-           m.name() + ": the recheck model has " + std::to_string(out[2]) +
-               " classes but its dictionary gives " + std::to_string(recheck_.charset.size()) +
-               " (blank + characters [+ space])");
-    const auto& in = m.inputs()[0].shape;
-    if (in[0] > 0 || in[3] > 0)
-      fail(StatusCode::kInvalidModel,
-           m.name() + ": a recheck model must take any batch and width, got input shape " +
-               shape_str(in));
-  }
   if (rec_) {
     const auto& out = rec_->outputs()[0].shape;
     if (out[2] > 0 && static_cast<std::size_t>(out[2]) != primary_.charset.size())
@@ -258,13 +309,7 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
       fail(StatusCode::kInvalidModel,
            det_->name() + ": det models with a fixed batch > 1 are not supported");
   }
-  if (recheck_.model) {
-    const std::int64_t h = recheck_.model->inputs()[0].shape[2];
-    if (h > 0 && h != config_.rec_height)
-      fail(StatusCode::kInvalidModel, recheck_.model->name() + ": the recheck model reads lines " +
-                                          std::to_string(h) + " px high, the rec model " +
-                                          std::to_string(config_.rec_height));
-  }
+  if (recheck_.model) check_recheck(*recheck_.model, recheck_.charset);
   std::sort(config_.rec_width_buckets.begin(), config_.rec_width_buckets.end());
   // The settings with the sizes the models fix: a model's huge fixed input is
   // refused here, before any tensor is allocated for it.
@@ -533,13 +578,13 @@ void Pipeline::verify_flips(const ImageView& image, std::vector<Crop>& crops,
 void Pipeline::recheck_lines(const ImageView& image, const std::vector<Crop>& crops,
                              std::vector<OcrLine>& lines, OcrTimings* t,
                              const CallPlan* plan) const {
-  if (!recheck_.model || config_.rec_recheck_below <= 0.f) return;
+  if (!has_recheck() || config_.rec_recheck_below <= 0.f) return;
   std::vector<Crop> unsure;
   for (const Crop& c : crops)
     if (lines[c.index].score < config_.rec_recheck_below) unsure.push_back(c);
   if (unsure.empty()) return;
   std::vector<OcrLine> again(lines.size());
-  recognize_crops(image, unsure, again, t, plan, recheck_);
+  recognize_crops(image, unsure, again, t, plan, recheck());
   for (const Crop& c : unsure) {
     OcrLine& line = lines[c.index];
     line.text = std::move(again[c.index].text);

@@ -113,7 +113,15 @@ void bind_loader(py::module_& m) {
       .def_property_readonly("charset",
                              [](const LoadedPipeline& l) { return l.pipeline->charset(); })
       .def_property_readonly("recheck_charset",
-                             [](const LoadedPipeline& l) { return l.pipeline->recheck_charset(); })
+                             [](const LoadedPipeline& l) {
+                               // A deferred recheck model is loaded for it: without the GIL.
+                               std::vector<std::string> chars;
+                               {
+                                 py::gil_scoped_release nogil;
+                                 chars = l.pipeline->recheck_charset();
+                               }
+                               return chars;
+                             })
       .def_property_readonly("roles",
                              [](const LoadedPipeline& l) {
                                py::list r;

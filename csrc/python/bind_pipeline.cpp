@@ -286,6 +286,8 @@ void bind_pipeline(py::module_& m) {
             p.set_memory_budget(MemoryBudget::create(total_bytes), profile_from_dict(profile));
           },
           py::arg("total_bytes"), py::arg("profile") = py::dict())
+      // Whether the recheck model's session exists (a deferred one loads when first needed).
+      .def_property_readonly("recheck_loaded", &Pipeline::recheck_loaded)
       .def_property_readonly("memory_budget",
                              [](const Pipeline& p) -> py::object {
                                const auto& b = p.memory_budget();

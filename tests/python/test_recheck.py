@@ -240,3 +240,58 @@ def test_a_tiny_set_packs_with_its_dictionary(tmp_path):
     assert _read(edgeocr.Predictor(str(tiny), **kw), page) == _read(
         edgeocr.Predictor(models="ppocr-v6-tiny", **kw), page
     )
+
+
+def test_a_known_recheck_file_loads_when_a_line_first_needs_it(tmp_path):
+    """The default set's recheck session is made at the first line to recheck, not with the
+    Predictor (Pipeline::defer_recheck): a clean page never loads it. The lines are those of
+    the same set loaded at once (under a memory budget every session is loaded up front)."""
+    p = edgeocr.Predictor(threads=1)
+    core = p.engine._core_pipeline
+    assert "recheck" in p.roles and not core.recheck_loaded
+    clean = p.predict(str(DATA / "sample_en.png"))
+    assert min(ln.score for ln in clean.lines) >= p.config.rec_recheck_below
+    assert not core.recheck_loaded
+    eager = edgeocr.Predictor(threads=1, max_memory_mb=1024)
+    assert eager.engine._core_pipeline.recheck_loaded
+    for page in PAGES:
+        got, want = p.predict(str(page)), eager.predict(str(page))
+        assert [ln.to_dict() for ln in got.lines] == [ln.to_dict() for ln in want.lines], page
+    assert core.recheck_loaded
+    assert p.engine.recheck_charset == eager.engine.recheck_charset
+
+
+def test_the_first_recheck_from_many_threads_loads_once_and_reads_alike():
+    from concurrent.futures import ThreadPoolExecutor
+
+    p = edgeocr.Predictor(threads=1)
+    page = str(DATA / "sample_en_blur.png")
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: p.predict(page), range(4)))
+    assert p.engine._core_pipeline.recheck_loaded
+    want = [ln.to_dict() for ln in p.predict(page).lines]
+    assert all([ln.to_dict() for ln in r.lines] == want for r in results)
+
+
+def test_a_deferred_recheck_file_that_changed_is_an_error_at_its_first_use(tmp_path):
+    """The file is read when first needed: one replaced since the Predictor was made (here, the
+    same size, other bytes) is refused then with a clear error, not read as the known model."""
+    paths = _installed("ppocr-v6-tiny-recheck")
+    copy = tmp_path / "recheck.onnx"
+    copy.write_bytes(Path(paths["recheck"]).read_bytes())
+    p = edgeocr.Predictor(
+        det=paths["det"],
+        cls=paths["cls"],
+        rec=paths["rec"],
+        keys=paths["keys"],
+        recheck=str(copy),
+        threads=1,
+    )
+    assert not p.engine._core_pipeline.recheck_loaded
+    data = bytearray(copy.read_bytes())
+    data[-1] ^= 0xFF
+    copy.write_bytes(bytes(data))
+    os.utime(copy, ns=(0, 10**18))  # a new mtime whatever the file system's resolution
+    with pytest.raises(edgeocr.ModelError, match="changed since"):
+        p.predict(str(DATA / "sample_en_blur.png"))
+    assert p.predict(str(DATA / "sample_en.png")).lines  # pages with no line to recheck still read

@@ -38,6 +38,9 @@ struct LoadOptions {
   std::string recheck_keys_path;
   std::vector<std::string> recheck_keys_list;
   bool has_recheck_keys_list = false;
+  // A known set's recheck file (by sha256) given as a path, outside a memory budget, is loaded
+  // when a call first has a line to recheck (Pipeline::defer_recheck), not with the others.
+  bool defer_recheck = true;
   // The rec model's dictionary when it is not in its metadata: a keys file,
   // keys text (one character per line) or a list of characters (at most one).
   std::string keys_path;

@@ -1,6 +1,7 @@
 // The OCR pipeline: det -> cls -> rec on one image, in the C++ core.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -180,8 +181,24 @@ class Pipeline {
   const PipelineConfig& config() const { return config_; }
   const std::shared_ptr<MemoryPool>& pool() const { return pool_; }
   const std::vector<std::string>& charset() const { return primary_.charset; }
-  const std::vector<std::string>& recheck_charset() const { return recheck_.charset; }
-  bool has_recheck() const { return recheck_.model != nullptr; }
+  // The recheck model's charset (a deferred model is loaded for it).
+  const std::vector<std::string>& recheck_charset() const { return recheck().charset; }
+  bool has_recheck() const { return recheck_.model != nullptr || deferred_recheck_.load; }
+
+  // A recheck model loaded when a call first has a line to recheck, instead of with the pipeline
+  // (the loader does this for a known set's file, whose checks pass: most pages need no
+  // recheck, and a one-image process then never pays for its session). `load` gives the model
+  // and its charset; it is checked then as the constructor checks a recheck model, and a failure
+  // is that call's error (the next call tries again). `classes`: the charset's size, known in
+  // advance, for the settings' memory check now. Call before the pipeline is shared; needs a
+  // rec model and no recheck model. Thread-safe afterwards: one call loads, others wait.
+  struct DeferredRecheck {
+    std::function<std::pair<std::shared_ptr<Model>, std::vector<std::string>>()> load;
+    std::int64_t classes = 0;
+  };
+  void defer_recheck(DeferredRecheck recheck);
+  // Whether the recheck model is loaded (false for a deferred one not yet needed, and without one).
+  bool recheck_loaded() const;
 
  private:
   struct Crop {
@@ -211,14 +228,20 @@ class Pipeline {
   void recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
                        std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan,
                        const Recognizer& by) const;
+  // The recheck recogniser, its deferred model loaded first if need be.
+  const Recognizer& recheck() const;
+  // The constructor's checks of a recheck model and its charset against rec's settings.
+  void check_recheck(const Model& m, const std::vector<std::string>& charset) const;
   // The recheck model reads again the lines rec read below rec_recheck_below.
   void recheck_lines(const ImageView& image, const std::vector<Crop>& crops,
                      std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
   int rec_bucket(int width) const;
 
   std::shared_ptr<Model> det_, cls_, rec_;
-  Recognizer primary_;  // rec_, its charset and space class
-  Recognizer recheck_;  // no model: no recheck
+  Recognizer primary_;          // rec_, its charset and space class
+  mutable Recognizer recheck_;  // no model (and none deferred): no recheck
+  DeferredRecheck deferred_recheck_;
+  mutable std::once_flag recheck_once_;
   PipelineConfig config_;
   std::shared_ptr<MemoryPool> pool_;
   std::shared_ptr<MemoryBudget> budget_;
