@@ -268,7 +268,7 @@ bool zlib_inflate(const std::uint8_t* in, std::size_t n, std::uint8_t* out, std:
       if (len > static_cast<std::size_t>(in + n - q))
         return fail(why, "the stream ends inside a stored block");
       if (len > out_size - pos) return fail(why, "more data than the image holds");
-      std::memcpy(out + pos, q, len);
+      if (len > 0) std::memcpy(out + pos, q, len);  // out may be null when out_size is 0
       pos += len;
       b = Bits{q + len, in + n};
     } else if (type == 1) {
