@@ -1,4 +1,6 @@
-"""`edgeocr eval`: accuracy on a labelled folder (the format of shared/datasets/dev)."""
+"""`edgeocr eval`: accuracy on a labelled folder (the format of shared/datasets/dev); with
+``--document``, document parsing (`Predictor.parse`) on labelled pages (the format of
+tools/gen_doc_pages.py, ``docparse.jsonl``)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,58 @@ import time
 from ..cli import add_model_arguments, predictor_from_args
 from ..errors import InvalidInputError
 from ..progress import Progress
-from .datasets import load_e2e, load_rec
+from .datasets import load_docparse, load_e2e, load_rec
+from .document import evaluate_documents, format_document_report
 from .report import format_report
 from .scoring import evaluate_e2e, evaluate_rec
 
 
+def document_page(result) -> dict:
+    """The page dict the document metrics read, from a `Predictor.parse` result."""
+    d = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+    return d["pages"][0] if "pages" in d else d
+
+
+def cmd_eval_document(args) -> int:
+    """`edgeocr eval --document DIR`: parse every labelled page, print the document scores."""
+    labels = os.path.join(args.dataset, "docparse.jsonl")
+    if not os.path.isfile(labels):
+        raise InvalidInputError(
+            f"{args.dataset}: no labelled document pages here: {labels} is missing "
+            "(make them with tools/gen_doc_pages.py)"
+        )
+    if args.limit < 0:
+        raise InvalidInputError(f"--limit must be >= 0 (0 = all), got {args.limit}")
+    try:
+        pages = load_docparse(args.dataset)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise InvalidInputError(f"{labels}: not a labelled set ({type(e).__name__}: {e})") from e
+    if args.limit:
+        pages = pages[: args.limit]
+    p = predictor_from_args(args)
+    if not hasattr(p, "parse"):
+        raise InvalidInputError("this edgeocr has no Predictor.parse (document parsing)")
+    preds = {}
+    progress = Progress(len(pages), sys.stderr.isatty() or args.progress)
+    t0 = time.perf_counter()
+    for page in pages:
+        preds[page["id"]] = document_page(p.parse(page["path"]))
+        progress.step()
+    elapsed = time.perf_counter() - t0
+    report = evaluate_documents(pages, preds, classes=args.classes)
+    report["seconds"] = elapsed
+    print(format_document_report({"edgeocr": report}))
+    print(f"{len(pages)} pages in {elapsed:.1f} s ({len(pages) / elapsed:.2f} pages/s)")
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            json.dump({"report": report, "predictions": preds}, f, ensure_ascii=False)
+    return 0
+
+
 def cmd_eval(args) -> int:
     """`edgeocr eval`: predict a labelled folder and print (and save) the accuracy report."""
+    if args.document:
+        return cmd_eval_document(args)
     labels = os.path.join(args.dataset, "e2e_synth.jsonl")
     if not os.path.isfile(labels):
         raise InvalidInputError(
@@ -78,6 +125,19 @@ def register(subparsers) -> None:
     add_model_arguments(p)
     p.add_argument("--limit", type=int, default=0)
     p.add_argument("--no-rec", action="store_true", help="skip the recognition-only crops")
+    p.add_argument(
+        "--document",
+        action="store_true",
+        help="document parsing (Predictor.parse) on labelled pages (docparse.jsonl, made by "
+        "tools/gen_doc_pages.py): layout mAP/F1, reading order, page text, table TEDS",
+    )
+    p.add_argument(
+        "--classes",
+        choices=("cdla", "all"),
+        default="cdla",
+        help="--document: score the CDLA model's classes (lists as text, page numbers as "
+        "footers; the default) or every region type as it is",
+    )
     p.add_argument(
         "--baseline",
         help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)",

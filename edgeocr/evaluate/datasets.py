@@ -1,4 +1,5 @@
-"""The labelled sets: the dev set's end-to-end and recognition JSON-lines files."""
+"""The labelled sets: the dev set's end-to-end and recognition JSON-lines files, and the
+document pages of tools/gen_doc_pages.py (``docparse.jsonl``)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,13 @@ def load_rec(dataset_dir: Any, name: str = "rec_synth.jsonl") -> list[dict]:
         s["path"] = str((d / s["file"]).resolve())
         s.setdefault("tags", [])
     return samples
+
+
+def load_docparse(dataset_dir: Any, name: str = "docparse.jsonl") -> list[dict]:
+    """Read the labelled document pages (tools/gen_doc_pages.py's format); adds ``path``."""
+    d = Path(dataset_dir)
+    pages = _read_jsonl(d / name)
+    for p in pages:
+        p["path"] = str((d / p["file"]).resolve())
+        p.setdefault("tags", [])
+    return pages
