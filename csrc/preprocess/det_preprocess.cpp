@@ -83,9 +83,11 @@ void vblend_row(const float* __restrict r0, const float* __restrict r1, float fy
   for (int x = 0; x < n; ++x) out[x] = (r0[x] + (r1[x] - r0[x]) * fy) * scale + bias;
 }
 
+// Writes row y of plane c at dst + c * plane + y * pitch (pitch >= out_w, plane >= out_h * pitch).
 template <int CN, bool kMatte = false>
 void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, int y_off,
-                     int out_w, int out_h, const detail::ChannelPlan& plan, float* dst) {
+                     int out_w, int out_h, const detail::ChannelPlan& plan, float* dst,
+                     std::size_t pitch, std::size_t plane) {
   constexpr int kPlanes = CN >= 3 ? 3 : 1;
   const float matte = static_cast<float>(src.matte);
   DetScratch& s = t_det_scratch;
@@ -116,7 +118,6 @@ void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, 
     cached[slot] = y;
   };
 
-  const std::size_t plane = static_cast<std::size_t>(out_h) * out_w;
   const double scale_y = static_cast<double>(src.height) / frame_h;
   for (int y = 0; y < out_h; ++y) {
     double sy = (y + y_off + 0.5) * scale_y - 0.5;
@@ -140,7 +141,7 @@ void det_resize_impl(const ImageView& src, int frame_w, int frame_h, int x_off, 
       const int p = kPlanes == 1 ? 0 : plan.src_ch[c];
       const float* r0 = rows + s0 * row_floats + static_cast<std::size_t>(p) * out_w;
       const float* r1 = rows + s1 * row_floats + static_cast<std::size_t>(p) * out_w;
-      float* out = dst + c * plane + static_cast<std::size_t>(y) * out_w;
+      float* out = dst + c * plane + static_cast<std::size_t>(y) * pitch;
       vblend_row(r0, r1, fy, plan.scale[c], plan.bias[c], out_w, out);
     }
   }
@@ -200,31 +201,44 @@ void det_preprocess_window(const ImageView& src, int frame_w, int frame_h, int x
              std::to_string(frame_w) + "x" + std::to_string(frame_h) + " frame");
   if (dst == nullptr) fail(StatusCode::kInvalidArgument, "det_preprocess: dst is null");
   detail::check_norm(norm, "det_preprocess");
-  const detail::ChannelPlan plan = detail::make_plan(src, norm);
+  const std::size_t pitch = static_cast<std::size_t>(win_w);
+  detail::resize_into(src, frame_w, frame_h, x0, y0, win_w, win_h, detail::make_plan(src, norm),
+                      dst, pitch, pitch * static_cast<std::size_t>(win_h), "det_preprocess");
+}
+
+namespace detail {
+
+void resize_into(const ImageView& src, int frame_w, int frame_h, int x0, int y0, int win_w,
+                 int win_h, const ChannelPlan& plan, float* dst, std::size_t pitch,
+                 std::size_t plane, const char* fn) {
   const bool matte = has_alpha(src.format) && src.matte >= 0;
   switch (src.channels()) {
     case 1:
-      det_resize_impl<1>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      det_resize_impl<1>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst, pitch, plane);
       break;
     case 2:
       if (matte)
-        det_resize_impl<2, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+        det_resize_impl<2, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst, pitch,
+                                 plane);
       else
-        det_resize_impl<2>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+        det_resize_impl<2>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst, pitch, plane);
       break;
     case 3:
-      det_resize_impl<3>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+      det_resize_impl<3>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst, pitch, plane);
       break;
     case 4:
       if (matte)
-        det_resize_impl<4, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+        det_resize_impl<4, true>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst, pitch,
+                                 plane);
       else
-        det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst);
+        det_resize_impl<4>(src, frame_w, frame_h, x0, y0, win_w, win_h, plan, dst, pitch, plane);
       break;
     default:
-      fail(StatusCode::kInvalidArgument, "det_preprocess: unsupported pixel format " +
+      fail(StatusCode::kInvalidArgument, std::string(fn) + ": unsupported pixel format " +
                                              std::to_string(static_cast<int>(src.format)));
   }
 }
+
+}  // namespace detail
 
 }  // namespace edgeocr

@@ -4,6 +4,8 @@
 // with StatusCode::kInvalidArgument on bad arguments. None takes ownership of anything.
 #pragma once
 
+#include <cstdint>
+
 #include "edgeocr/image.h"
 #include "edgeocr/stage_params.h"  // NormalizeParams, DetResizeParams
 
@@ -55,6 +57,29 @@ Point2f quad_point(const Quad& q, double u, double v);
 // Pixels are read as in det_preprocess (matte, levels).
 void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, int dst_w,
                      const NormalizeParams& norm, float pad_value, float* dst);
+
+// Table-structure model input (SLANet: rapid_table's ResizeTableImage + NormalizeImage +
+// PaddingTableImage). The size a w x h crop is resized to: the long side becomes `side`, the
+// other side * side / long side, truncated (as rapid_table's int()), at least 1. All > 0.
+void table_input_size(int w, int h, int side, int* out_w, int* out_h);
+
+// Crop + resize + normalise + pad in one pass: the pixels [x, x + w) x [y, y + h) of src (the
+// rectangle inside src) are resized to (out_w, out_h) = table_input_size(w, h, side) with
+// det_preprocess's sampling applied to that crop (sx = x + clamp((u + 0.5) * w / out_w - 0.5,
+// 0, w - 1), likewise sy; bilinear between the crop's pixels, as cv2.resize INTER_LINEAR of
+// the cropped array), normalised, and written at the top-left of a side x side planar CHW
+// frame (3 * side * side floats) whose other pixels are pad_value. Pixels are read as in
+// det_preprocess (matte, levels).
+void table_preprocess(const ImageView& src, int x, int y, int w, int h, int side,
+                      const NormalizeParams& norm, float pad_value, float* dst);
+
+// Darkness map of a region for the table grid method's ruled-line search: the pixels
+// [x, x + w) x [y, y + h) of src (inside src) in cells of cell x cell source pixels (the last
+// row and column of cells may be smaller), map value = the lowest luminance of the cell's
+// pixels (so a 1-pixel rule survives a coarse cell), read as the view says (matte; levels
+// stretched and clamped to 0..255). dst holds ceil(w / cell) * ceil(h / cell) bytes, row-major.
+void luminance_min_map(const ImageView& src, int x, int y, int w, int h, int cell,
+                       std::uint8_t* dst);
 
 // Page statistics, from a grid of at most ~65536 pixels spread evenly over the image (so a call
 // costs well under a millisecond whatever the image size). Luminance is (77 R + 150 G + 29 B) /

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "edgeocr/image.h"
@@ -65,6 +66,14 @@ inline void check_positive(int v, const char* fn, const char* name) {
     fail(StatusCode::kInvalidArgument,
          std::string(fn) + ": " + name + " is " + std::to_string(v) + "; expected > 0");
 }
+
+// det_preprocess_window's sampling (bilinear, pixel-centre aligned, on the frame_w x frame_h
+// resize of the whole of src) of the window at (x0, y0) of win_w x win_h, normalised by `plan`,
+// written to plane c's row y at dst + c * plane + y * pitch. Arguments already checked by the
+// caller (`fn` names it in errors).
+void resize_into(const ImageView& src, int frame_w, int frame_h, int x0, int y0, int win_w,
+                 int win_h, const ChannelPlan& plan, float* dst, std::size_t pitch,
+                 std::size_t plane, const char* fn);
 
 }  // namespace detail
 }  // namespace edgeocr

@@ -163,5 +163,54 @@ void crop_preprocess(const ImageView& src, const Quad& q, int out_w, int out_h, 
   }
 }
 
+void table_preprocess(const ImageView& src, int x, int y, int w, int h, int side,
+                      const NormalizeParams& norm, float pad_value, float* dst) {
+  check_common(src, side, side, norm, dst);
+  if (w <= 0 || h <= 0 || x < 0 || y < 0 || x + w > src.width || y + h > src.height)
+    fail(StatusCode::kInvalidArgument, "reference: rectangle outside the image");
+  const double ratio = static_cast<double>(side) / std::max(w, h);
+  const int out_w = std::min(side, std::max(1, static_cast<int>(w * ratio)));
+  const int out_h = std::min(side, std::max(1, static_cast<int>(h * ratio)));
+  const std::size_t plane = static_cast<std::size_t>(side) * side;
+  for (int v = 0; v < side; ++v) {
+    for (int u = 0; u < side; ++u) {
+      float* o = dst + static_cast<std::size_t>(v) * side + u;
+      if (u >= out_w || v >= out_h) {
+        for (int c = 0; c < 3; ++c) o[c * plane] = pad_value;
+        continue;
+      }
+      const double sx = x + clamp((u + 0.5) * w / out_w - 0.5, 0, w - 1);
+      const double sy = y + clamp((v + 0.5) * h / out_h - 0.5, 0, h - 1);
+      for (int c = 0; c < 3; ++c)
+        o[c * plane] =
+            normalise(bilinear(src, sx, sy, source_channel(src.format, norm.to_rgb, c)), norm, c);
+    }
+  }
+}
+
+void luminance_min_map(const ImageView& src, int x, int y, int w, int h, int cell,
+                       std::uint8_t* dst) {
+  validate(src, "reference: src");
+  if (w <= 0 || h <= 0 || cell <= 0 || x < 0 || y < 0 || x + w > src.width || y + h > src.height)
+    fail(StatusCode::kInvalidArgument, "reference: bad rectangle or cell");
+  const int mw = (w + cell - 1) / cell, mh = (h + cell - 1) / cell;
+  for (int my = 0; my < mh; ++my) {
+    for (int mx = 0; mx < mw; ++mx) {
+      double lowest = 255;
+      for (int yy = my * cell; yy < std::min(h, (my + 1) * cell); ++yy) {
+        for (int xx = mx * cell; xx < std::min(w, (mx + 1) * cell); ++xx) {
+          const double l = (77 * pixel(src, x + xx, y + yy, source_channel(src.format, true, 0)) +
+                            150 * pixel(src, x + xx, y + yy, source_channel(src.format, true, 1)) +
+                            29 * pixel(src, x + xx, y + yy, source_channel(src.format, true, 2))) /
+                           256.0;
+          lowest = std::min(lowest, clamp(l, 0, 255));
+        }
+      }
+      dst[static_cast<std::size_t>(my) * mw + mx] =
+          static_cast<std::uint8_t>(std::floor(lowest + 0.5));
+    }
+  }
+}
+
 }  // namespace reference
 }  // namespace edgeocr
