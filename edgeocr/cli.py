@@ -164,10 +164,20 @@ def cmd_predict(args) -> int:
     return 1 if failures else 0
 
 
+def say_text_layer(source, r) -> None:
+    """On stderr: what became of a PDF page that already had text (nothing for other pages)."""
+    from .documents.pages import text_note
+
+    note = text_note(r)
+    if note:
+        print(f"{source}: page {r.page + 1} {note}", file=sys.stderr)
+
+
 def _is_document(path: str, args) -> bool:
     from .documents.pages import is_document
 
     asked = args.pages is not None or args.dpi is not None or args.password is not None
+    asked = asked or getattr(args, "skip_text", False) or getattr(args, "redo_ocr", False)
     return asked or is_document(path)
 
 
@@ -186,12 +196,20 @@ def _predict_document(p, path: str, args, n_files: int) -> int:
             print(f"{where}: error: {e}", file=sys.stderr)
 
     try:
-        pages = p.predict_pages(path, args.pages, dpi=args.dpi, password=args.password)
+        pages = p.predict_pages(
+            path,
+            args.pages,
+            dpi=args.dpi,
+            password=args.password,
+            skip_text=args.skip_text,
+            redo_ocr=args.redo_ocr,
+        )
     except EdgeOCRError as e:
         error(path, e)
         return 1
     failures = 0
     for r in pages:
+        say_text_layer(path, r)
         if r.error is not None:
             failures += 1
             error(f"{path}: page {r.page + 1}", r.error, r.page)
@@ -323,6 +341,18 @@ def add_page_arguments(p) -> None:
     )
     p.add_argument("--dpi", type=float, help="resolution PDF pages are rendered at (default 200)")
     p.add_argument("--password", help="password of an encrypted PDF")
+    text = p.add_mutually_exclusive_group()
+    text.add_argument(
+        "--skip-text",
+        action="store_true",
+        help="a PDF page that already has text is kept as it is (not read), as OCRmyPDF's",
+    )
+    text.add_argument(
+        "--redo-ocr",
+        action="store_true",
+        help="a PDF page with edgeocr's own earlier text layer is read again and the layer "
+        "replaced; real text is kept (a page with only real text is not read), as OCRmyPDF's",
+    )
 
 
 def add_output_arguments(p) -> None:

@@ -277,17 +277,30 @@ class Predictor:
             size_from_header=self.preprocess is None,
         )
 
-    def predict_pages(self, source, pages=None, *, dpi=None, password=None) -> Iterator[PageResult]:
+    def predict_pages(
+        self, source, pages=None, *, dpi=None, password=None, skip_text=False, redo_ocr=False
+    ) -> Iterator[PageResult]:
         """OCR a document page by page: a PDF, a multi-page TIFF (every frame of a multi-frame
         image), or one image as one page. Yields a `PageResult` per page, streaming: one page is
         rendered at a time (the next while this one is read). ``pages``: 0-based indices, or a
         string of 1-based pages such as "1-3,7"; ``dpi``: PDF rendering resolution (default
         200); ``password``: for an encrypted PDF. Errors of the whole document (corrupt, wrong
         password, no pages) are raised at once; a page that fails comes out with its ``error``.
-        See docs/documents.md."""
+        A PDF page that already has text is read anyway (``text_action`` "ocr-over-text"), or
+        with ``skip_text`` kept as it is (not read), or with ``redo_ocr`` read again where only
+        edgeocr's own earlier layer is (a searchable PDF then replaces that layer; real text is
+        kept), as OCRmyPDF's --skip-text / --redo-ocr. See docs/documents.md."""
         from .documents.pages import predict_pages
 
-        return predict_pages(self, source, pages, dpi=dpi, password=password)
+        return predict_pages(
+            self,
+            source,
+            pages,
+            dpi=dpi,
+            password=password,
+            skip_text=skip_text,
+            redo_ocr=redo_ocr,
+        )
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""

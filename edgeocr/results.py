@@ -250,7 +250,10 @@ class PageResult(OcrResult):
     its resolution (the file's dpi metadata, else 72: a pixel is a point). ``dpi``: the
     resolution the page was rendered at (for images: the one their file records, else 72).
     ``error``: why the page could not be read (its lines are empty then); the other pages of the
-    document still come out.
+    document still come out. ``text_layer``, ``text_action``: for a PDF page, the text it had
+    before ("none", "edgeocr", "text", "text+edgeocr") and what was done about it ("ocr",
+    "ocr-over-text", "kept": not read, "redo": edgeocr's earlier layer replaced); see
+    docs/documents.md, "Pages that already have text".
     """
 
     page: int = 0
@@ -260,6 +263,8 @@ class PageResult(OcrResult):
     height_pt: float = 0.0
     dpi: float = 72.0
     error: EdgeOCRError | None = None
+    text_layer: str = ""
+    text_action: str = ""
 
     def to_dict(self) -> dict:
         """The page as JSON-ready values: the result's, the page's place and size, its error."""
@@ -275,6 +280,8 @@ class PageResult(OcrResult):
             if self.error is None
             else {"type": type(self.error).__name__, "message": str(self.error)},
         )
+        if self.text_layer not in ("", "none"):  # a PDF page that had text: what became of it
+            d.update(text_layer=self.text_layer, text_action=self.text_action)
         return d
 
     def __repr__(self) -> str:

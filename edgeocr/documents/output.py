@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from ..errors import EdgeOCRError, InvalidInputError, OutputError
 from .alto import AltoWriter
 from .hocr import HocrWriter
+from .pages import text_note
 from .pdf import SearchablePdf
 from .text import JsonLinesWriter, TextWriter
 from .tsv import TsvWriter
@@ -220,6 +221,8 @@ def run_cli(args, predictor, files: list[str]) -> int:
                 getattr(args, "pages", None),
                 dpi=getattr(args, "dpi", None),
                 password=getattr(args, "password", None),
+                skip_text=getattr(args, "skip_text", False),
+                redo_ocr=getattr(args, "redo_ocr", False),
             )
         except EdgeOCRError as e:
             failures += 1
@@ -227,6 +230,9 @@ def run_cli(args, predictor, files: list[str]) -> int:
             return iter(())
 
     def on_page(r):
+        note = text_note(r)
+        if note:
+            print(f"{r.source}: page {r.page + 1} {note}", file=sys.stderr)
         if getattr(r, "error", None) is not None:
             print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
 

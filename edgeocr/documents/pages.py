@@ -49,6 +49,20 @@ MAX_PDF_BYTES = 1 << 32
 PDFIUM_LOCK = threading.RLock()
 
 
+# A PDF page's text before OCR (`PageResult.text_layer`): none; only an invisible layer that
+# edgeocr wrote before (its glyphless font, edgeocr/documents/font.py); real text (any other
+# font: the page's own text, or another tool's OCR layer); or both.
+TEXT_LAYERS = ("none", "edgeocr", "text", "text+edgeocr")
+# What is done (`PageResult.text_action`): "ocr" (a page without text), "ocr-over-text" (the
+# default for a page with text: read, and a searchable PDF gets a second layer over it), "kept"
+# (not read: skip_text, or redo_ocr on a page with real text only), "redo" (redo_ocr: edgeocr's
+# earlier layer removed, the page read again; lines over the page's real text are dropped).
+TEXT_ACTIONS = ("ocr", "ocr-over-text", "kept", "redo")
+# Pages with text (PDF): read anyway (OCRmyPDF's --force-ocr without rasterising), kept as they
+# are (--skip-text), or edgeocr's own layer replaced (--redo-ocr).
+TEXT_MODES = ("ocr", "skip", "redo")
+
+
 class DocumentWarning(UserWarning):
     """A page was read differently from what was asked (e.g. at a lower DPI to fit the cap)."""
 
@@ -64,6 +78,9 @@ class Page:
     dpi: float
     error: EdgeOCRError | None = None
     note: str = ""  # why it was read differently from what was asked (warned about)
+    text_layer: str = ""  # a PDF page's text before OCR: TEXT_LAYERS (empty for images)
+    text_action: str = ""  # what is done about it: TEXT_ACTIONS (empty for images)
+    text_boxes: list | None = None  # pixel boxes of its real text's characters (redo_ocr)
 
 
 def parse_pages(pages, count: int) -> list[int]:
@@ -138,6 +155,113 @@ def _check_pdf_end(tail: bytes, source: str) -> None:
         )
 
 
+def _text_layer(page, want_boxes: bool) -> tuple[str, list]:
+    """(one of TEXT_LAYERS, the boxes of the real text's characters in PDF user space when
+    ``want_boxes``) of a PDFium page. Characters in edgeocr's glyphless font are edgeocr's
+    earlier layer; whitespace and the characters PDFium makes up (line ends) do not count."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    from .font import FONT_NAME
+
+    textpage = page.get_textpage()
+    try:
+        n = textpage.count_chars()
+        ours = real = 0
+        boxes: list = []
+        buf = ctypes.create_string_buffer(256)
+        flags = ctypes.c_int()
+        for i in range(n):
+            code = raw.FPDFText_GetUnicode(textpage.raw, i)
+            if code <= 32 or chr(code).isspace() or raw.FPDFText_IsGenerated(textpage.raw, i) == 1:
+                continue
+            size = raw.FPDFText_GetFontInfo(textpage.raw, i, buf, 256, ctypes.byref(flags))
+            name = buf.raw[: max(0, min(size, 256) - 1)].decode("utf-8", "replace")
+            if name.endswith(FONT_NAME):  # embedded subsets carry a "ABCDEF+" prefix
+                ours += 1
+                continue
+            real += 1
+            if want_boxes:
+                boxes.append(textpage.get_charbox(i))
+    finally:
+        textpage.close()
+    if real and ours:
+        return "text+edgeocr", boxes
+    return ("text" if real else "edgeocr" if ours else "none"), boxes
+
+
+_TEXT_SAID = {
+    "ocr-over-text": "read anyway; a searchable PDF gets a second text layer over it "
+    "(--skip-text keeps such pages as they are, --redo-ocr replaces only edgeocr's own layer)",
+    "kept": "kept as it is, not read",
+    "redo": "read again; edgeocr's earlier layer is replaced, real text kept",
+}
+_LAYER_SAID = {
+    "edgeocr": "edgeocr's text layer from an earlier run",
+    "text": "text",
+    "text+edgeocr": "text and edgeocr's layer from an earlier run",
+}
+
+
+def text_note(result) -> str:
+    """What became of a PDF page that already had text, in words ("" for other pages): the
+    command line prints it, as OCRmyPDF does."""
+    layer = getattr(result, "text_layer", "")
+    if layer in ("", "none"):
+        return ""
+    said = _TEXT_SAID.get(getattr(result, "text_action", ""), "")
+    return f"has {_LAYER_SAID.get(layer, layer)}: {said}"
+
+
+def _text_action(layer: str, mode: str) -> str:
+    """What TEXT_MODES ``mode`` does with a page whose text is ``layer`` (TEXT_ACTIONS)."""
+    if layer == "none":
+        return "ocr"
+    if mode == "skip" or (mode == "redo" and layer == "text"):
+        return "kept"
+    if mode == "redo":
+        return "redo"
+    return "ocr-over-text"
+
+
+def _to_pixels(page, boxes, width: int, height: int) -> list:
+    """PDF user-space boxes (left, bottom, right, top) of ``page`` as (x0, y0, x1, y1) pixels
+    of its rendering at ``width`` x ``height`` (PDFium's own page-to-device map: CropBox and
+    /Rotate as rendered)."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    out = []
+    dx, dy = ctypes.c_int(), ctypes.c_int()
+    for left, bottom, right, top in boxes:
+        xs, ys = [], []
+        for px, py in ((left, bottom), (right, top)):
+            raw.FPDF_PageToDevice(
+                page.raw, 0, 0, width, height, 0, px, py, ctypes.byref(dx), ctypes.byref(dy)
+            )
+            xs.append(dx.value)
+            ys.append(dy.value)
+        out.append((min(xs), min(ys), max(xs), max(ys)))
+    return out
+
+
+def _over_text(box, text_boxes) -> bool:
+    """Whether at least half of the width of the line box (x0, y0, x1, y1) runs over characters
+    of the page's real text on its middle (a visible word that OCR read again)."""
+    x0, y0, x1, y1 = box
+    mid = (y0 + y1) / 2
+    spans = sorted((max(a, x0), min(c, x1)) for a, b, c, d in text_boxes if b <= mid <= d)
+    covered, end = 0.0, x0
+    for a, c in spans:
+        a = max(a, end)
+        if c > a:
+            covered += c - a
+            end = c
+    return x1 > x0 and covered >= 0.5 * (x1 - x0)
+
+
 class _Document:
     """A document opened for reading pages (not thread-safe; PageStream serialises it)."""
 
@@ -152,7 +276,10 @@ class _Document:
 
 
 class _PdfDocument(_Document):
-    def __init__(self, data, source: str, dpi: float, password, max_pixels: int):
+    def __init__(
+        self, data, source: str, dpi: float, password, max_pixels: int, text_mode: str = "ocr"
+    ):
+        self.text_mode = text_mode
         try:
             import pypdfium2 as pdfium
         except ImportError as e:
@@ -235,6 +362,18 @@ class _PdfDocument(_Document):
                         f"rendered at {fit:g} dpi"
                     )
                     dpi = fit
+                layer, real = _text_layer(page, self.text_mode == "redo")
+                action = _text_action(layer, self.text_mode)
+                if action == "kept":  # not rendered: the page stays as it is (its size as shown)
+                    return Page(
+                        index,
+                        None,
+                        float(w_pt),
+                        float(h_pt),
+                        float(dpi),
+                        text_layer=layer,
+                        text_action=action,
+                    )
                 bitmap = page.render(scale=dpi / 72, may_draw_forms=True)
                 try:
                     img = np.array(bitmap.to_numpy(), dtype=np.uint8, copy=True)  # BGR
@@ -243,7 +382,18 @@ class _PdfDocument(_Document):
                 # A page rotated by /Rotate 90 or 270 renders turned: its size as shown.
                 if (img.shape[1] > img.shape[0]) != (w_pt > h_pt) and w_pt != h_pt:
                     w_pt, h_pt = h_pt, w_pt
-                return Page(index, img, float(w_pt), float(h_pt), float(dpi), note=note)
+                boxes = _to_pixels(page, real, img.shape[1], img.shape[0]) if real else None
+                return Page(
+                    index,
+                    img,
+                    float(w_pt),
+                    float(h_pt),
+                    float(dpi),
+                    note=note,
+                    text_layer=layer,
+                    text_action=action,
+                    text_boxes=boxes,
+                )
             except pdfium.PdfiumError as e:
                 raise DocumentError(
                     f"{self.source}: page {index + 1} cannot be rendered (PDFium: {e})"
@@ -378,8 +528,14 @@ def _png_is_still(f) -> bool:
     return False
 
 
-def open_document(source, *, dpi=None, password=None, max_pixels: int | None = None) -> _Document:
+def open_document(
+    source, *, dpi=None, password=None, max_pixels: int | None = None, text_mode: str = "ocr"
+) -> _Document:
     """The document ``source`` names, opened (page count known, nothing rendered).
+
+    ``text_mode`` (TEXT_MODES) says what becomes of a PDF page that already has text: "ocr"
+    (read anyway), "skip" (kept as it is, not rendered), "redo" (a page with edgeocr's earlier
+    layer read again, a page with real text only kept).
 
     ``source``: a path or bytes of a PDF or an image (one page, or every frame of a
     multi-frame one), a numpy array or a PIL image (one page). Errors for the whole document
@@ -388,6 +544,8 @@ def open_document(source, *, dpi=None, password=None, max_pixels: int | None = N
     """
     dpi = check_dpi(dpi)
     limit = max_image_pixels(max_pixels)
+    if text_mode not in TEXT_MODES:
+        raise InvalidInputError(f"text_mode must be one of {TEXT_MODES}, got {text_mode!r}")
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not os.path.exists(path):
@@ -403,13 +561,13 @@ def open_document(source, *, dpi=None, password=None, max_pixels: int | None = N
             with open(path, "rb") as f:
                 f.seek(max(0, size - 1024))
                 _check_pdf_end(f.read(), path)
-            return _PdfDocument(path, path, dpi, password, limit)
+            return _PdfDocument(path, path, dpi, password, limit, text_mode)
         return _image_document(path, path, limit)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         if is_pdf_header(data[:1024]):
             _check_pdf_end(data[-1024:], "PDF bytes")
-            return _PdfDocument(data, "PDF bytes", dpi, password, limit)
+            return _PdfDocument(data, "PDF bytes", dpi, password, limit, text_mode)
         return _image_document(data, "image bytes", limit)
     return _ImageDocument(source, type(source).__name__, limit, 72.0)
 
@@ -484,12 +642,22 @@ class PageStream:
             self.doc.close()
 
 
+def text_mode(skip_text: bool = False, redo_ocr: bool = False) -> str:
+    """The TEXT_MODES entry of OCRmyPDF's flags (both at once is an error, as there)."""
+    if skip_text and redo_ocr:
+        raise InvalidInputError("skip_text and redo_ocr exclude each other (as in OCRmyPDF)")
+    return "skip" if skip_text else "redo" if redo_ocr else "ocr"
+
+
 def predict_pages(
-    predictor, source, pages=None, *, dpi=None, password=None
+    predictor, source, pages=None, *, dpi=None, password=None, skip_text=False, redo_ocr=False
 ) -> Iterator[PageResult]:
     """`Predictor.predict_pages`: the document is opened now (its errors raised here), its pages
     are read and recognised one at a time as the iterator is consumed."""
-    doc = open_document(source, dpi=dpi, password=password, max_pixels=predictor.max_image_pixels)
+    mode = text_mode(skip_text, redo_ocr)
+    doc = open_document(
+        source, dpi=dpi, password=password, max_pixels=predictor.max_image_pixels, text_mode=mode
+    )
     try:
         indices = parse_pages(pages, doc.count)
     except BaseException:
@@ -511,15 +679,20 @@ def _recognised(predictor, stream: PageStream) -> Iterator[PageResult]:
 def _page_result(predictor, page: Page, source: str) -> PageResult:
     result = None
     error = page.error
-    if error is None:
+    if error is None and page.image is not None:
         try:
             result = predictor.predict(page.image)
         except EdgeOCRError as e:
             error = e
     h, w = page.image.shape[:2] if page.image is not None else (0, 0)
+    if page.text_action == "kept":  # not rendered: its size at the DPI asked, as if it were
+        w, h = math.ceil(page.width_pt * page.dpi / 72), math.ceil(page.height_pt * page.dpi / 72)
     page.image = None  # the pixels go before the caller gets the result
+    lines = result.lines if result is not None else []
+    if page.text_boxes:  # redo_ocr on a page with real text: what OCR read of it goes
+        lines = [ln for ln in lines if not _over_text(_line_bounds(ln), page.text_boxes)]
     return PageResult(
-        lines=result.lines if result is not None else [],
+        lines=lines,
         timings=result.timings if result is not None else {},
         image_size=(w, h),
         source=source,
@@ -530,4 +703,11 @@ def _page_result(predictor, page: Page, source: str) -> PageResult:
         height_pt=page.height_pt,
         dpi=page.dpi,
         error=error,
+        text_layer=page.text_layer,
+        text_action=page.text_action,
     )
+
+
+def _line_bounds(line) -> tuple:
+    b = np.asarray(line.box, dtype=np.float64).reshape(-1, 2)
+    return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max())

@@ -141,6 +141,32 @@ def text_layer(result, to_points: PixelsToPoints, font_name: str, cids: CidAlloc
     return f"BT\n3 Tr\n{font_name} 1 Tf\n{body}\nET\n".encode("ascii")
 
 
+# The content stream text_layer's output goes in (SearchablePdf._lay): the page's own content
+# closed, then the invisible text in edgeocr's font. redo_ocr finds edgeocr's layers by it.
+_LAYER_HEAD = b"\nQ\nBT\n3 Tr\n" + FONT_RESOURCE.encode("ascii")
+
+
+def remove_edgeocr_layer(page) -> int:
+    """Take the text layers edgeocr laid on ``page`` (a pikepdf page) out again; the page's own
+    content and any other text are kept. Returns the number of layers removed."""
+    import pikepdf
+
+    contents = page.obj.get("/Contents")
+    if contents is None:
+        return 0
+    streams = list(contents) if isinstance(contents, pikepdf.Array) else [contents]
+    removed = 0
+    for st in streams:
+        try:
+            data = st.read_bytes()
+        except pikepdf.PdfError:
+            continue
+        if data.startswith(_LAYER_HEAD):
+            st.write(b"\nQ\n")  # the Q that closes the page's own content stays
+            removed += 1
+    return removed
+
+
 def _matrix(m) -> str:
     return " ".join(_num(v) for v in m)
 
@@ -204,6 +230,7 @@ class SearchablePdf:
         self.parts: list = []  # parts written to files and reopened (their data stays there)
         self.tmpdir: str | None = None
         self.pages_with_text = 0
+        self.layers_removed = 0  # edgeocr's earlier text layers taken out (redo_ocr)
         self.encrypted = False
 
     # -- sources ------------------------------------------------------------
@@ -267,7 +294,10 @@ class SearchablePdf:
                     f"({len(doc.pages)} pages)"
                 )
             if not failed:
-                self._lay(self.out.pdf.pages[first + page_index], result, self.out)
+                page = self.out.pdf.pages[first + page_index]
+                if getattr(result, "text_action", "") == "redo":
+                    self.layers_removed += remove_edgeocr_layer(page)
+                self._lay(page, result, self.out)
             return
         if failed:
             return  # an image page that could not be read has no pixels to make a page of
