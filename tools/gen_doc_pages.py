@@ -444,7 +444,7 @@ class PageMaker:
             small=body * rng.uniform(0.75, 0.85),
             justify=rng.random() < 0.6,
             indent=(2 * body if self.lang == "zh" else rng.choice((0.0, 1.5 * body))),
-            para_gap=body * rng.uniform(0.4, 0.9),
+            para_gap=body * rng.uniform(0.6, 1.2),
             color=rng.random() < 0.4,
         )
         self.block_id = 0
@@ -701,7 +701,10 @@ class PageMaker:
         for t in ctexts:
             t.baseline += fh + gap
         cap = Part((bid, 1), "figure_caption", ctexts, caption_of=(bid, 0))
-        return [Unit(fh + gap + ch, [fig, cap], space=st.para_gap * 1.6, block=bid)]
+        # The space below a float's caption is wider than between paragraphs, as typesetters
+        # leave it (it is part of the unit: nothing is drawn there).
+        after = st.body * 0.8
+        return [Unit(fh + gap + ch + after, [fig, cap], space=st.para_gap * 1.6, block=bid)]
 
     def _graphic(self, kind, x0, y0, w, h):
         rng, st = self.rng, self.st
@@ -977,7 +980,8 @@ class PageMaker:
             box=box,
             table={"rows": n_rows, "cols": n_cols, "style": style, "cells": out_cells},
         )
-        return [Unit(ty0 + n_rows * row_h, [cap, tab], space=st.para_gap * 1.6, block=bid)]
+        after = st.body * 0.8
+        return [Unit(ty0 + n_rows * row_h + after, [cap, tab], space=st.para_gap * 1.6, block=bid)]
 
     # -- flow ----------------------------------------------------------------------------------
     def random_block(self, width: float, allow_float: bool) -> list:
