@@ -55,6 +55,13 @@ def settings_json(settings: Mapping | PipelineConfig | None) -> str:
         ) from e
 
 
+def _flag(value, name: str) -> bool:
+    """``value`` if it is a bool, else InvalidInputError (a string such as "false" is not)."""
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
 def check_workers(workers, most: int | None = None) -> int:
     """``workers`` if it is an int >= 1 (and <= ``most``), else InvalidInputError."""
     if (
@@ -80,7 +87,10 @@ class Engine:
     threads on one shared arena). ``max_memory_mb`` caps the memory pool, runs
     the sessions as under a budget and plans and admits every call under it
     (docs/memory-budget.md); with ``bundle_budget`` a bundle's own
-    ``runtime.max_memory_mb`` does so when none is given.
+    ``runtime.max_memory_mb`` does so when none is given. ``defer_recheck``
+    (default True) lets the core load a known set's recheck file when a call
+    first needs it; ``disk_cache=False`` keeps this load off every on-disk
+    cache.
 
     Thread-safe, as the core's pipeline is.
     """
@@ -95,6 +105,8 @@ class Engine:
         max_memory_mb: float | None = None,
         bundle_budget: bool = False,
         name: str = "<model bytes>",
+        defer_recheck: bool = True,
+        disk_cache: bool = True,
     ):
         _runtime.configure()  # no-op once the runtime library is chosen
         if options is None:
@@ -111,6 +123,8 @@ class Engine:
             settings_json=settings_json(settings),
             name=name,  # what a model or bundle given as bytes is called in errors
             bundle_budget=bundle_budget,
+            defer_recheck=_flag(defer_recheck, "defer_recheck"),
+            disk_cache=_flag(disk_cache, "disk_cache"),
         )
         self._core_pipeline = loaded.pipeline
         self._pool = loaded.pool

@@ -98,6 +98,16 @@ class Predictor:
     instructions and the int8 models pass their accuracy gate (else fp32);
     ``"int8"`` insists (edgeocr/pack/int8_default.py; ``.precision`` says which
     runs, ``.int8_bundle`` where the int8 models are).
+
+    ``defer_recheck`` (default True): a known model set's recheck file is
+    loaded when a call first has a line to recheck (most pages have none, and
+    its session is the set's largest); a load that fails then (the file
+    removed or changed) is that call's error, and the next call tries again.
+    False loads it with the other models. ``disk_cache=False``: this
+    Predictor reads and writes no on-disk cache (file digests, ONNX Runtime's
+    optimised graphs, ``.nb`` translations, int8 models), as
+    ``EDGEOCR_CACHE_DIR=off`` does for the whole process (docs/usage.md,
+    "What the loader keeps between processes").
     """
 
     def __init__(
@@ -124,6 +134,8 @@ class Predictor:
         workers: int = 1,
         max_image_pixels: int | None = None,
         precision: str | None = None,
+        defer_recheck: bool = True,
+        disk_cache: bool = True,
         **overrides,
     ):
         # Up to 2 * workers decoded images are held: no more than a session may have threads.
@@ -167,7 +179,9 @@ class Predictor:
             from .pack.int8_default import int8_bundle_for
 
             set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
-            bundle = int8_bundle_for({**given, **set_keys}, precision, threads=threads)
+            bundle = int8_bundle_for(
+                {**given, **set_keys}, precision, threads=threads, disk_cache=disk_cache
+            )
             if bundle is not None:
                 sources = {"model": os.fspath(bundle), "keys": keys}
                 self.precision, self.int8_bundle = "int8", os.fspath(bundle)
@@ -189,6 +203,8 @@ class Predictor:
             options=opts,
             max_memory_mb=max_memory_mb,
             bundle_budget=not self.int8_bundle,
+            defer_recheck=defer_recheck,
+            disk_cache=disk_cache,
         )
         manifest = self.engine.manifest
         if max_memory_mb is None and self.engine.budget_bytes:

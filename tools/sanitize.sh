@@ -88,7 +88,7 @@ if [[ $run_fuzz == 1 ]]; then
     declare -A fuzz_srcs=(
       [fuzz_db_postprocess]="$REPO/csrc/postprocess/db.cpp $REPO/csrc/postprocess/geometry.cpp"
       [fuzz_ctc_decode]="$REPO/csrc/postprocess/ctc.cpp"
-      [fuzz_nb_translate]="$(ls "$REPO"/csrc/loader/nb/*.cpp "$REPO"/csrc/common/sha256.cpp | tr '\n' ' ')"
+      [fuzz_nb_translate]="$(ls "$REPO"/csrc/loader/nb/*.cpp "$REPO"/csrc/common/sha256.cpp "$REPO"/csrc/common/disk_cache.cpp | tr '\n' ' ')"
       [fuzz_png]="$REPO/csrc/codec/png.cpp $REPO/csrc/codec/inflate.cpp"
     )
     # .nb translation: no single allocation above 256 MB (issue 13), larger inputs

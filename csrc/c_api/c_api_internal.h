@@ -37,6 +37,10 @@ std::vector<std::pair<std::string, SettingValue>> setting_overrides(const edgeoc
 // of API version 2 (`min_size`).
 void check_out_size(std::size_t struct_size, std::size_t min_size, const char* what,
                     const char* fn);
+// InvalidArgument if an output struct's struct_size ends inside the field at `field_offset`
+// (`field_size` bytes): a size no version of the struct has.
+void check_not_inside(std::size_t struct_size, std::size_t field_offset, std::size_t field_size,
+                      const char* what, const char* field, const char* fn);
 template <class T>
 void write_out(T* dst, const T& src) {
   const std::size_t n = dst->struct_size < sizeof(T) ? dst->struct_size : sizeof(T);

@@ -132,6 +132,8 @@ void check_options_size(std::size_t size, const char* fn) {
       {"recheck_model_data", offsetof(edgeocr_options_t, recheck_model_data), sizeof(void*)},
       {"recheck_model_size", offsetof(edgeocr_options_t, recheck_model_size), sizeof(size_t)},
       {"recheck_keys_path", offsetof(edgeocr_options_t, recheck_keys_path), sizeof(char*)},
+      {"recheck_at_create", offsetof(edgeocr_options_t, recheck_at_create), sizeof(int)},
+      {"no_disk_cache", offsetof(edgeocr_options_t, no_disk_cache), sizeof(int)},
   };
   for (const Appended& f : appended)
     if (size > f.offset && size < f.offset + f.size)
@@ -180,6 +182,13 @@ void check_out_size(std::size_t struct_size, std::size_t min_size, const char* w
   if (struct_size < min_size)
     invalid(std::string(fn) + ": " + what + "->struct_size is " + std::to_string(struct_size) +
             "; set it to sizeof the struct (at least " + std::to_string(min_size) + ")");
+}
+
+void check_not_inside(std::size_t struct_size, std::size_t field_offset, std::size_t field_size,
+                      const char* what, const char* field, const char* fn) {
+  if (struct_size > field_offset && struct_size < field_offset + field_size)
+    invalid(std::string(fn) + ": " + what + "->struct_size " + std::to_string(struct_size) +
+            " ends inside the field `" + field + "`; set it to sizeof the struct");
 }
 
 }  // namespace capi

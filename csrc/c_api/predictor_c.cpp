@@ -100,6 +100,12 @@ void check_options(const edgeocr_options_t& o) {
   if (o.arm64_bf16_fastmath != 0 && o.arm64_bf16_fastmath != 1)
     invalid(std::string(fn) + ": arm64_bf16_fastmath must be 0 or 1, got " +
             std::to_string(o.arm64_bf16_fastmath));
+  if (o.recheck_at_create != 0 && o.recheck_at_create != 1)
+    invalid(std::string(fn) + ": recheck_at_create must be 0 or 1, got " +
+            std::to_string(o.recheck_at_create));
+  if (o.no_disk_cache != 0 && o.no_disk_cache != 1)
+    invalid(std::string(fn) + ": no_disk_cache must be 0 or 1, got " +
+            std::to_string(o.no_disk_cache));
   if (o.max_memory_mb > (SIZE_MAX >> 20))
     invalid(std::string(fn) + ": max_memory_mb " + std::to_string(o.max_memory_mb) +
             " does not fit in the address space");
@@ -203,6 +209,8 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
       lo.has_keys_text = true;
     }
     lo.max_memory_bytes = o.max_memory_mb << 20;
+    lo.defer_recheck = o.recheck_at_create == 0;
+    lo.disk_cache = o.no_disk_cache == 0;
     // As the Python Predictor (docs/performance.md, "Session memory"): one arena shared by
     // the det, cls and rec sessions, memory pattern off.
     lo.session.shared_arena = true;
@@ -349,9 +357,12 @@ edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
   const char* fn = "edgeocr_result_get_line";
   EDGEOCR_C_TRY({
     if (!line) edgeocr::capi::invalid(std::string(fn) + ": line is NULL");
-    // API version 2's line ends before word_count.
+    // API version 2's line ends before word_count (version 4); a size that ends inside
+    // word_count is no version's.
     edgeocr::capi::check_out_size(line->struct_size, offsetof(edgeocr_line_t, word_count), "line",
                                   fn);
+    edgeocr::capi::check_not_inside(line->struct_size, offsetof(edgeocr_line_t, word_count),
+                                    sizeof(size_t), "line", "word_count", fn);
     edgeocr_line_t out;
     std::memset(&out, 0, sizeof out);
     edgeocr::capi::write_out(line, out);  // zeroed if what follows fails

@@ -37,7 +37,7 @@
  *   library reads and writes at most struct_size bytes: a smaller (older)
  *   options struct gets the defaults for the fields it lacks, a smaller
  *   output struct only the fields it has (struct_size below the size of
- *   API version 2 is INVALID_ARGUMENT); in a larger (newer) struct the
+ *   API version 2, or ending inside a field, is INVALID_ARGUMENT); in a larger (newer) struct the
  *   fields unknown to the library are left as they are in outputs and must
  *   be zero in options (a field added later always has 0 as its default),
  *   else UNSUPPORTED. edgeocr_api_version() says which fields a library
@@ -78,8 +78,9 @@ extern "C" {
  * edgeocr_result_get_word). Version 5: the recheck model
  * (edgeocr_options_t.recheck_model_path / _data / _size, recheck_keys_path).
  * Version 6: edgeocr_predictor_predict_encoded (PNG files decoded by the library).
+ * Version 7: edgeocr_options_t.recheck_at_create and no_disk_cache.
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 6
+#define EDGEOCR_C_API_VERSION 7
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -209,6 +210,21 @@ typedef struct edgeocr_options_t {
   const void* recheck_model_data;
   size_t recheck_model_size;
   const char* recheck_keys_path;
+
+  /* ---- API version 7 ---- */
+  /* 0 (default): a known model set's recheck file given by path, without
+   * max_memory_mb, is loaded when a call first has a line to recheck (most
+   * pages have none, and its session is the set's largest); a load that
+   * fails then (the file removed or changed) is that call's error, and the
+   * next call tries again. 1: the recheck model is loaded by
+   * edgeocr_predictor_create with the others, whatever it is. Other values:
+   * INVALID_ARGUMENT. */
+  int recheck_at_create;
+  /* 1: this create reads and writes no on-disk cache (file digests, ONNX
+   * Runtime's optimised graphs, .nb translations; docs/c-api.md, "Caches"),
+   * as EDGEOCR_CACHE_DIR=off does for the whole process. 0 (default): the
+   * caches are used. Other values: INVALID_ARGUMENT. */
+  int no_disk_cache;
 } edgeocr_options_t;
 
 /* The options size of API version 1 (no `settings`): the smallest

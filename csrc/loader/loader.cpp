@@ -2,7 +2,9 @@
 #include "edgeocr/loader.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <exception>
@@ -11,6 +13,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "common/disk_cache.h"
 #include "common/sha256.h"
 #include "edgeocr/status.h"
 #include "loader/bundle.h"
@@ -64,33 +67,96 @@ void check_role(const Model& m, ModelRole want) {
   }
 }
 
-// The sha256 of the file at `path`, whose (device, inode, size, mtime in ns) are given: from the
-// on-disk cache when an entry for exactly these exists, else hashed and stored (atomically; a
-// cache that cannot be read or written is not an error). An entry names only which known set a
-// file is (its settings are checked values); bundles verify their members themselves.
-std::string file_digest_cached(const std::string& path, std::uint64_t dev, std::uint64_t ino,
-                               std::uint64_t size, std::int64_t mtime_ns) {
-  const std::string id = "edgeocr-digest-v1 " + std::to_string(dev) + " " + std::to_string(ino) +
-                         " " + std::to_string(size) + " " + std::to_string(mtime_ns);
-  const std::string dir = nb::cache_subdir("sha256");
-  const std::string entry = dir + "/" + edgeocr::sha256_hex(id.data(), id.size());
+// A file's version, as the digest cache knows it: device, inode, size, mtime and ctime (ns). A
+// tool that resets mtime (cp -p, rsync -t, touch -d) still changes ctime, which no one can set.
+using FileVersion = std::array<std::int64_t, 5>;
+
+FileVersion version_of(const struct stat& st) {
+  return {static_cast<std::int64_t>(st.st_dev), static_cast<std::int64_t>(st.st_ino),
+          static_cast<std::int64_t>(st.st_size),
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+          static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+}
+
+std::int64_t now_ns() {
+  struct timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The racy-entry rule (git's index has it too): a digest taken less than this after the file's
+// last change is not trusted, as a change within the same timestamp tick (same size, mtime and
+// ctime) would not show. Coarser than any local file system's timestamps.
+constexpr std::int64_t kRacyNs = std::int64_t(2) * 1000000000;
+
+bool trusted(const FileVersion& v, std::int64_t taken_ns) {
+  return std::max(v[3], v[4]) <= taken_ns - kRacyNs;
+}
+
+// The digest cache on disk ("sha256" under common/disk_cache.h's root): one small entry per file
+// version.
+constexpr std::size_t kDigestEntries = 1024;
+constexpr std::uint64_t kDigestFolderBytes = std::uint64_t(1) << 20;
+
+// The sha256 of the file at `path`, whose version is `v`: kept for the process in memory and
+// across processes on disk (unless !use_disk_cache), and taken from either only for exactly this
+// version and when trusted() (else hashed again). A digest is stored only when the file is still
+// that version once hashed. An entry names only which known set a file is (its settings are
+// checked values); bundles verify their members themselves.
+std::string file_digest(const std::string& path, const FileVersion& v, bool use_disk_cache) {
+  std::string id = "edgeocr-digest-v2";
+  for (std::int64_t x : v) id += " " + std::to_string(x);
+  static std::mutex mu;
+  static std::map<std::string, std::pair<std::string, std::int64_t>> memo;  // id: digest, taken
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = memo.find(id);
+    if (it != memo.end() && trusted(v, it->second.second)) return it->second.first;
+  }
+  const std::string dir = use_disk_cache ? disk_cache::folder("sha256") : std::string();
+  const std::string entry = dir.empty() ? dir
+                                        : dir + "/" + edgeocr::sha256_hex(id.data(), id.size()) +
+                                              disk_cache::kEntrySuffix;
   std::string stored;
-  if (nb::read_file(entry, &stored) && stored.size() == 64 &&
-      stored.find_first_not_of("0123456789abcdef") == std::string::npos)
-    return stored;
-  loader::MappedFile f(path);
-  std::string digest = edgeocr::sha256_hex(f.data(), f.size());
-  nb::write_atomic(dir, entry, digest);
+  if (!entry.empty() &&
+      disk_cache::read_entry(entry, id, 128, &stored) == disk_cache::Lookup::kHit) {
+    // "<64 hex digits> <ns when taken>"
+    const std::size_t sp = stored.find(' ');
+    if (sp == 64 && stored.find_first_not_of("0123456789abcdef") == 64 && stored.size() > 65 &&
+        stored.size() < 90 && stored.find_first_not_of("0123456789", 65) == std::string::npos) {
+      const std::int64_t taken = std::stoll(stored.substr(65));
+      if (trusted(v, taken)) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (memo.size() < 64) memo.emplace(id, std::make_pair(stored.substr(0, 64), taken));
+        return stored.substr(0, 64);
+      }
+    }
+  }
+  const std::int64_t taken = now_ns();  // before reading: a later change is later than this
+  std::string digest;
+  {
+    loader::MappedFile f(path);
+    digest = edgeocr::sha256_hex(f.data(), f.size());
+  }
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || version_of(st) != v) return digest;  // changed meanwhile
+  if (!entry.empty()) {
+    const std::string text = digest + " " + std::to_string(taken);
+    if (disk_cache::write_entry(dir, entry, id, text.data(), text.size()))
+      disk_cache::prune(dir, kDigestEntries, kDigestFolderBytes);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (memo.size() < 64) memo[id] = std::make_pair(digest, taken);
   return digest;
 }
 
 // sha256 of a source when its size is that of a known model set's `member` (else "").
-std::string digest_if_known(const ModelSource& s,
-                            loader::ModelFile loader::ModelSetInfo::* member) {
+std::string digest_if_known(const ModelSource& s, loader::ModelFile loader::ModelSetInfo::* member,
+                            bool use_disk_cache = true) {
   if (!s.given()) return "";
   std::uint64_t size = s.size;
+  struct stat st{};
   if (!s.path.empty()) {
-    struct stat st{};
     if (::stat(s.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
     size = static_cast<std::uint64_t>(st.st_size);
   }
@@ -99,33 +165,15 @@ std::string digest_if_known(const ModelSource& s,
     known |= (m->*member).size == size;
   if (!known) return "";
   if (s.path.empty()) return edgeocr::sha256_hex(s.data, s.size);
-  // A file's digest is kept per (device, inode, size, mtime): for the process in memory, and
-  // across processes on disk (file_digest_cached), so that Predictors made again from the same
-  // files, and each `edgeocr predict`, do not hash them again (~27 MB for the default set: 0.3 s).
-  struct stat st{};
-  if (::stat(s.path.c_str(), &st) != 0) return "";
-  const auto key = std::make_tuple(
-      static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-      static_cast<std::uint64_t>(st.st_size),
-      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
-  static std::mutex mu;
-  static std::map<decltype(key), std::string> cache;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-  }
-  std::string digest = file_digest_cached(s.path, std::get<0>(key), std::get<1>(key),
-                                          std::get<2>(key), std::get<3>(key));
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() < 64) cache.emplace(key, digest);
-  return digest;
+  // Predictors made again from the same files, and each `edgeocr predict`, do not hash them
+  // again (~27 MB for the default set).
+  return file_digest(s.path, version_of(st), use_disk_cache);
 }
 
 // A model from a loose source. `sha256` (of the source's bytes; "" = unknown) lets the session
 // come through the optimised-graph cache (loader/graph_cache.h).
 std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const SessionOptions& so,
-                                  const std::shared_ptr<MemoryPool>& pool,
+                                  const std::shared_ptr<MemoryPool>& pool, bool use_disk_cache,
                                   const std::string& sha256 = std::string()) {
   if (!s.path.empty()) {
     if (ends_with(s.path, ".eocr"))
@@ -138,18 +186,20 @@ std::shared_ptr<Model> load_model(const ModelSource& s, const char* role, const 
       std::string onnx;
       {
         loader::MappedFile f(s.path);
-        onnx = nb::cached_translate_to_onnx(f.data(), f.size(), s.path);
+        onnx = nb::cached_translate_to_onnx(f.data(), f.size(), s.path, "", use_disk_cache);
       }
       return Model::from_bytes(onnx.data(), onnx.size(), so, pool, s.path);
     }
-    return loader::load_through_graph_cache(s.path, nullptr, 0, sha256, so, pool, s.path);
+    return loader::load_through_graph_cache(s.path, nullptr, 0, sha256, so, pool, s.path,
+                                            use_disk_cache);
   }
   const std::string name = source_name(s, role);
   if (nb::looks_like_nb(s.data, s.size)) {
-    const std::string onnx = nb::cached_translate_to_onnx(s.data, s.size, name);
+    const std::string onnx = nb::cached_translate_to_onnx(s.data, s.size, name, "", use_disk_cache);
     return Model::from_bytes(onnx.data(), onnx.size(), so, pool, name);
   }
-  return loader::load_through_graph_cache("", s.data, s.size, sha256, so, pool, name);
+  return loader::load_through_graph_cache("", s.data, s.size, sha256, so, pool, name,
+                                          use_disk_cache);
 }
 
 // A recheck model the pipeline may load when a call first needs it: a known set's recheck file
@@ -159,7 +209,7 @@ std::int64_t deferrable_recheck(const LoadOptions& o, std::string& digest) {
   if (!o.recheck.given() || o.recheck.path.empty() || ends_with(o.recheck.path, ".nb") ||
       o.max_memory_bytes > 0 || !o.defer_recheck)
     return 0;
-  digest = digest_if_known(o.recheck, &loader::ModelSetInfo::recheck);
+  digest = digest_if_known(o.recheck, &loader::ModelSetInfo::recheck, o.disk_cache);
   if (digest.empty()) return 0;
   // Deferred only with the dictionary the count is for (its metadata), as the known sets load it.
   if (!o.recheck_keys_path.empty() || o.has_recheck_keys_list) return 0;
@@ -226,18 +276,20 @@ const loader::ModelSetInfo* model_set_of(const std::string& det, bool has_cls,
 }
 
 const loader::ModelSetInfo* model_set_of(const ModelSource& det, const ModelSource& cls,
-                                         const ModelSource& rec, const ModelSource& recheck) {
+                                         const ModelSource& rec, const ModelSource& recheck,
+                                         bool disk) {
   if (!det.given() || !rec.given()) return nullptr;
-  const std::string d = digest_if_known(det, &loader::ModelSetInfo::det);
+  const std::string d = digest_if_known(det, &loader::ModelSetInfo::det, disk);
   if (d.empty()) return nullptr;
-  const std::string r = digest_if_known(rec, &loader::ModelSetInfo::rec);
+  const std::string r = digest_if_known(rec, &loader::ModelSetInfo::rec, disk);
   if (r.empty()) return nullptr;
   std::string rc;
   if (recheck.given()) {
-    rc = digest_if_known(recheck, &loader::ModelSetInfo::recheck);
+    rc = digest_if_known(recheck, &loader::ModelSetInfo::recheck, disk);
     if (rc.empty()) return nullptr;
   }
-  return model_set_of(d, cls.given(), digest_if_known(cls, &loader::ModelSetInfo::cls), r, rc);
+  return model_set_of(d, cls.given(), digest_if_known(cls, &loader::ModelSetInfo::cls, disk), r,
+                      rc);
 }
 
 MemoryProfile memory_profile_of(const loader::ModelSetInfo* s) {
@@ -256,7 +308,7 @@ std::string model_set_settings(const ModelSource& det, const ModelSource& cls,
                                const ModelSource& rec, std::string* set_name,
                                const ModelSource& recheck) {
   if (set_name) set_name->clear();
-  const loader::ModelSetInfo* s = model_set_of(det, cls, rec, recheck);
+  const loader::ModelSetInfo* s = model_set_of(det, cls, rec, recheck, true);
   if (!s) return "{}";
   if (set_name) *set_name = s->name;
   return s->settings_json;
@@ -343,7 +395,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       const loader::BundleModel& m = *members[i];
       std::shared_ptr<Model> model = loader::load_through_graph_cache(
           "", m.data, m.size, o.verify_checksums ? m.sha256 : std::string(), so, out.pool,
-          out.names[i]);
+          out.names[i], o.disk_cache);
       check_role(*model, kRoles[i]);
       return model;
     });
@@ -373,7 +425,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     out.pool = o.pool ? o.pool : MemoryPool::create(out.budget_bytes);
     ModelSource srcs[3] = {o.det, o.cls, o.rec};
     if (single.given()) {
-      std::shared_ptr<Model> m = load_model(single, "given", so, out.pool);
+      std::shared_ptr<Model> m = load_model(single, "given", so, out.pool, o.disk_cache);
       const ModelRole r = loader::role_of(*m);
       const std::string n = source_name(single, "given");
       if (r == ModelRole::kCls)
@@ -399,8 +451,8 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
       const auto loaded = load_at_once(wanted, [&](int i) {
         // A known set's file is known by its sha256 (the digest cache): its session can come
         // from the optimised-graph cache.
-        std::shared_ptr<Model> m =
-            load_model(all[i], kRoleNames[i], so, out.pool, digest_if_known(all[i], members[i]));
+        std::shared_ptr<Model> m = load_model(all[i], kRoleNames[i], so, out.pool, o.disk_cache,
+                                              digest_if_known(all[i], members[i], o.disk_cache));
         check_role(*m, kRoles[i]);
         return m;
       });
@@ -423,7 +475,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
           recheck_charset = loader::charset_for(*recheck, nullptr, "");
         }
       }
-      const loader::ModelSetInfo* set = model_set_of(o.det, o.cls, o.rec, o.recheck);
+      const loader::ModelSetInfo* set = model_set_of(o.det, o.cls, o.rec, o.recheck, o.disk_cache);
       if (set) {
         config =
             apply_json(config, set->settings_json, "model set settings", StatusCode::kInternal);
@@ -459,12 +511,13 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   if (deferred_classes > 0) {
     Pipeline::DeferredRecheck d;
     d.classes = deferred_classes;
-    d.load = [src = o.recheck, so, pool = out.pool, digest = deferred_digest]() {
+    d.load = [src = o.recheck, so, pool = out.pool, digest = deferred_digest,
+              disk = o.disk_cache]() {
       // The file is read now: it must still be the one the pipeline was made from.
-      if (digest_if_known(src, &loader::ModelSetInfo::recheck) != digest)
+      if (digest_if_known(src, &loader::ModelSetInfo::recheck, disk) != digest)
         fail(StatusCode::kInvalidModel,
              src.path + ": the recheck model file changed since the pipeline was made");
-      std::shared_ptr<Model> m = load_model(src, "recheck", so, pool, digest);
+      std::shared_ptr<Model> m = load_model(src, "recheck", so, pool, disk, digest);
       check_role(*m, ModelRole::kRec);
       std::vector<std::string> chars = loader::charset_for(*m, nullptr, "");
       return std::make_pair(std::move(m), std::move(chars));

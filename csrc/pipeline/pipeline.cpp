@@ -201,43 +201,45 @@ void Pipeline::defer_recheck(DeferredRecheck recheck) {
   if (!rec_)
     fail(StatusCode::kInvalidArgument,
          "a recheck model re-reads rec's lines; it needs a rec model");
-  if (recheck_.model || deferred_recheck_.load)
+  if (has_recheck_)
     fail(StatusCode::kInvalidArgument, "defer_recheck: the pipeline has a recheck model already");
   // The settings' memory check with the recheck model's classes, as the constructor makes it.
   validate_config(
       config_, pool_->stats().cap_bytes,
       std::max<std::int64_t>(static_cast<std::int64_t>(primary_.charset.size()), recheck.classes));
   deferred_recheck_ = std::move(recheck);
+  has_recheck_ = true;
 }
 
 bool Pipeline::recheck_loaded() const {
-  if (!deferred_recheck_.load) return recheck_.model != nullptr;
-  std::lock_guard<std::mutex> lock(ws_mu_);  // recheck_.model is written under it
-  return recheck_.model != nullptr;
+  return recheck_ready_.load(std::memory_order_acquire) != nullptr;
 }
 
 const Pipeline::Recognizer& Pipeline::recheck() const {
-  if (deferred_recheck_.load) {
-    // call_once: one caller loads while the others wait; an exception leaves it to the next.
-    std::call_once(recheck_once_, [this] {
-      auto [model, charset] = deferred_recheck_.load();
-      if (!model) fail(StatusCode::kInternal, "the deferred recheck model did not load");
-      check_io(model, "recheck", 3);
-      check_recheck(*model, charset);
-      if (static_cast<std::int64_t>(charset.size()) != deferred_recheck_.classes)
-        fail(StatusCode::kInvalidModel, model->name() + ": the recheck model has " +
-                                            std::to_string(charset.size()) + " classes, not the " +
-                                            std::to_string(deferred_recheck_.classes) +
-                                            " its model set names");
-      Recognizer r;
-      r.space_class = ctc_space_class(charset);
-      r.charset = std::move(charset);
-      r.model = std::move(model);
-      std::lock_guard<std::mutex> lock(ws_mu_);
-      recheck_ = std::move(r);
-    });
-  }
-  return recheck_;
+  // Published once complete (release), read without a lock (acquire) on every call.
+  if (const Recognizer* r = recheck_ready_.load(std::memory_order_acquire)) return *r;
+  if (!deferred_recheck_.load) return recheck_;  // none: an empty recogniser
+  // One call loads while the others wait; a load that throws publishes nothing, and the next
+  // call tries again. (A mutex, not std::call_once: libstdc++'s call_once has hung after a
+  // throwing callable on some targets, GCC PR 66146.)
+  std::lock_guard<std::mutex> lock(recheck_mu_);
+  if (const Recognizer* r = recheck_ready_.load(std::memory_order_relaxed)) return *r;
+  auto [model, charset] = deferred_recheck_.load();
+  if (!model) fail(StatusCode::kInternal, "the deferred recheck model did not load");
+  check_io(model, "recheck", 3);
+  check_recheck(*model, charset);
+  if (static_cast<std::int64_t>(charset.size()) != deferred_recheck_.classes)
+    fail(StatusCode::kInvalidModel, model->name() + ": the recheck model has " +
+                                        std::to_string(charset.size()) + " classes, not the " +
+                                        std::to_string(deferred_recheck_.classes) +
+                                        " its model set names");
+  auto r = std::make_unique<Recognizer>();
+  r->space_class = ctc_space_class(charset);
+  r->charset = std::move(charset);
+  r->model = std::move(model);
+  deferred_loaded_ = std::move(r);
+  recheck_ready_.store(deferred_loaded_.get(), std::memory_order_release);
+  return *deferred_loaded_;
 }
 
 Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
@@ -260,6 +262,8 @@ Pipeline::Pipeline(std::shared_ptr<Model> det, std::shared_ptr<Model> cls,
     recheck_.model = std::move(recheck);
     recheck_.charset = std::move(recheck_charset);
     recheck_.space_class = ctc_space_class(recheck_.charset);
+    has_recheck_ = true;
+    recheck_ready_.store(&recheck_, std::memory_order_release);
   }
   limit_malloc_arenas();  // flat RSS when many threads share the pipeline (runtime/malloc_tuning.h)
   // The caller's settings, before the models' fixed input sizes replace some of them.

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "bindings.h"
+#include "common/disk_cache.h"
 #include "common/sha256.h"
 #include "edgeocr/loader.h"
 #include "edgeocr/status.h"
@@ -147,7 +148,8 @@ void bind_loader(py::module_& m) {
          const SessionOptions& options, std::shared_ptr<MemoryPool> pool,
          std::size_t max_memory_bytes, const std::string& settings_json, bool verify_checksums,
          bool keep_optimization, const std::string& name, bool bundle_budget,
-         const py::object& recheck, const py::object& recheck_keys) {
+         const py::object& recheck, const py::object& recheck_keys, bool defer_recheck,
+         bool disk_cache) {
         LoadOptions o;
         PySource b, mo, d, c, r, rc;
         set_source(rc, recheck, "recheck", "<recheck model bytes>");
@@ -195,6 +197,8 @@ void bind_loader(py::module_& m) {
         o.verify_checksums = verify_checksums;
         o.keep_optimization = keep_optimization;
         o.bundle_budget = bundle_budget;
+        o.defer_recheck = defer_recheck;
+        o.disk_cache = disk_cache;
         py::gil_scoped_release nogil;
         return load_pipeline(o);
       },
@@ -205,8 +209,11 @@ void bind_loader(py::module_& m) {
       py::arg("verify_checksums") = true, py::arg("keep_optimization") = false,
       py::arg("name") = "<bundle bytes>", py::arg("bundle_budget") = false,
       py::arg("recheck") = py::none(), py::arg("recheck_keys") = py::none(),
+      py::arg("defer_recheck") = true, py::arg("disk_cache") = true,
       "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or "
-      "buffers), with an optional recheck recogniser.");
+      "buffers), with an optional recheck recogniser (a known set's file loaded when first "
+      "needed unless defer_recheck is False). disk_cache=False: no on-disk cache is read or "
+      "written by this load.");
 
   auto lm =
       m.def_submodule("loader", "model-loading rules (roles, dictionaries, model sets, sha256)");
@@ -224,7 +231,15 @@ void bind_loader(py::module_& m) {
       py::arg("text"), py::arg("source") = "keys");
   lm.def("read_keys_file", &loader::read_keys_file, py::arg("path"));
   lm.def("graph_cache_dir", &loader::graph_cache_dir,
-         "The folder of ONNX Runtime's optimised graphs ('' when EDGEOCR_GRAPH_CACHE=0).");
+         "The folder of ONNX Runtime's optimised graphs, created and checked ('' when "
+         "EDGEOCR_GRAPH_CACHE=0, disk caches are off or the folder is refused).");
+  lm.def("cache_root", &disk_cache::root,
+         "The root of edgeocr's disk caches: $EDGEOCR_CACHE_DIR, else ~/.cache/edgeocr ('' when "
+         "EDGEOCR_CACHE_DIR=off, or without HOME and EDGEOCR_CACHE_DIR). Not checked or created.");
+  lm.def("cache_folder", &disk_cache::folder, py::arg("name"),
+         "The cache folder `name` under cache_root(), created (0700) and checked: a folder owned "
+         "by this user and not writable by group or others; '' when disk caches are off or the "
+         "folder is refused (named once in a warning on stderr).");
   lm.def("split_lines_like_python",
          [](const py::bytes& s) { return loader::split_lines_like_python(std::string(s)); });
   lm.def("role_of",

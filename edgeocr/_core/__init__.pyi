@@ -258,9 +258,11 @@ def load_pipeline(
     bundle_budget: bool = False,
     recheck: typing.Any = None,
     recheck_keys: typing.Any = None,
+    defer_recheck: bool = True,
+    disk_cache: bool = True,
 ) -> LoadedPipeline:
     """
-    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers), with an optional recheck recogniser.
+    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers), with an optional recheck recogniser (a known set's file loaded when first needed unless defer_recheck is False). disk_cache=False: no on-disk cache is read or written by this load.
     """
 
 def malloc_arena_cap() -> int:

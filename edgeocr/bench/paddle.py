@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -65,10 +66,13 @@ def _content_hash(folder: str) -> str:
 
 def prepare(paddle_dir: str, log=print) -> str:
     """A folder of det/cls/rec .onnx converted from ``paddle_dir`` (cached); returns its path."""
+    from .._core import loader
     from ..pack import paddle as P
-    from ..pack.int8_cache import cache_root
 
-    root = Path(cache_root()).parent / "bench-paddle" / _content_hash(paddle_dir)
+    # The core's cache folder (csrc/common/disk_cache.h); none (disk caches off, or the folder
+    # refused): converted into a temporary folder every time.
+    base = loader.cache_folder("bench-paddle") or tempfile.mkdtemp(prefix="edgeocr-bench-paddle-")
+    root = Path(base) / _content_hash(paddle_dir)
     done = root / SOURCES_FILE
     if done.is_file():
         return str(root)

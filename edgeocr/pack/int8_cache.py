@@ -25,9 +25,20 @@ from .pages import list_images
 
 
 def cache_root() -> Path:
-    env = os.environ.get("EDGEOCR_CACHE_DIR")
-    base = Path(env).expanduser() if env else Path.home() / ".cache" / "edgeocr"
-    return base / "int8"
+    """The int8 cache folder: the core's cache folder "int8" (csrc/common/disk_cache.h: under
+    ``$EDGEOCR_CACHE_DIR``, else ``~/.cache/edgeocr``, made 0700, refused when not this user's
+    or writable by group or others). OSError when disk caches are off or the folder is refused."""
+    from .._core import loader
+
+    folder = loader.cache_folder("int8")
+    if not folder:
+        root = loader.cache_root()
+        raise OSError(
+            f"no int8 cache: the cache folder {root}/int8 cannot be used (see the warning above)"
+            if root
+            else "no int8 cache: disk caches are off (EDGEOCR_CACHE_DIR=off, or no HOME)"
+        )
+    return Path(folder)
 
 
 def _sha(path) -> str:

@@ -62,12 +62,14 @@ def int8_bundle_for(
     threads: int | None = None,
     cache_dir: str | os.PathLike | None = None,
     calib: str | os.PathLike | None = None,
+    disk_cache: bool = True,
 ) -> Path | None:
     """The int8 bundle to run for the model set ``paths`` ({role: file}), or None for fp32.
 
     ``precision`` as :func:`edgeocr.predictor.requested_precision` returns it. With 'auto' every
     failure gives None (logged); with 'int8' it is raised, and an unwritable
-    cache folder gives an uncached bundle in a temporary folder instead.
+    cache folder (or ``disk_cache`` False) gives an uncached bundle in a temporary folder
+    instead.
     """
     from .errors import AccuracyGateError
     from .int8_cache import cached_int8_bundle
@@ -98,6 +100,8 @@ def int8_bundle_for(
         on_make=announce,
     )
     try:
+        if not disk_cache:
+            raise OSError("disk caches are off for this Predictor (disk_cache=False)")
         return cached_int8_bundle(paths, cache_dir=cache_dir, **kw)
     except AccuracyGateError as e:
         if precision == "int8":

@@ -7,6 +7,17 @@
  *                                  value or path is not (options_set, get_setting, create)
  *   test_c_regressions runtime     a create with an ort_library_path that fails to load does not
  *                                  stop later creates with NULL from finding the default runtime
+ *   test_c_regressions recheck     the deferred recheck model (API version 7): 8 threads' first
+ *                                  recheck at once read as a predictor that loaded it at create
+ *                                  (recheck_at_create); a first load that fails (the file gone)
+ *                                  is retried by the next call; no_disk_cache writes no entry.
+ *                                  Run under ThreadSanitizer by tools/sanitize.sh. Reads
+ *                                  EDGEOCR_TEST_RECHECK_{DET,CLS,REC,RECHECK}_MODEL (a known
+ *                                  recheck set; its dictionary EDGEOCR_TEST_RECHECK_KEYS) and
+ *                                  EDGEOCR_TEST_BLUR_PNG; 77 without them
+ *   test_c_regressions structs     every output struct refuses a struct_size below its smallest
+ *                                  version or ending inside a field (edgeocr_line_t's word_count
+ *                                  was accepted cut: issue 35), and writes nothing past it
  *
  * "dictionary" and "runtime" read EDGEOCR_TEST_DET_MODEL, EDGEOCR_TEST_REC_MODEL and
  * EDGEOCR_TEST_ORT_LIBRARY (and the runtime's default search EDGEOCR_ORT_LIBRARY) and exit with
@@ -14,10 +25,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "edgeocr_c.h"
@@ -351,6 +365,286 @@ static int test_runtime(void) {
   return g_failures ? 1 : 0;
 }
 
+/* ---- recheck ------------------------------------------------------------------------------- */
+
+#define RECHECK_THREADS 8
+
+typedef struct {
+  edgeocr_predictor_t p;
+  const void* png;
+  size_t png_size;
+  edgeocr_result_t result;
+  edgeocr_status_t status;
+} recheck_job;
+
+static void* recheck_worker(void* arg) {
+  recheck_job* j = (recheck_job*)arg;
+  j->status = edgeocr_predictor_predict_encoded(j->p, j->png, j->png_size, 0, &j->result);
+  return NULL;
+}
+
+static char* read_whole(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  char* data = NULL;
+  long n;
+  if (!f) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+    data = (char*)malloc((size_t)n);
+    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+      free(data);
+      data = NULL;
+    }
+    *size = (size_t)n;
+  }
+  fclose(f);
+  return data;
+}
+
+static int write_whole(const char* path, const char* data, size_t size) {
+  FILE* f = fopen(path, "wb");
+  int ok = f && fwrite(data, 1, size, f) == size;
+  if (f) ok = fclose(f) == 0 && ok;
+  return ok;
+}
+
+/* Lines a and b alike: texts, scores and boxes. */
+static int same_lines(edgeocr_result_t a, edgeocr_result_t b) {
+  size_t na = 0, nb = 0, i;
+  if (edgeocr_result_line_count(a, &na) != EDGEOCR_STATUS_OK ||
+      edgeocr_result_line_count(b, &nb) != EDGEOCR_STATUS_OK || na != nb || na == 0)
+    return 0;
+  for (i = 0; i < na; ++i) {
+    edgeocr_line_t la, lb;
+    la.struct_size = lb.struct_size = sizeof la;
+    if (edgeocr_result_get_line(a, i, &la) != EDGEOCR_STATUS_OK ||
+        edgeocr_result_get_line(b, i, &lb) != EDGEOCR_STATUS_OK)
+      return 0;
+    if (strcmp(la.text, lb.text) != 0 || la.score != lb.score ||
+        memcmp(la.box, lb.box, sizeof la.box) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+static size_t count_files(const char* dir) {
+  char cmd[1200];
+  FILE* f;
+  size_t n = 0;
+  int c;
+  snprintf(cmd, sizeof cmd, "find '%s' -type f 2>/dev/null", dir);
+  f = popen(cmd, "r");
+  if (!f) return (size_t)-1;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  pclose(f);
+  return n;
+}
+
+static int test_recheck(void) {
+  const char *det = env("EDGEOCR_TEST_RECHECK_DET_MODEL"), *cls = env("EDGEOCR_TEST_RECHECK_CLS_MODEL");
+  const char *rec = env("EDGEOCR_TEST_RECHECK_REC_MODEL");
+  const char *recheck = env("EDGEOCR_TEST_RECHECK_RECHECK_MODEL"), *blur = env("EDGEOCR_TEST_BLUR_PNG");
+  const char* ort = env("EDGEOCR_TEST_ORT_LIBRARY");
+  const char* keys = env("EDGEOCR_TEST_RECHECK_KEYS");
+  char dir[] = "/tmp/edgeocr_recheck_XXXXXX";
+  char copy[256], cache[256], cmd[600];
+  edgeocr_options_t opt;
+  edgeocr_predictor_t lazy = NULL, eager = NULL, plain = NULL;
+  edgeocr_result_t want = NULL, r = NULL;
+  recheck_job jobs[RECHECK_THREADS];
+  pthread_t th[RECHECK_THREADS];
+  char *png, *model;
+  size_t png_size = 0, model_size = 0;
+  int i;
+  if (!det || !cls || !rec || !recheck || !blur) {
+    fprintf(stderr, "SKIP: set EDGEOCR_TEST_RECHECK_{DET,CLS,REC,RECHECK}_MODEL (a known recheck "
+                    "set, e.g. ppocr-v6-tiny-recheck) and EDGEOCR_TEST_BLUR_PNG\n");
+    return SKIP;
+  }
+  png = read_whole(blur, &png_size);
+  model = read_whole(recheck, &model_size);
+  if (!png || !model || !mkdtemp(dir)) {
+    fprintf(stderr, "cannot read %s or %s, or make a temporary folder\n", blur, recheck);
+    return 1;
+  }
+  snprintf(copy, sizeof copy, "%s/recheck.onnx", dir);
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  CHECK(write_whole(copy, model, model_size));
+
+  edgeocr_options_init(&opt, sizeof opt);
+  opt.det_model_path = det;
+  opt.cls_model_path = cls;
+  opt.rec_model_path = rec;
+  opt.recheck_model_path = copy;
+  opt.keys_path = keys;
+  opt.ort_library_path = ort;
+  opt.threads = 1;
+  /* Values other than 0 and 1 are refused. */
+  opt.recheck_at_create = 2;
+  expect_error(edgeocr_predictor_create(&opt, &lazy), EDGEOCR_STATUS_INVALID_ARGUMENT,
+               "recheck_at_create", "recheck_at_create = 2");
+  opt.recheck_at_create = 0;
+  opt.no_disk_cache = -1;
+  expect_error(edgeocr_predictor_create(&opt, &lazy), EDGEOCR_STATUS_INVALID_ARGUMENT,
+               "no_disk_cache", "no_disk_cache = -1");
+  opt.no_disk_cache = 0;
+
+  /* Loaded at create, as a reference. */
+  opt.recheck_at_create = 1;
+  if (edgeocr_predictor_create(&opt, &eager) != EDGEOCR_STATUS_OK) {
+    fprintf(stderr, "create (recheck_at_create): %s\n", edgeocr_last_error());
+    return 1;
+  }
+  CHECK(edgeocr_predictor_predict_encoded(eager, png, png_size, 0, &want) == EDGEOCR_STATUS_OK);
+
+  /* Deferred: the first load fails while the file is gone, and the next call tries again. */
+  opt.recheck_at_create = 0;
+  CHECK(edgeocr_predictor_create(&opt, &lazy) == EDGEOCR_STATUS_OK);
+  CHECK(unlink(copy) == 0);
+  for (i = 0; i < 2; ++i) {
+    expect_error(edgeocr_predictor_predict_encoded(lazy, png, png_size, 0, &r),
+                 EDGEOCR_STATUS_INVALID_MODEL, "recheck.onnx", "first recheck, file removed");
+    CHECK(r == NULL);
+  }
+  CHECK(write_whole(copy, model, model_size));
+  CHECK(edgeocr_predictor_predict_encoded(lazy, png, png_size, 0, &r) == EDGEOCR_STATUS_OK);
+  CHECK(r && want && same_lines(r, want));
+  edgeocr_result_destroy(r);
+  r = NULL;
+  edgeocr_predictor_destroy(lazy);
+  lazy = NULL;
+
+  /* 8 threads' first recheck at once, on a new predictor: one loads, the others wait. */
+  CHECK(edgeocr_predictor_create(&opt, &lazy) == EDGEOCR_STATUS_OK);
+  for (i = 0; i < RECHECK_THREADS; ++i) {
+    jobs[i].p = lazy;
+    jobs[i].png = png;
+    jobs[i].png_size = png_size;
+    jobs[i].result = NULL;
+    jobs[i].status = EDGEOCR_STATUS_INTERNAL;
+    CHECK(pthread_create(&th[i], NULL, recheck_worker, &jobs[i]) == 0);
+  }
+  for (i = 0; i < RECHECK_THREADS; ++i) {
+    pthread_join(th[i], NULL);
+    if (jobs[i].status != EDGEOCR_STATUS_OK)
+      fprintf(stderr, "thread %d: %s\n", i, edgeocr_status_name(jobs[i].status));
+    CHECK(jobs[i].status == EDGEOCR_STATUS_OK && same_lines(jobs[i].result, want));
+    edgeocr_result_destroy(jobs[i].result);
+  }
+  edgeocr_predictor_destroy(lazy);
+
+  /* no_disk_cache: a create writes no cache entry, where one without it does. */
+  setenv("EDGEOCR_CACHE_DIR", cache, 1);
+  opt.no_disk_cache = 1;
+  CHECK(edgeocr_predictor_create(&opt, &plain) == EDGEOCR_STATUS_OK);
+  edgeocr_predictor_destroy(plain);
+  CHECK(count_files(cache) == 0);
+  opt.no_disk_cache = 0;
+  CHECK(edgeocr_predictor_create(&opt, &plain) == EDGEOCR_STATUS_OK);
+  edgeocr_predictor_destroy(plain);
+  CHECK(count_files(cache) > 0 && count_files(cache) != (size_t)-1);
+  unsetenv("EDGEOCR_CACHE_DIR");
+
+  edgeocr_result_destroy(want);
+  edgeocr_predictor_destroy(eager);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0);
+  free(png);
+  free(model);
+  return g_failures ? 1 : 0;
+}
+
+/* ---- structs ------------------------------------------------------------------------------- */
+
+#define FILL 0xAB
+
+/* One output struct, `size` bytes of it given (struct_size = `size`, the bytes after it FILL):
+   with `accepted` the call must get past the size check (so it fails on `then`, the NULL handle
+   it was given, or succeeds when `then` is NULL) and write at most min(size, full) bytes, zeroed
+   or set; without, it must refuse the size, naming struct_size, and write nothing but leave
+   struct_size. `call` runs the function on `buf`. */
+typedef edgeocr_status_t (*struct_call)(void* buf);
+
+static void check_size(const char* what, struct_call call, size_t size, size_t full, int accepted,
+                       const char* then) {
+  union { /* aligned as the structs are */
+    unsigned char bytes[512];
+    double d;
+    uint64_t u;
+    void* p;
+  } u;
+  unsigned char* buf = u.bytes;
+  size_t i, written = size < full ? size : full;
+  edgeocr_status_t st;
+  const char* msg;
+  memset(buf, FILL, sizeof u.bytes);
+  memcpy(buf, &size, sizeof size);
+  st = call(buf);
+  msg = edgeocr_last_error();
+  if (accepted) {
+    if (then ? st != EDGEOCR_STATUS_INVALID_ARGUMENT || !strstr(msg, then)
+             : st != EDGEOCR_STATUS_OK) {
+      fprintf(stderr, "%s: struct_size %zu (of %zu) should be accepted: %s: %s\n", what, size,
+              full, edgeocr_status_name(st), msg);
+      ++g_failures;
+    }
+  } else if (st != EDGEOCR_STATUS_INVALID_ARGUMENT || !strstr(msg, "struct_size")) {
+    fprintf(stderr, "%s: struct_size %zu (of %zu) should be refused: %s: %s\n", what, size, full,
+            edgeocr_status_name(st), msg);
+    ++g_failures;
+  }
+  if (!accepted) written = sizeof(size_t);
+  for (i = sizeof(size_t) > written ? sizeof(size_t) : written; i < sizeof u.bytes; ++i)
+    if (buf[i] != FILL) {
+      fprintf(stderr, "%s: struct_size %zu: byte %zu written\n", what, size, i);
+      ++g_failures;
+      break;
+    }
+  CHECK(memcmp(buf, &size, sizeof size) == 0); /* struct_size kept */
+}
+
+static edgeocr_status_t call_line(void* b) {
+  return edgeocr_result_get_line(NULL, 0, (edgeocr_line_t*)b);
+}
+static edgeocr_status_t call_word(void* b) {
+  return edgeocr_result_get_word(NULL, 0, 0, (edgeocr_word_t*)b);
+}
+static edgeocr_status_t call_timings(void* b) {
+  return edgeocr_result_timings(NULL, (edgeocr_timings_t*)b);
+}
+static edgeocr_status_t call_stats(void* b) {
+  return edgeocr_predictor_memory_stats(NULL, (edgeocr_memory_stats_t*)b);
+}
+static edgeocr_status_t call_setting(void* b) {
+  return edgeocr_setting_info(0, (edgeocr_setting_info_t*)b);
+}
+
+static int test_structs(void) {
+  /* edgeocr_line_t: version 2 ends before word_count (version 4); a size inside word_count is
+     neither. The other output structs have one version: nothing below their size. */
+  const size_t line_v2 = offsetof(edgeocr_line_t, word_count);
+  const size_t line_wc_end = line_v2 + sizeof(size_t);
+  size_t size;
+  for (size = 0; size <= sizeof(edgeocr_line_t) + 16; ++size)
+    check_size("edgeocr_line_t", call_line, size, sizeof(edgeocr_line_t),
+               size >= line_v2 && !(size > line_v2 && size < line_wc_end), "result is NULL");
+  /* The case issue 35 found: one byte short of the current line, inside word_count. */
+  check_size("edgeocr_line_t", call_line, sizeof(edgeocr_line_t) - 1, sizeof(edgeocr_line_t), 0,
+             NULL);
+  for (size = 0; size <= sizeof(edgeocr_word_t) + 16; ++size)
+    check_size("edgeocr_word_t", call_word, size, sizeof(edgeocr_word_t),
+               size >= sizeof(edgeocr_word_t), "result is NULL");
+  for (size = 0; size <= sizeof(edgeocr_timings_t) + 16; ++size)
+    check_size("edgeocr_timings_t", call_timings, size, sizeof(edgeocr_timings_t),
+               size >= sizeof(edgeocr_timings_t), "result is NULL");
+  for (size = 0; size <= sizeof(edgeocr_memory_stats_t) + 16; ++size)
+    check_size("edgeocr_memory_stats_t", call_stats, size, sizeof(edgeocr_memory_stats_t),
+               size >= sizeof(edgeocr_memory_stats_t), "predictor is NULL");
+  for (size = 0; size <= sizeof(edgeocr_setting_info_t) + 16; ++size)
+    check_size("edgeocr_setting_info_t", call_setting, size, sizeof(edgeocr_setting_info_t),
+               size >= sizeof(edgeocr_setting_info_t), NULL);
+  return g_failures ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "messages";
   int rc;
@@ -360,8 +654,12 @@ int main(int argc, char** argv) {
     rc = test_messages();
   else if (strcmp(mode, "runtime") == 0)
     rc = test_runtime();
+  else if (strcmp(mode, "structs") == 0)
+    rc = test_structs();
+  else if (strcmp(mode, "recheck") == 0)
+    rc = test_recheck();
   else {
-    fprintf(stderr, "usage: %s dictionary|messages|runtime\n", argv[0]);
+    fprintf(stderr, "usage: %s dictionary|messages|runtime|structs|recheck\n", argv[0]);
     return 2;
   }
   if (rc == SKIP) return SKIP;

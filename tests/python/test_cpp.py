@@ -37,6 +37,13 @@ def built():
         paths = MODEL_SETS["ppocr-v4-mobile"].paths() or {}
         for role, p in paths.items():
             env.setdefault(f"EDGEOCR_TEST_{role.upper()}_MODEL", p)
+        # A known recheck set, for the deferred recheck model's C test (test_c_regressions).
+        paths = MODEL_SETS["ppocr-v6-tiny-recheck"].paths() or {}
+        for role in ("det", "cls", "rec", "recheck"):
+            if role in paths:
+                env.setdefault(f"EDGEOCR_TEST_RECHECK_{role.upper()}_MODEL", paths[role])
+        if paths.get("keys"):
+            env.setdefault("EDGEOCR_TEST_RECHECK_KEYS", paths["keys"])
     except Exception:  # noqa: BLE001 - the C tests skip themselves without these
         pass
     cfg = subprocess.run(

@@ -735,15 +735,21 @@ def test_info_on_a_bad_bundle_is_one_line(tmp_path):
 
 def test_file_digests_are_cached_on_disk_per_file_version(v4_paths, tmp_path):
     """The loader knows a set by its files' sha256; a fresh process finds a file's digest in the
-    on-disk cache ($EDGEOCR_CACHE_DIR/sha256, keyed by device, inode, size and mtime) instead of
-    hashing it again. A damaged entry is ignored; a changed file is hashed again."""
+    on-disk cache ($EDGEOCR_CACHE_DIR/sha256, keyed by device, inode, size, mtime and ctime)
+    instead of hashing it again. A damaged entry is ignored; a changed file is hashed again, also
+    when its mtime is put back (ctime); a digest taken less than 2 s after the file's last change
+    is not trusted (the racy-entry rule)."""
     import os
     import shutil
+    import time
+
+    from cache_entries import digest_entry_path, digest_id, entry_bytes, split
 
     det = tmp_path / "det.onnx"
     shutil.copy(v4_paths["det"], det)
     want = hashlib.sha256(det.read_bytes()).hexdigest()
-    env = dict(os.environ, EDGEOCR_CACHE_DIR=str(tmp_path / "cache"))
+    cache = tmp_path / "cache"
+    env = dict(os.environ, EDGEOCR_CACHE_DIR=str(cache))
     code = (
         "import sys; from edgeocr import _core; "
         "print(_core.loader.model_set_settings(sys.argv[1], None, sys.argv[2])[0])"
@@ -760,15 +766,43 @@ def test_file_digests_are_cached_on_disk_per_file_version(v4_paths, tmp_path):
         assert r.returncode == 0, r.stderr[-2000:]
         return r.stdout.strip()
 
+    def entries():
+        return sorted((cache / "sha256").glob("*.entry"))
+
+    def stored(path):
+        digest, taken = split(path)[0].decode().split()
+        return digest, int(taken)
+
     assert known_set() == "ppocr-v4-mobile"
-    entries = {p.read_text() for p in (tmp_path / "cache" / "sha256").iterdir()}
-    assert want in entries  # the copy's digest (and the rec file's)
-    for p in (tmp_path / "cache" / "sha256").iterdir():
+    mine = digest_entry_path(cache, det.stat())
+    assert mine in entries() and stored(mine)[0] == want  # the copy's digest (and the rec file's)
+    for p in entries():
         p.write_text("not a digest")
     assert known_set() == "ppocr-v4-mobile"  # damaged entries: hashed again
-    # The same size, other bytes, a later mtime: another file version, never the stored digest.
+    assert stored(mine)[0] == want
+
+    # A well-formed entry for this very file version that names another digest (as a stale
+    # entry would): trusted only when taken safely after the file's last change.
+    st = det.stat()
+    other = hashlib.sha256(b"another file").hexdigest()
+    last_change = max(st.st_mtime_ns, st.st_ctime_ns)
+    mine.write_bytes(entry_bytes(digest_id(st), f"{other} {last_change + 10**9}".encode()))
+    assert known_set() == "ppocr-v4-mobile"  # racy: hashed again, and stored anew
+    assert stored(mine)[0] == want and stored(mine)[1] >= time.time_ns() - 600 * 10**9
+    mine.write_bytes(entry_bytes(digest_id(st), f"{other} {last_change + 3 * 10**9}".encode()))
+    assert known_set() == ""  # not racy: the entry is what the cache says (so the rule decides)
+
+    # The same size, other bytes, the mtime put back: ctime tells the new version.
     data = bytearray(det.read_bytes())
     data[-1] ^= 0xFF
+    det.write_bytes(bytes(data))
+    os.utime(det, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert det.stat().st_mtime_ns == st.st_mtime_ns and det.stat().st_size == st.st_size
+    mine.write_bytes(entry_bytes(digest_id(st), f"{want} {last_change + 3 * 10**9}".encode()))
+    assert known_set() == ""  # hashed again: not the known file
+    # The same size, other bytes, a later mtime: another file version, never the stored digest.
+    det.write_bytes(Path(v4_paths["det"]).read_bytes())
+    data[-2] ^= 0xFF
     det.write_bytes(bytes(data))
     st = det.stat()
     os.utime(det, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))

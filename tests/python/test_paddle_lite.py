@@ -32,6 +32,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+from cache_entries import entry_bytes, split  # noqa: E402
 from conftest import load_paddle_lite as _load_pl  # noqa: E402
 
 pl = _load_pl()
@@ -999,20 +1000,31 @@ def test_cpp_cache_roundtrip_damage_and_unwritable(tmp_path):
     data = _writer().write_nb(small_program(), 2)
     cache = tmp_path / "cache"
     first = _core.nb_cached_to_onnx(data, "small.nb", str(cache))
-    entries = list(cache.glob("*.onnx"))
+    entries = list(cache.glob("*.entry"))
     assert len(entries) == 1
     assert (
-        entries[0].name == f"{hashlib.sha256(data).hexdigest()}.v{_core.NB_TRANSLATOR_VERSION}.onnx"
+        entries[0].name
+        == f"{hashlib.sha256(data).hexdigest()}.v{_core.NB_TRANSLATOR_VERSION}.entry"
     )
     assert first == _core.nb_to_onnx(data, "small.nb")
-    # served from the entry: a valid entry for the same content is returned as it is
+    assert split(entries[0])[0] == first  # the translation, with its record
+    # served from the entry: a well-formed entry for this key (its id names the .nb's sha256
+    # and the translator) is returned as it is (here marked, to tell it from a translation)
+    digest = hashlib.sha256(data).hexdigest()
+    key = f"edgeocr-nb-onnx\nnb {digest}\ntranslator {_core.NB_TRANSLATOR_VERSION}\n".encode()
+    good = entries[0].read_bytes()
+    assert good == entry_bytes(key, first)
     marked = first.replace(b"edgeocr.paddle_lite", b"edgeocr.paddle_litX")
-    entries[0].write_bytes(marked)
+    entries[0].write_bytes(entry_bytes(key, marked))
     assert _core.nb_cached_to_onnx(data, "small.nb", str(cache)) == marked
-    # a damaged (truncated) entry is translated again and replaced
-    entries[0].write_bytes(first[: len(first) // 2])
+    # a graph changed under its record (forged) is refused, translated again and replaced
+    entries[0].write_bytes(marked + good[len(first) :])
     assert _core.nb_cached_to_onnx(data, "small.nb", str(cache)) == first
-    assert entries[0].read_bytes() == first
+    assert split(entries[0])[0] == first
+    # a damaged (truncated) entry is translated again and replaced
+    entries[0].write_bytes(good[: len(good) // 2])
+    assert _core.nb_cached_to_onnx(data, "small.nb", str(cache)) == first
+    assert entries[0].read_bytes()[: len(first)] == first
     # an unusable cache folder (a file stands where it should be) is not an error
     blocker = tmp_path / "not_a_dir"
     blocker.write_bytes(b"")
@@ -1024,9 +1036,9 @@ def test_cpp_cache_roundtrip_damage_and_unwritable(tmp_path):
 
 def test_cpp_cache_env_default(tmp_path, monkeypatch):
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path / "envcache"))
-    assert _core.nb_default_cache_dir() == str(tmp_path / "envcache")
+    assert _core.nb_default_cache_dir() == str(tmp_path / "envcache" / "nb")
     _core.nb_cached_to_onnx(_writer().write_nb(small_program(), 1), "small.nb")
-    assert len(list((tmp_path / "envcache").glob("*.onnx"))) == 1
+    assert len(list((tmp_path / "envcache" / "nb").glob("*.entry"))) == 1
 
 
 def test_cpp_model_loads_nb_bytes_and_paths(tmp_path, monkeypatch):

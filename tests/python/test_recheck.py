@@ -295,3 +295,32 @@ def test_a_deferred_recheck_file_that_changed_is_an_error_at_its_first_use(tmp_p
     with pytest.raises(edgeocr.ModelError, match="changed since"):
         p.predict(str(DATA / "sample_en_blur.png"))
     assert p.predict(str(DATA / "sample_en.png")).lines  # pages with no line to recheck still read
+
+
+def test_a_failed_first_recheck_load_is_retried_by_the_next_call(tmp_path):
+    """The deferred recheck file removed before its first use: that call fails (naming the
+    file), pages without a line to recheck still read, and once the file is back the next call
+    loads it and reads as the set loaded at once."""
+    paths = _installed("ppocr-v6-tiny-recheck")
+    copy = tmp_path / "recheck.onnx"
+    data = Path(paths["recheck"]).read_bytes()
+    copy.write_bytes(data)
+    kw = dict(det=paths["det"], cls=paths["cls"], rec=paths["rec"], keys=paths["keys"], threads=1)
+    p = edgeocr.Predictor(recheck=str(copy), **kw)
+    core = p.engine._core_pipeline
+    assert not core.recheck_loaded
+    blur = str(DATA / "sample_en_blur.png")
+    copy.unlink()
+    for _ in range(2):  # each call tries again, and fails again while the file is missing
+        with pytest.raises(edgeocr.ModelError, match="recheck.onnx"):
+            p.predict(blur)
+        assert not core.recheck_loaded
+    assert p.predict(str(DATA / "sample_en.png")).lines
+    copy.write_bytes(data)
+    got = p.predict(blur)
+    assert core.recheck_loaded
+    eager = edgeocr.Predictor(recheck=str(copy), defer_recheck=False, **kw)
+    assert eager.engine._core_pipeline.recheck_loaded  # loaded with the others when asked
+    assert [ln.to_dict() for ln in got.lines] == [ln.to_dict() for ln in eager.predict(blur).lines]
+    with pytest.raises(edgeocr.InvalidInputError, match="defer_recheck must be True or False"):
+        edgeocr.Predictor(recheck=str(copy), defer_recheck=1, **kw)

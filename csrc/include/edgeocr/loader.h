@@ -39,8 +39,12 @@ struct LoadOptions {
   std::vector<std::string> recheck_keys_list;
   bool has_recheck_keys_list = false;
   // A known set's recheck file (by sha256) given as a path, outside a memory budget, is loaded
-  // when a call first has a line to recheck (Pipeline::defer_recheck), not with the others.
+  // when a call first has a line to recheck (Pipeline::defer_recheck), not with the others;
+  // false: with the others, whatever it is.
   bool defer_recheck = true;
+  // false: this load reads and writes no on-disk cache (file digests, optimised graphs, .nb
+  // translations; common/disk_cache.h), as EDGEOCR_CACHE_DIR=off does for the whole process.
+  bool disk_cache = true;
   // The rec model's dictionary when it is not in its metadata: a keys file,
   // keys text (one character per line) or a list of characters (at most one).
   std::string keys_path;

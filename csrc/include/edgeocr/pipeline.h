@@ -1,6 +1,7 @@
 // The OCR pipeline: det -> cls -> rec on one image, in the C++ core.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -183,7 +184,8 @@ class Pipeline {
   const std::vector<std::string>& charset() const { return primary_.charset; }
   // The recheck model's charset (a deferred model is loaded for it).
   const std::vector<std::string>& recheck_charset() const { return recheck().charset; }
-  bool has_recheck() const { return recheck_.model != nullptr || deferred_recheck_.load; }
+  // Whether there is a recheck model, loaded or deferred. Fixed before the pipeline is shared.
+  bool has_recheck() const { return has_recheck_; }
 
   // A recheck model loaded when a call first has a line to recheck, instead of with the pipeline
   // (the loader does this for a known set's file, whose checks pass: most pages need no
@@ -238,10 +240,15 @@ class Pipeline {
   int rec_bucket(int width) const;
 
   std::shared_ptr<Model> det_, cls_, rec_;
-  Recognizer primary_;          // rec_, its charset and space class
-  mutable Recognizer recheck_;  // no model (and none deferred): no recheck
+  Recognizer primary_;  // rec_, its charset and space class
+  Recognizer recheck_;  // the constructor's recheck model; no model: none given
   DeferredRecheck deferred_recheck_;
-  mutable std::once_flag recheck_once_;
+  bool has_recheck_ = false;  // set by the constructor or defer_recheck, before sharing
+  // The recheck recogniser once it can be used: &recheck_, or the deferred one once loaded
+  // (deferred_loaded_, written under recheck_mu_ before it is published here).
+  mutable std::atomic<const Recognizer*> recheck_ready_{nullptr};
+  mutable std::mutex recheck_mu_;
+  mutable std::unique_ptr<Recognizer> deferred_loaded_;
   PipelineConfig config_;
   std::shared_ptr<MemoryPool> pool_;
   std::shared_ptr<MemoryBudget> budget_;

@@ -1,19 +1,20 @@
-// On-disk cache of translations, keyed by the sha256 of the .nb content and
-// the translator version. A cache that cannot be used is never an error.
-#include <sys/stat.h>
-#include <unistd.h>
+// On-disk cache of translations (common/disk_cache.h: the folder "nb"), keyed by the sha256 of
+// the .nb content and the translator version. A cache that cannot be used is never an error.
+#include <cstdint>
+#include <string>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
+#include "common/disk_cache.h"
 #include "loader/nb/nb.h"
 #include "loader/nb/program.h"
 
 namespace edgeocr {
 namespace nb {
 namespace {
+
+// A translation is about the size of its .nb file; the folder keeps the most recently used.
+constexpr std::size_t kMaxEntryBytes = std::size_t(1) << 30;
+constexpr std::size_t kMaxEntries = 64;
+constexpr std::uint64_t kMaxFolderBytes = std::uint64_t(2) << 30;
 
 bool read_varint(const std::string& s, std::size_t& pos, uint64_t* v) {
   *v = 0;
@@ -63,86 +64,31 @@ bool valid_entry(const std::string& s, const std::string& digest) {
 
 }  // namespace
 
-bool read_file(const std::string& path, std::string* out) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  std::string data;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
-  bool ok = !std::ferror(f);
-  std::fclose(f);
-  if (ok) *out = std::move(data);
-  return ok;
-}
-
-bool make_dirs(const std::string& path) {
-  if (path.empty()) return false;
-  std::string cur;
-  std::size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    cur = path.substr(0, pos);
-    if (cur.empty()) continue;
-    if (mkdir(cur.c_str(), 0777) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-void write_atomic(const std::string& dir, const std::string& path, const std::string& data) {
-  if (!make_dirs(dir)) return;
-  std::string tmpl = dir + "/.tmp-XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) return;
-  std::size_t off = 0;
-  bool ok = true;
-  while (off < data.size()) {
-    ssize_t w = ::write(fd, data.data() + off, data.size() - off);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      ok = false;
-      break;
-    }
-    off += static_cast<std::size_t>(w);
-  }
-  ok = (::close(fd) == 0) && ok;
-  if (!ok || std::rename(name.data(), path.c_str()) != 0) ::unlink(name.data());
-}
-
-std::string cache_subdir(const char* name) {
-  const char* env = std::getenv("EDGEOCR_CACHE_DIR");
-  if (env && *env) return std::string(env) + "/" + name;
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/edgeocr/" + name;
-}
-
 std::string default_cache_dir() {
-  const char* env = std::getenv("EDGEOCR_CACHE_DIR");
-  if (env && *env) {
-    std::string e = env;
-    if (e[0] == '~') {
-      const char* home = std::getenv("HOME");
-      if (home) e = home + e.substr(1);
-    }
-    return e;
-  }
-  const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/edgeocr/nb";
+  const std::string root = disk_cache::root();
+  return root.empty() ? std::string() : root + "/nb";
 }
 
 std::string cached_translate_to_onnx(const void* data, std::size_t size, const std::string& name,
-                                     const std::string& cache_dir) {
+                                     const std::string& cache_dir, bool use_disk_cache) {
   std::string digest = sha256_hex(data, size);
-  std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  std::string entry = dir + "/" + digest + ".v" + kTranslatorVersion + ".onnx";
+  const std::string dir = !use_disk_cache     ? std::string()
+                          : cache_dir.empty() ? disk_cache::folder("nb")
+                                              : disk_cache::checked_folder(cache_dir);
+  if (dir.empty()) return translate_with_digest(data, size, name, true, digest);
+  const std::string id =
+      std::string("edgeocr-nb-onnx\nnb ") + digest + "\ntranslator " + kTranslatorVersion + "\n";
+  const std::string entry =
+      dir + "/" + digest + ".v" + kTranslatorVersion + disk_cache::kEntrySuffix;
   std::string cached;
-  if (read_file(entry, &cached) && valid_entry(cached, digest)) return cached;
+  if (disk_cache::read_entry(entry, id, kMaxEntryBytes, &cached) == disk_cache::Lookup::kHit &&
+      valid_entry(cached, digest)) {
+    disk_cache::touch(entry);
+    return cached;
+  }
   std::string out = translate_with_digest(data, size, name, true, digest);
-  write_atomic(dir, entry, out);
+  if (disk_cache::write_entry(dir, entry, id, out.data(), out.size()))
+    disk_cache::prune(dir, kMaxEntries, kMaxFolderBytes);
   return out;
 }
 

@@ -40,26 +40,18 @@ bool looks_like_nb(const void* data, std::size_t size) noexcept;
 std::string translate_to_onnx(const void* data, std::size_t size, const std::string& name,
                               bool target_check = true);
 
-// The same, through the on-disk cache: the entry is keyed by the sha256 of
-// `data` and kTranslatorVersion, in `cache_dir` if non-empty, else
-// $EDGEOCR_CACHE_DIR, else ~/.cache/edgeocr/nb. A cache that cannot be read
-// or written is not an error (the model is translated every time); a
-// damaged entry is translated again and replaced. Writes are atomic.
+// The same, through the on-disk cache (common/disk_cache.h): the entry is keyed by the sha256
+// of `data` and kTranslatorVersion, in `cache_dir` if non-empty (checked as a cache folder),
+// else the cache folder "nb" ($EDGEOCR_CACHE_DIR/nb, default ~/.cache/edgeocr/nb). An entry is
+// used only once verified (its record and content hash, its metadata naming the .nb content); a
+// cache that cannot be read or written, or use_disk_cache false, is not an error (the model is
+// translated every time); a damaged entry is translated again and replaced. Writes are atomic.
 std::string cached_translate_to_onnx(const void* data, std::size_t size, const std::string& name,
-                                     const std::string& cache_dir = std::string());
+                                     const std::string& cache_dir = std::string(),
+                                     bool use_disk_cache = true);
 
-// The cache folder cached_translate_to_onnx uses when given none.
+// The folder cached_translate_to_onnx uses when given none ("" when disk caches are off).
 std::string default_cache_dir();
-
-// The loader's other caches' folder `name`: $EDGEOCR_CACHE_DIR/name, else ~/.cache/edgeocr/name.
-std::string cache_subdir(const char* name);
-
-// The cache's file helpers (also used by the loader's digest cache): read a whole file (false if it
-// cannot be read); create a folder and its parents; write `data` to `path` in `dir` atomically
-// (a temp file renamed; nothing is written when any step fails).
-bool read_file(const std::string& path, std::string* out);
-bool make_dirs(const std::string& path);
-void write_atomic(const std::string& dir, const std::string& path, const std::string& data);
 
 // The Paddle Lite op types the translator knows, sorted.
 std::string supported_ops_csv();
