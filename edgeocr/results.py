@@ -100,6 +100,10 @@ class OcrLine:
     the detector's. ``flipped``: the direction classifier read it upside down.
     ``words``: its words in text order (`OcrWord`), their texts joined with
     single spaces give ``text`` (unless ``text`` has runs of spaces).
+    ``turns``: the quarter turns (0-3) the pipeline applied to the line's crop
+    to read it: 1 for a vertical line (read turned 90 degrees, ``rotate_ratio``),
+    plus 2 when ``flipped``. The box's corners starting ``turns`` corners later
+    are the text's top-left, top-right, bottom-right and bottom-left.
     """
 
     text: str
@@ -108,6 +112,7 @@ class OcrLine:
     det_score: float = 0.0
     flipped: bool = False
     words: tuple[OcrWord, ...] = ()
+    turns: int = 0
 
     def to_dict(self) -> dict:
         """The line as JSON-ready values (text, score, box, ..., words)."""
@@ -117,14 +122,15 @@ class OcrLine:
             "box": _box_list(_Box.raw(self)),
             "det_score": round(float(self.det_score), 5),
             "flipped": bool(self.flipped),
+            "turns": int(self.turns),
             "words": [w.to_dict() for w in self.words],
         }
 
     @classmethod
     def _from_core(cls, raw: tuple) -> OcrLine:
         """A line from the tuple ``_core.Pipeline`` gives (text, score, det_score, box, flipped,
-        words)."""
-        text, score, det_score, box, flipped, words = raw
+        words, turns)."""
+        text, score, det_score, box, flipped, words, turns = raw
         return cls(
             text,
             float(score),
@@ -132,6 +138,7 @@ class OcrLine:
             float(det_score),
             bool(flipped),
             tuple(OcrWord(t, _CoreBox(b), float(s)) for t, s, b in words),
+            int(turns),
         )
 
     def __repr__(self) -> str:

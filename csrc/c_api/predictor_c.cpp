@@ -383,6 +383,7 @@ edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
     }
     out.flipped = l.flipped ? 1 : 0;
     out.word_count = l.words.size();
+    out.turns = l.turns;
     edgeocr::capi::write_out(line, out);
   })
 }

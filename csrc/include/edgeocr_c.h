@@ -79,8 +79,9 @@ extern "C" {
  * (edgeocr_options_t.recheck_model_path / _data / _size, recheck_keys_path).
  * Version 6: edgeocr_predictor_predict_encoded (PNG files decoded by the library).
  * Version 7: edgeocr_options_t.recheck_at_create and no_disk_cache.
+ * Version 8: edgeocr_line_t.turns (the quarter turns a line was read with).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 7
+#define EDGEOCR_C_API_VERSION 8
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -254,11 +255,15 @@ typedef struct edgeocr_line_t {
   size_t text_size;   /* bytes in text, without the NUL */
   float score;        /* recognition confidence, 0..1 */
   float det_score;    /* detection box score, 0..1 */
-  float box[8];       /* x0,y0, x1,y1, x2,y2, x3,y3 in source pixels: top-left, top-right,
-                         bottom-right, bottom-left of the text as read */
+  float box[8];       /* x0,y0, x1,y1, x2,y2, x3,y3 in source pixels, clockwise from the
+                         top-left corner in the image's frame (`turns`: where the text's is) */
   int flipped;        /* 1 if the classifier turned the line 180 degrees */
   /* ---- API version 4 ---- */
   size_t word_count; /* the line's words: edgeocr_result_get_word 0 .. word_count - 1 */
+  /* ---- API version 8 ---- */
+  int turns; /* quarter turns (0-3) the line's crop was read with: 1 for a vertical line (the
+                rotate_ratio setting), plus 2 when flipped. Corners k = turns .. turns + 3
+                (mod 4) of box are the text's top-left, top-right, bottom-right, bottom-left */
 } edgeocr_line_t;
 
 /* One word of a line: the line's text split at spaces (Chinese or Japanese

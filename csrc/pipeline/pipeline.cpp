@@ -671,6 +671,8 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
     recheck_lines(image, crops, lines, &result.timings, plan);
     result.timings.rec = since(t0);
   }
+  // The turn each crop was finally read with (after verify_flips put back the flips it undid).
+  for (const Crop& c : crops) lines[c.index].turns = c.turns;
 
   // Keep recognised lines above the drop score (all boxes when there is no rec).
   std::vector<OcrLine> kept;
@@ -742,6 +744,7 @@ OcrLine Pipeline::recognize_planned(const ImageView& input, const CallPlan* plan
   if (cls_ && config_.use_cls) classify(image, crops, lines, &t, plan);
   recognize_crops(image, crops, lines, &t, plan, primary_);
   recheck_lines(image, crops, lines, &t, plan);
+  lines[0].turns = crops[0].turns;
   return lines[0];
 }
 

@@ -130,12 +130,13 @@ py::str utf8(const std::string& s) {
   return py::bytes(s).attr("decode")("utf-8", "replace");
 }
 
-// (text, score, det_score, box, flipped, words): words as (text, score, box) tuples.
+// (text, score, det_score, box, flipped, words, turns): words as (text, score, box) tuples.
 py::tuple line_tuple(const OcrLine& l) {
   py::tuple words(l.words.size());
   for (std::size_t i = 0; i < l.words.size(); ++i)
     words[i] = py::make_tuple(utf8(l.words[i].text), l.words[i].score, box_array(l.words[i].box));
-  return py::make_tuple(utf8(l.text), l.score, l.det_score, box_array(l.box), l.flipped, words);
+  return py::make_tuple(utf8(l.text), l.score, l.det_score, box_array(l.box), l.flipped, words,
+                        l.turns);
 }
 
 py::dict result_dict(const OcrResult& r) {

@@ -748,7 +748,7 @@ static int test_models(void) {
     CHECK(word.text == NULL);
     CHECK(line.score >= 0.5f && line.score <= 1.f);
     CHECK(line.det_score > 0.f && line.det_score <= 1.f);
-    CHECK(line.flipped == 0);
+    CHECK(line.flipped == 0 && line.turns == 0); /* turns: API version 7 */
     for (k = 0; k < 4; ++k) {
       CHECK(line.box[2 * k] >= 0.f && line.box[2 * k] <= (float)sample.width);
       CHECK(line.box[2 * k + 1] >= 0.f && line.box[2 * k + 1] <= (float)sample.height);
@@ -776,6 +776,33 @@ static int test_models(void) {
     CHECK_STATUS(edgeocr_result_get_line(r, 0, &big.l), OK);
     CHECK(big.l.struct_size == sizeof big && big.l.text != NULL && big.l.text_size > 0);
     CHECK(all_bytes(big.newer, sizeof big.newer, 0xCD));
+  }
+
+  /* the sample turned 180 degrees: the same texts, every line flipped and read with 2 quarter
+     turns (API version 7), its box still clockwise from the image's top-left */
+  {
+    rgb_image upside_down = sample;
+    unsigned char* buf_turned = NULL;
+    size_t px, npx = (size_t)sample.width * sample.height;
+    edgeocr_image_t turned_img;
+    upside_down.rgb = (unsigned char*)malloc(npx * 3);
+    CHECK(upside_down.rgb != NULL);
+    for (px = 0; upside_down.rgb && px < npx; ++px)
+      memcpy(upside_down.rgb + 3 * px, sample.rgb + 3 * (npx - 1 - px), 3);
+    turned_img = convert(&upside_down, EDGEOCR_PIXEL_RGB, 0, &buf_turned);
+    CHECK_STATUS(edgeocr_predictor_predict(p, &turned_img, &r2), OK);
+    CHECK(line_count(r2) == n);
+    for (i = 0; i < line_count(r2); ++i) {
+      CHECK_STATUS(edgeocr_result_get_line(r2, i, &line), OK);
+      CHECK(line.flipped == 1 && line.turns == 2);
+      CHECK(line.box[0] < line.box[2] && line.box[1] < line.box[7]);
+    }
+    texts_of(r2, texts2, sizeof texts2);
+    CHECK(strstr(texts2, "2024-0815") != NULL && strstr(texts2, "42.50") != NULL);
+    edgeocr_result_destroy(r2);
+    r2 = NULL;
+    free(buf_turned);
+    free(upside_down.rgb);
   }
 
   /* every pixel format and a padded stride give the same lines */

@@ -1,7 +1,8 @@
 """Documents made by the tests: PDFs and multi-page TIFFs from page images, hand-written PDFs
 (no pages, a huge page, 100,000 pages), encrypted, truncated and corrupt ones.
 
-Used by tests/python/test_pages.py, tests/python/test_hostile_documents.py and
+Used by tests/python/test_pages.py, tests/python/test_hostile_documents.py, the writers' and
+pipeline's tests and
 benchmarks/pages_rss.py. Nothing here uses the renderer under test (pypdfium2): PDFs from
 images are written by Pillow, the others by hand, encrypted ones by qpdf.
 """
@@ -135,3 +136,15 @@ def corrupt(src, dst, seed: int = 7) -> Path:
         data[i] = rng.randrange(256)
     Path(dst).write_bytes(bytes(data))
     return Path(dst)
+
+
+def squeezed_digit():
+    """A page (BGR array) with one character whose box is 2.2x taller than wide: its line is
+    turned by the default rotate_ratio (1.5), read upright with rotate_ratio 5."""
+    import cv2
+    import numpy as np
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("RGB", (400, 200), "white")
+    ImageDraw.Draw(img).text((150, 40), "8", fill="black", font=ImageFont.load_default(size=100))
+    return cv2.resize(np.array(img)[:, :, ::-1], (200, 200), interpolation=cv2.INTER_AREA)

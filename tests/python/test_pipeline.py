@@ -52,6 +52,40 @@ def test_upside_down_page_is_flipped_and_ordered_as_read(predictor):
     assert all(line.flipped for line in r.lines)
 
 
+def test_lines_carry_the_turn_they_were_read_with(predictor, v4_paths):
+    """OcrLine.turns is the pipeline's own turn of the crop: the page turned by k quarter turns
+    clockwise reads the same lines with turns k (1: vertical, read turned; 2, 3: flipped too),
+    and a tall box is turned or not as the rotate_ratio it was read with says."""
+    import cv2
+
+    img = cv2.imread(str(DATA / "sample_en.png"))
+    turned_pages = [
+        img,
+        cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE),
+        cv2.rotate(img, cv2.ROTATE_180),
+        cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE),
+    ]
+    want = sorted(expected("sample_en.png"))
+    for k, page in enumerate(turned_pages):
+        r = predictor.predict(page)
+        assert sorted(texts(r)) == want, k
+        for line in r.lines:
+            assert line.turns == k and line.flipped == (k >= 2), (k, line)
+            assert line.to_dict()["turns"] == k
+            # the box's corners from `turns` on are the text's: its top edge is its longest
+            tl, tr, br, bl = np.roll(line.box, -line.turns, axis=0)
+            assert np.hypot(*(tr - tl)) > 3 * np.hypot(*(bl - tl))
+    from doc_fixtures import squeezed_digit
+
+    tall = squeezed_digit()
+    assert [ln.turns for ln in predictor.predict(tall).lines] == [1]
+    upright = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, rotate_ratio=5.0)
+    assert [(ln.text, ln.turns) for ln in upright.predict(tall).lines] == [("8", 0)]
+    # rec only: the classifier's flip of the one line
+    line = predictor.recognize(cv2.rotate(cv2.imread(str(DATA / "line_en.png")), cv2.ROTATE_180))
+    assert line.flipped and line.turns == 2
+
+
 def test_without_cls_upside_down_text_is_not_read(v4_paths):
     p = edgeocr.Predictor(models="ppocr-v4-mobile", use_cls=False, threads=2)
     r = p.predict(DATA / "sample_en_rot180.png")

@@ -117,6 +117,10 @@ struct OcrLine {
   Quad box;                    // source pixels, clockwise from top-left
   bool flipped = false;        // the classifier turned the crop 180 degrees
   std::vector<OcrWord> words;  // in text order
+  // Quarter turns (0-3) from the image's frame to the frame the text was read in: the line's
+  // box corners starting `turns` corners later are the text's top-left, top-right,
+  // bottom-right, bottom-left. 1 for a vertical line (rotate_ratio), plus 2 when flipped.
+  int turns = 0;
 };
 
 struct OcrTimings {
