@@ -68,7 +68,7 @@ class AltoWriter:
         )
         lines = page_lines(result, width, height) if getattr(result, "error", None) is None else []
         for i, line in enumerate(lines, 1):
-            rotation = f' ROTATION="{(4 - line.turns) % 4 * 90}"' if line.turns else ""
+            rotation = f' ROTATION="{line.angle}"' if line.turns else ""
             w(f'        <TextBlock ID="block_{p}_{i}" {_pos(line.bbox)}{rotation}>\n')
             w(f'          <TextLine ID="line_{p}_{i}" {_pos(line.bbox)}>\n')
             for j, word in enumerate(line.words, 1):

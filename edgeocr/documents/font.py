@@ -1,5 +1,6 @@
-"""The invisible text layer's font: a glyphless TrueType font, built here, embedded as a Type 0
-font (CIDFontType2, Identity-H) with a ToUnicode CMap.
+"""The invisible text layer's font: a glyphless TrueType font (``edgeocr/data/glyphless.ttf``,
+built once by tools/make_glyphless_font.py), embedded as a Type 0 font (CIDFontType2,
+Identity-H) with a ToUnicode CMap.
 
 Every character of the text layer is a CID of its own, given in order of first use (so any
 Unicode character, Chinese and those outside the Basic Multilingual Plane included, costs two
@@ -13,158 +14,26 @@ needs no shapes, and a glyphless font is a few hundred bytes, the same for every
 
 from __future__ import annotations
 
-import struct
+import functools
+import os
 import zlib
 
+# The font file's metrics and name (tools/make_glyphless_font.py builds the file from these; a
+# test reads it back with fontTools and checks it has them).
 UNITS_PER_EM = 1000
 ADVANCE = 500  # every glyph's advance width, font units
 ASCENT, DESCENT = 800, -200  # the em box, font units: the text box runs from DESCENT to ASCENT
 FONT_NAME = "EdgeOCR-Glyphless"
+_FONT_FILE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "glyphless.ttf")
 
 
-def _checksum(data: bytes) -> int:
-    data += b"\0" * (-len(data) % 4)
-    return sum(struct.unpack(f">{len(data) // 4}L", data)) & 0xFFFFFFFF
-
-
-def _name_table(family: str) -> bytes:
-    # Windows platform (3), Unicode BMP (1), US English (0x409): family, subfamily, full
-    # name, PostScript name.
-    records = [(1, family), (2, "Regular"), (4, family), (6, family)]
-    strings = b""
-    entries = b""
-    for name_id, text in records:
-        raw = text.encode("utf-16-be")
-        entries += struct.pack(">6H", 3, 1, 0x409, name_id, len(raw), len(strings))
-        strings += raw
-    header = struct.pack(">3H", 0, len(records), 6 + 12 * len(records))
-    return header + entries + strings
-
-
+@functools.lru_cache(maxsize=1)
 def glyphless_truetype() -> bytes:
-    """A TrueType font with two empty glyphs (.notdef and the one every CID draws), both
-    ADVANCE wide, and the tables PDF readers and font libraries look for."""
-    n_glyphs = 2
-    head = struct.pack(
-        ">2HlLL2H2q4h2H3h",
-        1,  # majorVersion
-        0,  # minorVersion
-        0x00010000,  # fontRevision 1.0
-        0,  # checkSumAdjustment, set below
-        0x5F0F3CF5,  # magicNumber
-        0x000B,  # flags: baseline at y=0, lsb at x=0, integer scaling
-        UNITS_PER_EM,
-        0,  # created
-        0,  # modified
-        0,  # xMin
-        DESCENT,  # yMin
-        ADVANCE,  # xMax
-        ASCENT,  # yMax
-        0,  # macStyle
-        8,  # lowestRecPPEM
-        2,  # fontDirectionHint
-        0,  # indexToLocFormat: short offsets
-        0,  # glyphDataFormat
-    )
-    hhea = struct.pack(
-        ">2H3hH3h3h4hhH",
-        1,
-        0,
-        ASCENT,
-        DESCENT,
-        0,  # lineGap
-        ADVANCE,  # advanceWidthMax
-        0,  # minLeftSideBearing
-        0,  # minRightSideBearing
-        0,  # xMaxExtent
-        1,  # caretSlopeRise
-        0,  # caretSlopeRun
-        0,  # caretOffset
-        0,
-        0,
-        0,
-        0,  # reserved
-        0,  # metricDataFormat
-        n_glyphs,  # numberOfHMetrics
-    )
-    maxp = struct.pack(">L14H", 0x00010000, n_glyphs, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)
-    hmtx = struct.pack(">HhHh", ADVANCE, 0, ADVANCE, 0)
-    loca = struct.pack(">3H", 0, 0, 0)  # both glyphs empty
-    glyf = b"\0\0\0\0"  # not used (every glyph is empty); some parsers want the table present
-    # cmap: one format 4 subtable with only the closing segment (glyphs are reached by CID).
-    fmt4 = struct.pack(">7H", 4, 24, 0, 2, 2, 0, 0) + struct.pack(">4H", 0xFFFF, 0, 0xFFFF, 1)
-    fmt4 += struct.pack(">H", 0)  # idRangeOffset
-    cmap = struct.pack(">2H", 0, 1) + struct.pack(">2HL", 3, 1, 12) + fmt4
-    post = struct.pack(">LlhhL4L", 0x00030000, 0, -100, 50, 0, 0, 0, 0, 0)
-    os2 = struct.pack(
-        ">Hh2H12h10s4L4s3H5h2L2h3H",
-        4,  # version
-        ADVANCE,  # xAvgCharWidth
-        400,  # usWeightClass
-        5,  # usWidthClass
-        0,  # fsType: installable
-        650,
-        700,
-        0,
-        140,  # subscript
-        650,
-        700,
-        0,
-        480,  # superscript
-        50,  # strikeout size
-        300,  # strikeout position
-        0,  # sFamilyClass
-        b"\0" * 10,  # panose
-        0,
-        0,
-        0,
-        0,  # unicode ranges
-        b"EOCR",  # achVendID
-        0x0040,  # fsSelection: regular
-        0,  # usFirstCharIndex
-        0xFFFF,  # usLastCharIndex
-        ASCENT,  # sTypoAscender
-        DESCENT,  # sTypoDescender
-        0,  # sTypoLineGap
-        ASCENT,  # usWinAscent
-        -DESCENT,  # usWinDescent
-        1,
-        0,  # code page ranges: Latin 1
-        0,  # sxHeight
-        0,  # sCapHeight
-        0,  # usDefaultChar
-        32,  # usBreakChar
-        1,  # usMaxContext
-    )
-    tables = {
-        b"OS/2": os2,
-        b"cmap": cmap,
-        b"glyf": glyf,
-        b"head": head,
-        b"hhea": hhea,
-        b"hmtx": hmtx,
-        b"loca": loca,
-        b"maxp": maxp,
-        b"name": _name_table(FONT_NAME),
-        b"post": post,
-    }
-    n = len(tables)
-    entry_selector = n.bit_length() - 1
-    search_range = 16 << entry_selector
-    directory = struct.pack(
-        ">L4H", 0x00010000, n, search_range, entry_selector, n * 16 - search_range
-    )
-    offset = 12 + 16 * n
-    records, body, at = b"", b"", 0
-    for tag in sorted(tables):
-        data = tables[tag]
-        if tag == b"head":
-            at = offset + len(body) + 8  # checkSumAdjustment's place
-        records += struct.pack(">4sLLL", tag, _checksum(data), offset + len(body), len(data))
-        body += data + b"\0" * (-len(data) % 4)
-    font = directory + records + body
-    adjust = (0xB1B0AFBA - _checksum(font)) & 0xFFFFFFFF
-    return font[:at] + struct.pack(">L", adjust) + font[at + 4 :]
+    """The bytes of the glyphless TrueType font (``edgeocr/data/glyphless.ttf``, built by
+    tools/make_glyphless_font.py): two empty glyphs, .notdef and the one every CID draws, both
+    ADVANCE wide, in an em of UNITS_PER_EM from DESCENT to ASCENT, named FONT_NAME."""
+    with open(_FONT_FILE, "rb") as f:
+        return f.read()
 
 
 class CidAllocator:
@@ -226,9 +95,10 @@ def add_font(pdf, cids: CidAllocator):
     import pikepdf
     from pikepdf import Array, Dictionary, Name
 
-    font_file = pikepdf.Stream(pdf, zlib.compress(glyphless_truetype()))
+    font = glyphless_truetype()
+    font_file = pikepdf.Stream(pdf, zlib.compress(font))
     font_file.Filter = Name.FlateDecode
-    font_file.Length1 = len(glyphless_truetype())
+    font_file.Length1 = len(font)
     descriptor = pdf.make_indirect(
         Dictionary(
             Type=Name.FontDescriptor,

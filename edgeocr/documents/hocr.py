@@ -10,9 +10,7 @@ document is never held in memory.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .layout import page_lines, page_number, page_size
+from .layout import baseline, page_lines, page_number, page_size
 from .text import attr, version, xml_text
 
 
@@ -82,14 +80,7 @@ def _bbox(b) -> str:
 
 
 def _line_props(line) -> str:
-    # The text's frame: its bottom edge (baseline side) and height, from the first and last word.
-    first, last = line.words[0].quad, line.words[-1].quad
-    bl, br, tl = first[3], last[2], first[0]
-    height = float(np.hypot(*(tl - bl)))
+    slope, offset, height = baseline(line)
     if line.turns:
-        return f"textangle {(4 - line.turns) % 4 * 90}; x_size {height:.0f}"
-    dx, dy = br - bl
-    slope = float(dy / dx) if dx > 0 else 0.0
-    x0, _y0, _x1, y1 = line.bbox
-    offset = float(bl[1] + slope * (x0 - bl[0]) - y1)
+        return f"textangle {line.angle}; x_size {height:.0f}"
     return f"baseline {slope:.3f} {offset:.0f}; x_size {height:.0f}"

@@ -12,13 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..config import PipelineConfig
-
-# A line box this much taller than wide is read turned 90 degrees by the pipeline (the default
-# of the `rotate_ratio` setting, csrc/pipeline/settings.cpp). The results do not record the turn,
-# so the writers infer it from the box with the default ratio (docs/documents.md, "Limits").
-ROTATE_RATIO = PipelineConfig.rotate_ratio
-
 
 @dataclass(frozen=True)
 class Word:
@@ -44,19 +37,28 @@ class Line:
     score: float
     words: tuple[Word, ...]
     bbox: tuple[int, int, int, int]
-    turns: int  # quarter turns from the image's frame to the text's (0..3)
+    turns: int  # quarter turns from the image's frame to the text's (0..3): OcrLine.turns
+
+    @property
+    def angle(self) -> int:
+        """Degrees counter-clockwise from the page's x axis to the text's (0, 90, 180, 270): hOCR's
+        ``textangle``, ALTO's ``ROTATION``, OCRmyPDF's ``OcrElement.textangle``."""
+        return (4 - self.turns) % 4 * 90
 
 
-def quarter_turns(box: np.ndarray, flipped: bool) -> int:
-    """How many quarter turns the text of a line with ``box`` (clockwise from the image's
-    top-left) is from the image's frame: 1 for a vertical line (read turned 90 degrees
-    counter-clockwise, as the pipeline crops it), plus 2 when the classifier read it upside
-    down."""
-    b = np.asarray(box, np.float64)
-    w = max(np.hypot(*(b[1] - b[0])), np.hypot(*(b[2] - b[3])))
-    h = max(np.hypot(*(b[3] - b[0])), np.hypot(*(b[2] - b[1])))
-    vertical = w > 0 and h / w >= ROTATE_RATIO
-    return (1 if vertical else 0) + (2 if flipped else 0)
+def baseline(line: Line) -> tuple[float, float, float]:
+    """(slope, offset, height) of ``line``'s text as hOCR's ``baseline`` and ``x_size`` give it:
+    the slope of the text's bottom edge (from the first word's bottom-left to the last word's
+    bottom-right), its offset in pixels from the bottom of the line's bbox at the bbox's left,
+    and the text's height. Slope and offset mean something for a line read upright (turns 0);
+    a turned line has its ``angle`` instead."""
+    first, last = line.words[0].quad, line.words[-1].quad
+    bl, br, tl = first[3], last[2], first[0]
+    height = float(np.hypot(*(tl - bl)))
+    dx, dy = br - bl
+    slope = float(dy / dx) if dx > 0 else 0.0
+    x0, _y0, _x1, y1 = line.bbox
+    return slope, float(bl[1] + slope * (x0 - bl[0]) - y1), height
 
 
 def turned(quad: np.ndarray, turns: int) -> np.ndarray:
@@ -92,7 +94,9 @@ def page_lines(result, width: int | None = None, height: int | None = None) -> l
         text = str(line.text)
         if not text.strip():
             continue
-        turns = quarter_turns(line.box, bool(getattr(line, "flipped", False)))
+        # The turn the pipeline read the line's crop with (OcrLine.turns); a line object without
+        # one is taken as read upright, or upside down when it says it was flipped.
+        turns = int(getattr(line, "turns", 2 if getattr(line, "flipped", False) else 0)) % 4
         raw = [w for w in getattr(line, "words", ()) if str(w.text).strip()]
         if not raw:
             raw = [_LineAsWord(text.strip(), float(line.score), line.box)]

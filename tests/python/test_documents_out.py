@@ -23,6 +23,7 @@ import pytest
 from doc_fixtures import TEST_PAGES, pdf_from_images, shared_dev_pages, tiff_from_images
 
 import edgeocr
+from edgeocr.documents import font as font_module
 from edgeocr.documents import write_document
 from edgeocr.errors import OutputError
 
@@ -200,6 +201,47 @@ def test_font_is_embedded_with_unicode(searchable):
     tt = ttlib.TTFont(io.BytesIO(data))
     assert tt["maxp"].numGlyphs == 2 and tt["head"].unitsPerEm == 1000
     assert [tt["hmtx"][g][0] for g in tt.getGlyphOrder()] == [500, 500]
+    assert data == font_module.glyphless_truetype()  # the shipped file, byte for byte
+
+
+def test_glyphless_font_file_is_what_its_tool_builds_and_a_valid_font():
+    """edgeocr/data/glyphless.ttf equals what tools/make_glyphless_font.py builds, and fontTools
+    reads it as a TrueType font (table checksums and the whole-file adjustment checked) with
+    what the PDF writer relies on: two empty glyphs of the writer's advance, its em, ascent,
+    descent and name."""
+    import importlib.util
+    import io
+    import struct
+
+    ttlib = pytest.importorskip("fontTools.ttLib", reason="fontTools is not installed")
+    spec = importlib.util.spec_from_file_location(
+        "make_glyphless_font", REPO / "tools" / "make_glyphless_font.py"
+    )
+    tool_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool_module)
+    data = font_module.glyphless_truetype()
+    assert data == tool_module.glyphless_truetype()
+    assert Path(font_module.__file__).parent.parent.joinpath("data", "glyphless.ttf").is_file()
+
+    f = font_module
+    assert sum(struct.unpack(f">{len(data) // 4}L", data)) & 0xFFFFFFFF == 0xB1B0AFBA
+    tt = ttlib.TTFont(io.BytesIO(data), checkChecksums=2)  # a wrong table checksum raises
+    assert sorted(tt.keys()) == sorted(
+        ["GlyphOrder", "OS/2", "cmap", "glyf", "head", "hhea", "hmtx", "loca", "maxp", "name"]
+        + ["post"]
+    )
+    assert tt.sfntVersion == "\0\1\0\0" and tt["head"].magicNumber == 0x5F0F3CF5
+    assert tt["head"].unitsPerEm == f.UNITS_PER_EM and tt["maxp"].numGlyphs == 2
+    order = tt.getGlyphOrder()
+    assert len(order) == 2
+    for name in order:
+        assert tt["hmtx"][name] == (f.ADVANCE, 0)
+        assert tt["glyf"][name].numberOfContours == 0  # no outline: nothing is ever drawn
+    assert (tt["hhea"].ascent, tt["hhea"].descent) == (f.ASCENT, f.DESCENT)
+    assert (tt["OS/2"].sTypoAscender, tt["OS/2"].sTypoDescender) == (f.ASCENT, f.DESCENT)
+    assert tt["name"].getDebugName(6) == f.FONT_NAME  # the PostScript name: the PDF's BaseFont
+    assert tt["cmap"].getcmap(3, 1) is not None
+    tt.save(io.BytesIO())  # fontTools compiles every table it read back
 
 
 def _crop_offset(rotate: int, media, crop) -> tuple[float, float]:
@@ -400,6 +442,43 @@ def test_alto_structure(tmp_path, searchable):
     scores = [w.score for r in results for line in r.lines for w in line.words]
     mean = float(re.search(r"Confidence: ([0-9.]+)", conf).group(1))
     assert mean == pytest.approx(100 * np.mean(scores), abs=0.02)
+
+
+def test_writers_use_the_turn_the_line_was_read_with(tmp_path, predictor):
+    """hOCR's textangle and ALTO's ROTATION come from OcrLine.turns: a page turned 90 degrees
+    clockwise is read turned (270 counter-clockwise), and a tall one-character box read upright
+    under a non-default rotate_ratio is written upright (the default ratio would have said
+    turned)."""
+    import cv2
+    from doc_fixtures import squeezed_digit
+    from lxml import etree
+
+    page = cv2.rotate(cv2.imread(str(DATA / "sample_en.png")), cv2.ROTATE_90_CLOCKWISE)
+    upright = edgeocr.Predictor(models="ppocr-v4-mobile", threads=1, rotate_ratio=5.0)
+    cases = [
+        ("clockwise", predictor, page, 270),
+        ("tall", predictor, squeezed_digit(), 270),
+        ("tall-upright", upright, squeezed_digit(), None),
+    ]
+    ns = {"a": "http://www.loc.gov/standards/alto/ns-v4#"}
+    for name, p, image, angle in cases:
+        results = list(p.predict_pages(image))
+        lines = results[0].lines
+        assert lines and all(ln.turns == (0 if angle is None else 1) for ln in lines), name
+        write_document(results, tmp_path / f"{name}.hocr")
+        write_document(results, tmp_path / f"{name}.xml", "alto")
+        html = etree.parse(str(tmp_path / f"{name}.hocr"))
+        titles = [e.get("title") for e in html.iter() if e.get("class") == "ocr_line"]
+        assert len(titles) == len(lines), name
+        for title in titles:
+            if angle is None:
+                assert "textangle" not in title and "baseline" in title, (name, title)
+            else:
+                assert f"textangle {angle};" in title, (name, title)
+        blocks = etree.parse(str(tmp_path / f"{name}.xml")).findall(".//a:TextBlock", ns)
+        assert [b.get("ROTATION") for b in blocks] == [None if angle is None else str(angle)] * len(
+            lines
+        ), name
 
 
 def test_tsv_has_tesseracts_columns(tmp_path, predictor, pages):
