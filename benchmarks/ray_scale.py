@@ -1,9 +1,19 @@
 """Pages/s and CPU per page of edgeocr on Ray Data (edgeocr.ray.ocr_dataset) against the
 in-process Predictor.predict_iter (in a subprocess without Ray), with the same workers x threads,
-interleaved in one run.
+interleaved in one run; or, with --before REV, `edgeocr predict --ray` as it is against the same
+command at an earlier commit, alternated in one run.
 
     python benchmarks/ray_scale.py [--images DIR] [--limit 8] [--max-pixels 1e6]
                                    [--configs 1x2,2x1] [--rounds 2] [--batch-size 1] [--json F]
+    python benchmarks/ray_scale.py --before REV [--formats parquet,jsonl] [--configs 2x1] ...
+
+--before REV: the command line's Ray run (edgeocr.ray.run_cli: the dataset, the actors and the
+output writer) of this checkout ("after") and of edgeocr/ray.py at git revision REV ("before",
+loaded from git beside the installed package, its classes sent to the workers by value), on the
+same pages, to a fresh --output each time, in one local Ray; the sides take turns, the order
+flipping every round. Pages/s: pages / the run's wall time (the actors' start-up included: it
+is the same on both sides). The load average is recorded before and after each run: on a shared
+machine the figures say how the two compare under the same load, not what a quiet one gives.
 
 For each round and each configuration N x T, the in-process run (Predictor(threads=T,
 workers=N).predict_iter: N images in flight, decoding overlapped) and the Ray run (N actors
@@ -206,6 +216,145 @@ def steady(r) -> float:
     return (a[-1] - a[k - 1]) / max(1, len(a) - k)
 
 
+def _ray_module_at(rev: str):
+    """edgeocr/ray.py at git revision ``rev``, as the module ``edgeocr._ray_at_<rev>``: its
+    relative imports are the installed package's; Ray sends its classes to the workers by
+    value (the workers cannot import it)."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    import ray.cloudpickle
+
+    src = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{rev}:edgeocr/ray.py"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    name = "edgeocr._ray_at_" + "".join(c if c.isalnum() else "_" for c in rev)
+    folder = tempfile.mkdtemp(prefix="edgeocr-ray-before-")
+    path = os.path.join(folder, "ray_before.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    ray.cloudpickle.register_pickle_by_value(module)
+    return module
+
+
+def _cli_args(paths, out, workers, threads, batch_size, model):
+    from edgeocr.cli import build_parser
+
+    argv = ["predict", *paths, "--ray", "--workers", str(workers), "--threads", str(threads)]
+    argv += ["--output", out, "--batch-size", str(batch_size)]
+    if model:
+        argv += ["--model", model]
+    return build_parser().parse_args(argv)
+
+
+def compare_before(args, paths) -> int:
+    """--before REV: run_cli of this checkout against run_cli at REV, alternated."""
+    import shutil
+    import tempfile
+
+    import ray
+
+    import edgeocr.ray as after
+    from edgeocr.ray import init_local_ray
+
+    before = _ray_module_at(args.before)
+    sides = {"before": before, "after": after}
+    configs = [tuple(int(x) for x in c.split("x")) for c in args.configs.split(",")]
+    formats = args.formats.split(",")
+    init_local_ray(ray, num_cpus=max(w * t for w, t in configs))
+    work = tempfile.mkdtemp(prefix="edgeocr-ray-bench-")
+    runs = []
+    print(
+        f"{len(paths)} pages from {args.images}, {args.rounds} rounds, configs {args.configs}, "
+        f"formats {args.formats}, batch {args.batch_size}; before = edgeocr/ray.py at "
+        f"{args.before}, after = this checkout; the order flips every round",
+        file=sys.stderr,
+    )
+    for rnd in range(args.rounds):
+        for w, t in configs:
+            for fmt in formats:
+                order = ("before", "after") if rnd % 2 == 0 else ("after", "before")
+                for side in order:
+                    out = os.path.join(work, f"{side}-{rnd}-{w}x{t}.{fmt}")
+                    cli = _cli_args(paths, out, w, t, args.batch_size, args.model)
+                    load0 = os.getloadavg()
+                    t0 = time.perf_counter()
+                    rc = sides[side].run_cli(cli)
+                    wall = time.perf_counter() - t0
+                    load1 = os.getloadavg()
+                    assert rc == 0, (side, rc)
+                    shutil.rmtree(out, ignore_errors=True)
+                    if os.path.isfile(out):
+                        os.remove(out)
+                    r = {
+                        "side": side,
+                        "round": rnd,
+                        "workers": w,
+                        "threads": t,
+                        "format": fmt,
+                        "wall_s": wall,
+                        "pages_per_s": len(paths) / wall,
+                        "load_before": load0,
+                        "load_after": load1,
+                    }
+                    runs.append(r)
+                    print(
+                        f"  round {rnd} {w}x{t} {fmt:<7} {side:<6} {wall:7.2f} s, "
+                        f"{r['pages_per_s']:.3f} pages/s, load {load0[0]:.1f} -> {load1[0]:.1f}",
+                        file=sys.stderr,
+                    )
+    ray.shutdown()
+    shutil.rmtree(work, ignore_errors=True)
+    print(
+        f"\n{len(paths)} pages x {args.rounds} rounds: pages / wall time of the whole command "
+        "(actors' start-up included), summed over the rounds; load average (1 min) over the runs"
+    )
+    head = ("workers x threads", "format", "before pages/s", "after pages/s", "after/before",
+            "per round", "load average")  # fmt: skip
+    print("  ".join(head))
+    for w, t in configs:
+        for fmt in formats:
+            mine = [r for r in runs if (r["workers"], r["threads"], r["format"]) == (w, t, fmt)]
+            b = [r for r in mine if r["side"] == "before"]
+            a = [r for r in mine if r["side"] == "after"]
+            n = len(paths) * len(b)
+            bw, aw = sum(r["wall_s"] for r in b), sum(r["wall_s"] for r in a)
+            loads = [x for r in mine for x in (r["load_before"][0], r["load_after"][0])]
+            cells = (
+                f"{w} x {t}",
+                fmt,
+                f"{n / bw:.3f}",
+                f"{n / aw:.3f}",
+                f"{bw / aw:.3f}",
+                " ".join(f"{i['wall_s'] / j['wall_s']:.3f}" for j, i in zip(a, b)),
+                f"{min(loads):.1f}-{max(loads):.1f}",
+            )
+            print("  ".join(c.rjust(len(h)) for c, h in zip(cells, head)))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(
+                {
+                    "pages": paths,
+                    "before": args.before,
+                    "runs": runs,
+                    "batch_size": args.batch_size,
+                    "cpus": os.cpu_count(),
+                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                },
+                f,
+                indent=1,
+            )
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     shared = os.environ.get("EDGEOCR_SHARED_DIR", str(REPO.parent / "shared"))
@@ -222,11 +371,19 @@ def main(argv=None) -> int:
         help="pages per actor call (default 1: the most Ray calls per page, the worst case)",
     )
     ap.add_argument("--json", help="write every run's figures here")
+    ap.add_argument(
+        "--before",
+        metavar="REV",
+        help="compare `edgeocr predict --ray` with edgeocr/ray.py at this git revision",
+    )
+    ap.add_argument("--formats", default="parquet,jsonl", help="with --before: --output kinds")
     args = ap.parse_args(argv)
 
     import ray
 
     paths = pick(args.images, args.limit, args.max_pixels)
+    if args.before:
+        return compare_before(args, paths)
     tiny = str(REPO / "tests" / "data" / "line_en.png")
     configs = [tuple(int(x) for x in c.split("x")) for c in args.configs.split(",")]
     # As edgeocr starts a local Ray (edgeocr.ray.init_local_ray): workers at this process's

@@ -2,7 +2,7 @@
 
 >>> import edgeocr.ray
 >>> ds = edgeocr.ray.ocr_dataset("scans/**/*.png", workers=4, threads=2)
->>> ds.write_parquet("s3://bucket/ocr/")          # or iterate, or ds.to_pandas()
+>>> ds.write_parquet("s3://bucket/ocr/")          # written on the workers; or iterate
 
 or, in a pipeline of your own (the actor reads ``path`` and/or ``bytes`` columns)::
 
@@ -36,6 +36,7 @@ DEFAULT_BATCH_SIZE = 8
 RESULT_COLUMNS = (
     "path",
     "page",
+    "page_count",
     "lines",
     "width",
     "height",
@@ -62,10 +63,13 @@ def result_schema():
             # 0-based page of a document (PDF, multi-page TIFF: one row per page); 0 for an
             # image; null on the error row of a document that could not be opened
             ("page", pa.int32()),
+            # the pages of the row's document (1 for an image; null when it could not be
+            # opened): a document is done when all of them are in the output (--resume)
+            ("page_count", pa.int32()),
             ("lines", pa.list_(line)),
             ("width", pa.int32()),
             ("height", pa.int32()),
-            ("error", pa.string()),  # null, or "<EdgeOCRError subclass>: <message>"
+            ("error", pa.string()),  # null, or "<error class>: <message>"
             ("decode_s", pa.float64()),  # reading + decoding the file, in the actor
             ("det_s", pa.float64()),
             ("cls_s", pa.float64()),
@@ -74,6 +78,11 @@ def result_schema():
             ("worker", pa.string()),  # host:pid of the actor that made the row
         ]
     )
+
+
+#: An optional input column: for a document row, the 0-based pages already done, left out
+#: (``--resume`` of a document cut off mid-run). Not carried into the result rows.
+DONE_PAGES = "done_pages"
 
 
 def error_text(exc: BaseException) -> str:
@@ -111,12 +120,15 @@ class PredictorActor:
     images; ``path``, if present, only names them), or both, and returns a
     ``pyarrow.Table``: one row per input row, in order, with the columns of
     :func:`result_schema` followed by the input's other columns; a document (a
-    PDF, a multi-page TIFF) gives one row per page (``page``), its input row's
-    columns repeated on each, its pages read one at a time. Images stay
+    PDF, a multi-page TIFF) gives one row per page (``page``, and its
+    ``page_count``), its input row's columns repeated on each, its pages read one
+    at a time, less those listed in an optional ``done_pages`` column. Images stay
     encoded until here and are decoded in a background thread, up to two images
-    ahead of the pipeline (which runs with the GIL released). A file that cannot be
-    read or decoded, or that the pipeline refuses, gives an error row, never an
-    exception: one bad page does not fail a job of millions.
+    ahead of the pipeline (which runs with the GIL released). Every failure of a
+    page is that page's error row, never an exception, whatever raised it (a file
+    that cannot be read or decoded, a page the pipeline refuses, an exception of a
+    ``preprocess`` hook or of the PDF renderer): one bad page does not fail a job
+    of millions, and a document's other pages still come out.
     """
 
     def __init__(self, model=None, *, threads: int = 1, **predictor_kwargs):
@@ -148,16 +160,20 @@ class PredictorActor:
             )
         paths = table.column("path").to_pylist() if "path" in names else [None] * n
         data = table.column("bytes").to_pylist() if "bytes" in names else [None] * n
+        done = table.column(DONE_PAGES).to_pylist() if DONE_PAGES in names else [None] * n
         rows = {c: [] for c in RESULT_COLUMNS}
         docs = [_is_document(paths[i], data[i]) for i in range(n)]
-        if any(docs):  # one row per page: rows are made in order, documents page by page
+        if any(d is not False for d in docs):  # rows in order, documents page by page
             taken = []
             for i in range(n):
                 before = len(rows["path"])
-                if docs[i]:
-                    self._page_rows(rows, paths[i], data[i] if data[i] is not None else paths[i])
+                source = data[i] if data[i] is not None else paths[i]
+                if isinstance(docs[i], BaseException):  # its first bytes could not be read
+                    self._add(rows, _error_vals(paths[i], docs[i], None))
+                elif docs[i]:
+                    self._page_rows(rows, paths[i], source, set(done[i] or ()))
                 else:
-                    self._row(rows, paths[i], None, data[i] if data[i] is not None else paths[i])
+                    self._row(rows, paths[i], None, source)
                 taken += [i] * (len(rows["path"]) - before)
             return self._table(rows, table.take(taken))
         if getattr(self.predictor, "max_memory_mb", None):
@@ -183,28 +199,52 @@ class PredictorActor:
         import pyarrow as pa
 
         out = pa.table(rows, schema=result_schema())
-        for c in (
-            table.column_names
-        ):  # the caller's own columns (ids, metadata) ride along; the image bytes do not
-            if c not in ("bytes", *RESULT_COLUMNS):
+        for c in table.column_names:
+            # The caller's own columns (ids, metadata) ride along; the image bytes and the
+            # pages left out do not.
+            if c not in ("bytes", DONE_PAGES, *RESULT_COLUMNS):
                 out = out.append_column(table.schema.field(c), table.column(c))
         return out
 
-    def _page_rows(self, rows, path, source):
-        """The rows of a document's pages (one error row if it cannot be opened)."""
+    def _page_rows(self, rows, path, source, done: set) -> None:
+        """The rows of a document's pages but those in ``done`` (one error row, page null, if
+        it cannot be opened). A page whose reading raises anything, not only an EdgeOCRError
+        (which `predict_pages` puts on the page), is an error row: the document is opened
+        again after it, for the pages left."""
+        from .documents.pages import open_document
+
         try:
-            pages = self.predictor.predict_pages(source)
+            doc = open_document(source, max_pixels=self.predictor.max_image_pixels)
+            count = doc.count
+            doc.close()
         except Exception as e:  # noqa: BLE001 - the document's error row
-            self._add(rows, _error_vals(path, e, None))
+            self._add(rows, _error_vals(path, e, None) | {"page": None})
             return
-        for r in pages:
-            vals = (
-                _error_vals(path, r.error, None)
-                if r.error is not None
-                else _result_vals(path, r, None)
-            )
-            vals["page"] = r.page
-            self._add(rows, vals)
+        todo = [i for i in range(count) if i not in done]
+        k = 0  # todo[k] is the next page to come out
+        while k < len(todo):
+            try:
+                pages = self.predictor.predict_pages(source, todo[k:])
+            except Exception as e:  # noqa: BLE001 - it opened a moment ago: each page's row
+                for i in todo[k:]:
+                    self._add(rows, _error_vals(path, e, None) | {"page": i, "page_count": count})
+                return
+            try:
+                for r in pages:
+                    vals = (
+                        _error_vals(path, r.error, None)
+                        if r.error is not None
+                        else _result_vals(path, r, None)
+                    )
+                    self._add(rows, vals | {"page": r.page, "page_count": count})
+                    k += 1
+            except Exception as e:  # noqa: BLE001 - the page being read raised: its error row
+                if k == len(todo):
+                    return  # raised once every page was out (closing the file): nothing lost
+                self._add(rows, _error_vals(path, e, None) | {"page": todo[k], "page_count": count})
+                k += 1
+            finally:
+                pages.close()
 
     def _add(self, rows, vals) -> None:
         vals["worker"] = self.worker
@@ -223,15 +263,21 @@ class PredictorActor:
             vals = _error_vals(path, e, decode)
         else:
             vals = _result_vals(path, r, decode)
-        vals["page"] = 0  # an image is one page
+        vals["page"], vals["page_count"] = 0, 1  # an image is one page
         self._add(rows, vals)
 
 
-def _is_document(path, data) -> bool:
-    """Whether a row's file is a document (PDF, multi-page TIFF) read page by page."""
+def _is_document(path, data):
+    """Whether a row's file is a document (PDF, multi-page TIFF) read page by page; the
+    exception when its first bytes and headers cannot be read (then the row is its error)."""
     from .documents.pages import is_document
 
-    return is_document(data if data is not None else path) if (path or data) else False
+    if not (path or data):
+        return False
+    try:
+        return is_document(data if data is not None else path)
+    except Exception as e:  # noqa: BLE001 - e.g. MemoryError on a hostile header
+        return e
 
 
 def _error_vals(path, e: BaseException, decode) -> dict:
@@ -346,21 +392,26 @@ def ocr_dataset(
     threads: int = 1,
     batch_size: int = DEFAULT_BATCH_SIZE,
     skip=(),
+    done_pages=None,
     **predictor_kwargs,
 ):
-    """A Ray Dataset of OCR results (one row per input; columns: :func:`result_schema`).
+    """A Ray Dataset of OCR results (one row per input page; columns: :func:`result_schema`).
 
     ``source``: a path, a folder, a glob, a list of these (files are read by
     the actors, so on a cluster they must be on a filesystem every node
     mounts), or a ``ray.data.Dataset`` with a ``bytes`` column (e.g. from
     ``ray.data.read_binary_files(..., include_paths=True)``, which reads object
     stores too) whose images are decoded in the actors. ``skip``: paths to
-    leave out (already done). ``workers`` actors (default: the cluster's CPUs //
-    ``threads``), each with ``threads`` CPUs and intra-op threads, each
-    building its Predictor from ``model`` and ``predictor_kwargs`` once.
+    leave out (already done). ``done_pages``: {path: 0-based pages} of documents
+    partly done, whose other pages are read (for a Dataset ``source``, give its
+    rows a ``done_pages`` column instead). ``workers`` actors (default: the
+    cluster's CPUs // ``threads``), each with ``threads`` CPUs and intra-op
+    threads, each building its Predictor from ``model`` and ``predictor_kwargs``
+    once.
 
     Rows come in no particular order. The dataset is lazy: nothing runs until
-    it is iterated or written. Starts a local Ray if none is running.
+    it is iterated or written (``ds.write_parquet(...)`` writes on the workers).
+    Starts a local Ray if none is running.
     """
     ray = _require_ray()
     from .engine import check_workers
@@ -380,11 +431,12 @@ def ocr_dataset(
     else:
         done = {os.path.abspath(os.fspath(p)) for p in skip}
         paths = [p for p in expand_inputs(source) if p not in done]
+        partly = {os.path.abspath(os.fspath(p)): sorted(v) for p, v in (done_pages or {}).items()}
         # A small job is shared out among all the actors (no more actors than pages, batches
         # no larger than pages per actor), rather than one batch going to one actor.
         workers = max(1, min(workers, len(paths)))
         batch_size = max(1, min(batch_size, -(-len(paths) // workers)))
-        ds = _paths_dataset(ray, paths, batch_size)
+        ds = _paths_dataset(ray, paths, batch_size, partly)
     return ds.map_batches(
         PredictorActor,
         fn_constructor_args=(model,),
@@ -401,131 +453,215 @@ def ocr_dataset(
     )
 
 
-def _paths_dataset(ray, paths: list[str], batch_size: int):
+def _paths_dataset(ray, paths: list[str], batch_size: int, done_pages: dict):
     import pyarrow as pa
 
     # One block per batch (up to 20000 blocks), so the actors share the work out
     # in batches rather than one actor taking one big block.
     n = len(paths)
     per_block = max(batch_size, -(-n // 20000))
-    tables = [pa.table({"path": paths[i : i + per_block]}) for i in range(0, n, per_block)]
-    if not tables:
-        tables = [pa.table({"path": pa.array([], pa.string())})]
-    return ray.data.from_arrow(tables)
+
+    def block(part):
+        columns = {"path": pa.array(part, pa.string())}
+        if done_pages:  # only when resuming documents cut off mid-run
+            columns[DONE_PAGES] = pa.array([done_pages.get(p) for p in part], pa.list_(pa.int32()))
+        return pa.table(columns)
+
+    tables = [block(paths[i : i + per_block]) for i in range(0, n, per_block)]
+    return ray.data.from_arrow(tables or [block([])])
 
 
-# -- output: JSON lines or a folder of Parquet parts, both resumable --------------
+# -- output: a folder of part files written on the workers, resumable ------------------
 
 
-class ResultWriter:
-    """Appends result batches to ``OUT.jsonl`` (a line per row, flushed per batch) or to
-    ``OUT.parquet`` (a folder of part files, each written whole under a temporary name
-    and renamed, so a killed run leaves only complete parts).
+#: Rows per part file (a hint to Ray's writers: a write task takes blocks until it has this many).
+PART_ROWS = 2000
 
-    ``done()`` lists the paths already in the output, for ``--resume``; a JSON
-    line cut off by a crash is dropped (and its page done again).
+
+class ResultOutput:
+    """``--output``: a folder of part files, written by Ray's writers on the workers (the rows
+    never go through the driver): ``OUT.parquet/`` of Parquet parts
+    (``Dataset.write_parquet``), ``OUT.jsonl/`` of JSON-lines parts (:class:`JsonLinesDatasink`:
+    a line per row, ``json.dumps`` of the row).
+
+    Opening it with ``resume`` reads which pages it holds: ``complete`` are the paths done
+    (every page of a document written, or the error row of one that could not be opened),
+    ``done_pages`` the pages written of a document cut off mid-run. A part cut off by a crash
+    is repaired first: a Parquet part that does not read is removed, a JSON line cut off is
+    dropped (their pages are done again).
     """
 
-    def __init__(self, out: str, resume: bool, part_rows: int = 2000, part_seconds: float = 60.0):
-        self.out = os.fspath(out)
-        self.kind = "parquet" if self.out.rstrip("/").endswith(".parquet") else "jsonl"
-        if not self.out.endswith((".jsonl", ".json", ".parquet", ".parquet/")):
-            from .errors import InvalidInputError
+    def __init__(self, out: str, resume: bool, part_rows: int = PART_ROWS):
+        from .errors import InvalidInputError
 
-            raise InvalidInputError(f"--output must end in .parquet or .jsonl, got {self.out!r}")
-        exists = os.path.exists(self.out)
-        if exists and not resume:
-            from .errors import InvalidInputError
-
-            raise InvalidInputError(
-                f"{self.out} exists: pass --resume to skip the pages in it, or remove it"
-            )
-        self.part_rows, self.part_seconds = part_rows, part_seconds
-        self._buf, self._buf_rows, self._t_flush = [], 0, time.monotonic()
-        self._done = set()
-        if self.kind == "jsonl":
-            if exists:
-                self._done = self._read_jsonl()
-            self._f = open(self.out, "a", encoding="utf-8")
+        self.out = os.fspath(out).rstrip("/") or "/"
+        if self.out.endswith(".parquet"):
+            self.kind = "parquet"
+        elif self.out.endswith((".jsonl", ".json")):
+            self.kind = "jsonl"
         else:
-            os.makedirs(self.out, exist_ok=True)
-            if exists:
-                self._done = self._read_parquet()
-            self._part = len([n for n in os.listdir(self.out) if n.endswith(".parquet")])
+            raise InvalidInputError(f"--output must end in .parquet or .jsonl, got {out!r}")
+        self.part_rows = part_rows
+        self.notes: list[str] = []
+        self.complete: set = set()
+        self.done_pages: dict = {}
+        if os.path.exists(self.out):
+            if not resume:
+                raise InvalidInputError(
+                    f"{self.out} exists: pass --resume to skip the pages in it, or remove it"
+                )
+            if not os.path.isdir(self.out):
+                raise InvalidInputError(
+                    f"{self.out} is a file, not a folder of parts (edgeocr's Ray runs once wrote "
+                    "JSON lines to one file): to resume into it, move it into a folder of that "
+                    f"name: mv {self.out} {self.out}.part && mkdir {self.out} && "
+                    f"mv {self.out}.part {self.out}/part-0.{self.kind}"
+                )
+            self._read()
+        self._before = set(self._parts())
 
-    def done(self) -> set:
-        """The paths already in the output (read when resuming)."""
-        return self._done
+    def _parts(self) -> list[str]:
+        if not os.path.isdir(self.out):
+            return []
+        ext = "." + self.kind
+        return sorted(n for n in os.listdir(self.out) if n.endswith(ext))
 
-    def _read_jsonl(self) -> set:
+    def _read(self) -> None:
+        pages: dict = {}
+        counts: dict = {}
+        for name in self._parts():
+            for path, page, count in self._rows(os.path.join(self.out, name)):
+                if page is None or count is None:
+                    # a document that could not be opened, or a row from before page_count
+                    self.complete.add(path)
+                else:
+                    pages.setdefault(path, set()).add(page)
+                    counts[path] = count
+        for path, got in pages.items():
+            if path in self.complete:
+                continue
+            if len(got) >= counts[path] and all(0 <= p < counts[path] for p in got):
+                self.complete.add(path)
+            else:
+                self.done_pages[path] = got
+
+    def _rows(self, part: str):
+        """(path, page, page_count) of every whole row of ``part`` (repairing a cut one)."""
+        if self.kind == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            try:
+                names = pq.read_schema(part).names
+                cols = [c for c in ("path", "page", "page_count") if c in names]
+                t = pq.read_table(part, columns=cols)
+            except (pa.ArrowException, OSError) as e:
+                os.remove(part)
+                self.notes.append(f"removed {part}, cut off mid-write ({e}); its pages run again")
+                return []
+            n = t.num_rows
+            col = {c: t.column(c).to_pylist() if c in cols else [None] * n for c in cols}
+            return zip(
+                col["path"],
+                col.get("page", [0] * n),
+                col.get("page_count", [None] * n),
+            )
         import json
 
-        done, good_end = set(), 0
-        with open(self.out, "rb") as f:
+        out, good_end = [], 0
+        with open(part, "rb") as f:
             for raw in f:
                 if not raw.endswith(b"\n"):
                     break
                 try:
-                    done.add(json.loads(raw)["path"])
-                except (ValueError, KeyError):
+                    row = json.loads(raw)
+                    out.append((row["path"], row.get("page", 0), row.get("page_count")))
+                except (ValueError, KeyError, TypeError):
                     break
                 good_end += len(raw)
-        if good_end != os.path.getsize(self.out):  # a line cut off mid-write: drop it
-            with open(self.out, "r+b") as f:
+        if good_end != os.path.getsize(part):  # a line cut off mid-write: drop it
+            with open(part, "r+b") as f:
                 f.truncate(good_end)
-        return done
+            self.notes.append(f"{part}: dropped a line cut off mid-write; its page runs again")
+        return out
 
-    def _read_parquet(self) -> set:
+    def write(self, ds) -> tuple[int, int]:
+        """Run ``ds`` (a dataset of result rows) and write its rows on the workers; returns
+        (rows written, error rows among them)."""
+        # Write tasks ask for no CPU: the actors hold the cluster's CPUs for the whole job, and
+        # writing a part is I/O the nodes have to spare.
+        remote = {"num_cpus": 0}
+        if self.kind == "parquet":
+            ds.write_parquet(self.out, min_rows_per_file=self.part_rows, ray_remote_args=remote)
+            return self._count_new_parquet()
+        sink = _jsonl_datasink_class()(self.out, min_rows_per_file=self.part_rows)
+        ds.write_datasink(sink, ray_remote_args=remote)
+        return sink.rows, sink.errors
+
+    def _count_new_parquet(self) -> tuple[int, int]:
         import pyarrow.parquet as pq
 
-        done = set()
-        for name in sorted(os.listdir(self.out)):
-            if name.endswith(".parquet"):
-                done.update(
-                    pq.read_table(os.path.join(self.out, name), columns=["path"])
-                    .column("path")
-                    .to_pylist()
-                )
-        return done
+        rows = errors = 0
+        for name in self._parts():
+            if name not in self._before:
+                t = pq.read_table(os.path.join(self.out, name), columns=["error"])
+                rows += t.num_rows
+                errors += t.num_rows - t.column("error").null_count
+        return rows, errors
 
-    def write(self, table) -> None:
-        """Append a batch of result rows (a pyarrow table)."""
-        if self.kind == "jsonl":
+
+def _jsonl_datasink_class():
+    """:class:`JsonLinesDatasink`, defined when Ray Data is imported (it subclasses Ray's)."""
+    from ray.data.datasource import BlockBasedFileDatasink
+
+    class _JsonLinesDatasink(BlockBasedFileDatasink):
+        """Ray Data datasink of JSON-lines part files: each row as ``json.dumps`` writes it
+        (non-ASCII kept), one a line, written by the write tasks on the workers. ``rows`` and
+        ``errors``: what the job wrote, once ``write_datasink`` returns."""
+
+        def __init__(self, path: str, **kwargs):
+            super().__init__(path, file_format="jsonl", **kwargs)
+            self.rows = self.errors = 0
+
+        def write_block_to_file(self, block, file) -> None:
             import json
 
-            self._f.write(
-                "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in table.to_pylist())
+            file.write(
+                "".join(
+                    json.dumps(r, ensure_ascii=False) + "\n" for r in block.to_arrow().to_pylist()
+                ).encode("utf-8")
             )
-            self._f.flush()
-            return
-        self._buf.append(table)
-        self._buf_rows += table.num_rows
-        if (
-            self._buf_rows >= self.part_rows
-            or time.monotonic() - self._t_flush >= self.part_seconds
-        ):
-            self._flush()
 
-    def _flush(self) -> None:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        def write(self, blocks, ctx):
+            from ray.data.block import BlockAccessor
 
-        self._t_flush = time.monotonic()
-        if not self._buf:
-            return
-        table = pa.concat_tables(self._buf)
-        name = os.path.join(self.out, f"part-{self._part:05d}.parquet")
-        pq.write_table(table, name + ".tmp")
-        os.replace(name + ".tmp", name)
-        self._part += 1
-        self._buf, self._buf_rows = [], 0
+            blocks = list(blocks)
+            super().write(blocks, ctx)
+            rows = errors = 0
+            for b in blocks:
+                t = BlockAccessor.for_block(b).to_arrow()
+                rows += t.num_rows
+                errors += t.num_rows - t.column("error").null_count
+            return rows, errors
 
-    def close(self) -> None:
-        """Flush what is buffered and close the output."""
-        if self.kind == "jsonl":
-            self._f.close()
-        else:
-            self._flush()
+        def on_write_complete(self, write_result) -> None:
+            super().on_write_complete(write_result)
+            for r in write_result.write_returns:
+                if r:
+                    self.rows += r[0]
+                    self.errors += r[1]
+
+    return _JsonLinesDatasink
+
+
+def __getattr__(name: str):
+    # JsonLinesDatasink subclasses a Ray class: made on first use, so that importing this
+    # module needs no Ray (PredictorActor needs only pyarrow).
+    if name == "JsonLinesDatasink":
+        cls = _jsonl_datasink_class()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- CLI: edgeocr predict ... --ray -------------------------------------------
@@ -543,18 +679,21 @@ def run_cli(args) -> int:
         )
         return 2
     ray = _require_ray()
-    writer = ResultWriter(args.output, args.resume)
+    output = ResultOutput(args.output, args.resume)
+    for note in output.notes:
+        print(f"edgeocr predict --ray: {note}", file=sys.stderr)
     paths = expand_inputs(args.inputs)
-    todo = [p for p in paths if p not in writer.done()]
+    todo = [p for p in paths if p not in output.complete]
+    partly = {p: output.done_pages[p] for p in todo if p in output.done_pages}
     skipped = len(paths) - len(todo)
     started = False
     if not ray.is_initialized():
         init_local_ray(ray, address=args.address)
         started = True
     ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False  # our own bar counts errors too
-    from .progress import Progress
-
+    # The rows are written on the workers, so the driver sees none go by: Ray Data's own
+    # progress bars (rows through each operator) stand in for edgeocr's.
+    ctx.enable_progress_bars = bool(sys.stderr.isatty() or args.progress)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     threads = args.threads or min(2, cpus)  # docs/scale-out.md: N x 2 measured best here
     workers = args.workers or max(1, cpus // threads)
@@ -569,28 +708,28 @@ def run_cli(args) -> int:
     batch_size = DEFAULT_BATCH_SIZE if args.batch_size is None else args.batch_size
     pages = errors = 0
     t0 = time.perf_counter()
-    progress = Progress(len(todo), sys.stderr.isatty() or args.progress)
     try:
         if todo:
             ds = ocr_dataset(
-                todo, args.model, workers=workers, threads=threads, batch_size=batch_size, **kw
+                todo,
+                args.model,
+                workers=workers,
+                threads=threads,
+                batch_size=batch_size,
+                done_pages=partly,
+                **kw,
             )
-            for batch in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-                writer.write(batch)
-                n_err = batch.num_rows - batch.column("error").null_count
-                pages += batch.num_rows
-                errors += n_err
-                for _ in range(batch.num_rows):
-                    progress.step()
+            pages, errors = output.write(ds)
     finally:
-        writer.close()
         if started:
             ray.shutdown()
     dt = time.perf_counter() - t0
+    resumed = f", {len(partly)} documents resumed" if partly else ""
     print(
         f"edgeocr predict --ray: {pages} pages, {errors} errors, "
         f"{pages / max(dt, 1e-9):.2f} pages/s "
-        f"({dt:.1f} s, {workers} workers x {threads} threads; {skipped} already in {args.output})",
+        f"({dt:.1f} s, {workers} workers x {threads} threads; {skipped} already in "
+        f"{args.output}{resumed})",
         file=sys.stderr,
     )
     return 1 if errors else 0

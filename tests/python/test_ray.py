@@ -124,20 +124,75 @@ def test_actor_reads_documents_page_by_page(v4_paths, reference, pages, tmp_path
     paths = [good[0], pdf, tif, str(tmp_path / "missing.pdf")]
     out = PredictorActor(models=MODELS, threads=1)({"path": paths, "id": [10, 20, 30, 40]})
     rows = out.to_pylist()
-    assert [(r["path"], r["page"], r["id"]) for r in rows] == [
-        (good[0], 0, 10),
-        (pdf, 0, 20),
-        (pdf, 1, 20),
-        (tif, 0, 30),
-        (tif, 1, 30),
-        (tif, 2, 30),
-        (paths[3], 0, 40),
+    assert [(r["path"], r["page"], r["page_count"], r["id"]) for r in rows] == [
+        (good[0], 0, 1, 10),
+        (pdf, 0, 2, 20),
+        (pdf, 1, 2, 20),
+        (tif, 0, 3, 30),
+        (tif, 1, 3, 30),
+        (tif, 2, 3, 30),
+        (paths[3], 0, 1, 40),
     ]
     assert_same(rows[0], expected_row(reference, good[0]))
     for row, src in zip(rows[3:6], good[:3]):  # TIFF pages are lossless: the images' own rows
         assert_same(row, expected_row(reference, src))
     assert all(r["error"] is None and r["lines"] for r in rows[1:3])
     assert rows[6]["error"].startswith("InvalidInputError") and rows[6]["lines"] is None
+
+
+class FailOnCall:
+    """A preprocess hook that raises a plain RuntimeError (no EdgeOCRError) on its n-th call."""
+
+    def __init__(self, n: int):
+        self.n, self.calls = n, 0
+
+    def __call__(self, img):
+        self.calls += 1
+        if self.calls == self.n:
+            raise RuntimeError(f"hook failed on call {self.n}")
+        return img
+
+
+def test_actor_a_page_that_raises_is_an_error_row(v4_paths, reference, pages, tmp_path):
+    """A plain exception while a document's page is read (here the Predictor's preprocess hook
+    on page 2 of 3) is that page's error row: the task does not fail, the pages after it still
+    come out, the document's other rows are the pages' own."""
+    pytest.importorskip("pypdfium2", reason="pip install 'edgeocr[test]' (pypdfium2)")
+    from doc_fixtures import pdf_from_images
+
+    from edgeocr.ray import PredictorActor
+
+    _, good, _ = pages
+    pdf = str(pdf_from_images(good[:3], tmp_path / "three.pdf", resolution=100))
+    actor = PredictorActor(models=MODELS, threads=1, preprocess=FailOnCall(2))
+    rows = actor({"path": [pdf, good[0]]}).to_pylist()
+    assert [(r["path"], r["page"], r["page_count"]) for r in rows] == [
+        (pdf, 0, 3),
+        (pdf, 1, 3),
+        (pdf, 2, 3),
+        (good[0], 0, 1),
+    ]
+    assert rows[1]["error"] == "RuntimeError: hook failed on call 2" and rows[1]["lines"] is None
+    assert all(r["error"] is None and r["lines"] for r in (rows[0], rows[2], rows[3]))
+    assert_same(rows[3], expected_row(reference, good[0]))
+
+
+def test_actor_leaves_out_the_done_pages(v4_paths, pages, tmp_path):
+    """A ``done_pages`` column: the document's other pages only (what --resume sends)."""
+    pytest.importorskip("pypdfium2", reason="pip install 'edgeocr[test]' (pypdfium2)")
+    from doc_fixtures import pdf_from_images
+
+    from edgeocr.ray import PredictorActor
+
+    _, good, _ = pages
+    pdf = str(pdf_from_images(good[:3], tmp_path / "three.pdf", resolution=100))
+    actor = PredictorActor(models=MODELS, threads=1)
+    whole = actor({"path": [pdf]}).to_pylist()
+    out = actor(pa.table({"path": [pdf, pdf], "done_pages": [[0, 2], None]}))
+    assert "done_pages" not in out.column_names
+    rows = out.to_pylist()
+    assert [r["page"] for r in rows] == [1, 0, 1, 2]
+    assert [r["lines"] for r in rows] == [whole[1]["lines"]] + [r["lines"] for r in whole]
 
 
 def test_actor_applies_the_predictors_pixel_cap(v4_paths, pages):
@@ -251,62 +306,112 @@ def test_ray_actor_killed_is_restarted_and_batch_retried(ray_cluster, v4_paths, 
         assert_same(row, expected_row(reference, row["path"]))
 
 
+def read_output(out: Path) -> list[dict]:
+    """Every row of a --output folder (JSON-lines or Parquet parts)."""
+    import pyarrow.parquet as pq
+
+    if out.suffix == ".parquet":
+        return pq.read_table(out).to_pylist() if any(out.glob("*.parquet")) else []
+    return [json.loads(s) for f in sorted(out.glob("*.jsonl")) for s in f.read_text().splitlines()]
+
+
+def rewrite_output(out: Path, rows: list[dict], cut: str = "") -> None:
+    """The folder as a run that stopped after ``rows`` leaves it: one part holding them, and
+    ``cut`` (the start of a row cut off mid-write) at its end (JSON lines)."""
+    import pyarrow.parquet as pq
+
+    from edgeocr.ray import result_schema
+
+    shutil.rmtree(out)
+    out.mkdir()
+    if out.suffix == ".parquet":
+        pq.write_table(pa.Table.from_pylist(rows, schema=result_schema()), out / "a.parquet")
+        return
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    (out / "a.jsonl").write_text(text + cut, encoding="utf-8")
+
+
+def cli_argv(inputs, out) -> list[str]:
+    return [
+        "predict", *map(str, inputs), "--model", MODELS, "--ray", "--workers", "1",
+        "--threads", "1", "--output", str(out),
+    ]  # fmt: skip
+
+
 def test_cli_ray_jsonl_resume(ray_cluster, v4_paths, reference, pages, tmp_path, capsys):
+    """JSON-lines parts written on the workers; a run cut off after 3 rows, the 4th cut
+    mid-line: --resume drops the cut line and does the 3 others again."""
     from edgeocr.cli import main
 
     d, _, _ = pages
     out = tmp_path / "out.jsonl"
-    argv = [
-        "predict",
-        str(d),
-        "--model",
-        MODELS,
-        "--ray",
-        "--workers",
-        "1",
-        "--threads",
-        "1",
-        "--output",
-        str(out),
-    ]
+    argv = cli_argv([d], out)
     assert main(argv) == 1  # two bad files: error rows, exit status 1
-    lines = out.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 6
-    first = {json.loads(s)["path"]: json.loads(s) for s in lines}
+    assert out.is_dir() and list(out.glob("*.jsonl"))
+    rows = read_output(out)
+    assert len(rows) == 6
+    first = {r["path"]: r for r in rows}
+    for r in rows:  # the in-process answers, through JSON
+        assert_same(r, expected_row(reference, r["path"]))
     assert "6 pages, 2 errors" in capsys.readouterr().err
     assert main(argv) == 2  # the output exists: refused without --resume
 
-    # A crash after 3 rows, the 4th cut off mid-line: --resume keeps the 3, redoes the others.
-    with open(out, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines[:3]) + "\n" + lines[3][:20])
+    rewrite_output(out, rows[:3], json.dumps(rows[3])[:20])
     assert main([*argv, "--resume"]) in (0, 1)
-    assert "3 pages" in capsys.readouterr().err
-    rows = [json.loads(s) for s in out.read_text(encoding="utf-8").splitlines()]
-    assert sorted(r["path"] for r in rows) == sorted(first)
-    for r in rows:
+    err = capsys.readouterr().err
+    assert "3 pages" in err and "dropped a line cut off mid-write" in err
+    again = read_output(out)
+    assert sorted(r["path"] for r in again) == sorted(first)
+    for r in again:
         assert r["lines"] == first[r["path"]]["lines"] and r["error"] == first[r["path"]]["error"]
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_cli_ray_resume_a_document_cut_mid_batch(
+    ray_cluster, v4_paths, pages, tmp_path, capsys, fmt
+):
+    """A 3-page PDF whose run stopped after its first page: --resume reads its 2 other pages
+    (and nothing else), and every (path, page) is in the output once, as the whole run wrote
+    it."""
+    pytest.importorskip("pypdfium2", reason="pip install 'edgeocr[test]' (pypdfium2)")
+    from doc_fixtures import pdf_from_images
+
+    from edgeocr.cli import main
+
+    _, good, _ = pages
+    pdf = str(pdf_from_images(good[:3], tmp_path / "three.pdf", resolution=100))
+    out = tmp_path / f"out.{fmt}"
+    argv = cli_argv([pdf, good[3]], out)
+    assert main(argv) == 0
+    rows = read_output(out)
+    want = [(pdf, 0), (pdf, 1), (pdf, 2), (good[3], 0)]
+    assert sorted((r["path"], r["page"]) for r in rows) == sorted(want)
+    whole = {(r["path"], r["page"]): r for r in rows}
+    capsys.readouterr()
+
+    kept = [r for r in rows if r["path"] != pdf or r["page"] == 0]
+    rewrite_output(out, kept)
+    assert main([*argv, "--resume"]) == 0
+    assert "2 pages, 0 errors" in capsys.readouterr().err
+    again = read_output(out)
+    assert sorted((r["path"], r["page"]) for r in again) == sorted(whole)
+    for r in again:
+        w = whole[(r["path"], r["page"])]
+        assert r["lines"] == w["lines"] and r["page_count"] == w["page_count"]
+    assert main([*argv, "--resume"]) == 0  # all done now: nothing runs
+    assert "0 pages, 0 errors" in capsys.readouterr().err.splitlines()[-1]
+
+
 def test_cli_ray_parquet(ray_cluster, v4_paths, reference, pages, tmp_path, capsys):
+    """Parquet parts written on the workers (Dataset.write_parquet); a part cut off mid-write
+    is removed on --resume and its pages done again."""
     import pyarrow.parquet as pq
 
     from edgeocr.cli import main
 
     _, good, _ = pages
     out = tmp_path / "out.parquet"
-    argv = [
-        "predict",
-        *good[:2],
-        "--model",
-        MODELS,
-        "--ray",
-        "--workers",
-        "1",
-        "--threads",
-        "1",
-        "--output",
-        str(out),
-    ]
+    argv = cli_argv(good[:2], out)
     assert main(argv) == 0
     rows = pq.read_table(out).to_pylist()
     assert sorted(r["path"] for r in rows) == sorted(good[:2])
@@ -315,3 +420,10 @@ def test_cli_ray_parquet(ray_cluster, v4_paths, reference, pages, tmp_path, caps
     assert main([*argv, "--resume"]) == 0  # all done: nothing runs
     assert "0 pages, 0 errors" in capsys.readouterr().err.splitlines()[-1]
     assert len(pq.read_table(out)) == 2
+
+    rewrite_output(out, rows[:1])
+    (out / "b.parquet").write_bytes(b"PAR1" + b"\0" * 100)  # a part cut off before its footer
+    assert main([*argv, "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert "removed" in err and "1 pages, 0 errors" in err
+    assert sorted(r["path"] for r in pq.read_table(out).to_pylist()) == sorted(good[:2])
