@@ -369,7 +369,7 @@ def add_output_arguments(p) -> None:
         "-o",
         metavar="OUT",
         help="the document to write ('-': standard output; written whole or not at all); "
-        "with --ray: OUT.parquet (a folder of parts) or OUT.jsonl",
+        "with --ray: OUT.parquet or OUT.jsonl, a folder of parts the workers write",
     )
 
 
@@ -461,7 +461,11 @@ def _ray_arguments(parser) -> None:
         default=None,
         help="actors, each with its own Predictor (default: the cluster's CPUs // --threads)",
     )
-    g.add_argument("--resume", action="store_true", help="skip the inputs already in --output")
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip the pages already in --output (a document: the pages not yet written)",
+    )
     g.add_argument(
         "--batch-size",
         type=int,
