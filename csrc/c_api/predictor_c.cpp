@@ -363,6 +363,11 @@ edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
                                   fn);
     edgeocr::capi::check_not_inside(line->struct_size, offsetof(edgeocr_line_t, word_count),
                                     sizeof(size_t), "line", "word_count", fn);
+    // Version 8 appends `turns`: a size past word_count but short of the whole struct ends
+    // inside it (or its padding).
+    edgeocr::capi::check_not_inside(line->struct_size, offsetof(edgeocr_line_t, turns),
+                                    sizeof(edgeocr_line_t) - offsetof(edgeocr_line_t, turns),
+                                    "line", "turns", fn);
     edgeocr_line_t out;
     std::memset(&out, 0, sizeof out);
     edgeocr::capi::write_out(line, out);  // zeroed if what follows fails

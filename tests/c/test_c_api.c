@@ -748,7 +748,7 @@ static int test_models(void) {
     CHECK(word.text == NULL);
     CHECK(line.score >= 0.5f && line.score <= 1.f);
     CHECK(line.det_score > 0.f && line.det_score <= 1.f);
-    CHECK(line.flipped == 0 && line.turns == 0); /* turns: API version 7 */
+    CHECK(line.flipped == 0 && line.turns == 0); /* turns: API version 8 */
     for (k = 0; k < 4; ++k) {
       CHECK(line.box[2 * k] >= 0.f && line.box[2 * k] <= (float)sample.width);
       CHECK(line.box[2 * k + 1] >= 0.f && line.box[2 * k + 1] <= (float)sample.height);
@@ -779,7 +779,7 @@ static int test_models(void) {
   }
 
   /* the sample turned 180 degrees: the same texts, every line flipped and read with 2 quarter
-     turns (API version 7), its box still clockwise from the image's top-left */
+     turns (API version 8), its box still clockwise from the image's top-left */
   {
     rgb_image upside_down = sample;
     unsigned char* buf_turned = NULL;

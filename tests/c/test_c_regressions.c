@@ -619,15 +619,18 @@ static edgeocr_status_t call_setting(void* b) {
 }
 
 static int test_structs(void) {
-  /* edgeocr_line_t: version 2 ends before word_count (version 4); a size inside word_count is
-     neither. The other output structs have one version: nothing below their size. */
+  /* edgeocr_line_t: version 2 ends before word_count (version 4), version 4 after it, version
+     8 after turns; a size inside word_count, or inside turns and its padding, is none of them.
+     The other output structs have one version: nothing below their size. */
   const size_t line_v2 = offsetof(edgeocr_line_t, word_count);
   const size_t line_wc_end = line_v2 + sizeof(size_t);
   size_t size;
+  CHECK(offsetof(edgeocr_line_t, turns) == line_wc_end);
   for (size = 0; size <= sizeof(edgeocr_line_t) + 16; ++size)
     check_size("edgeocr_line_t", call_line, size, sizeof(edgeocr_line_t),
-               size >= line_v2 && !(size > line_v2 && size < line_wc_end), "result is NULL");
-  /* The case issue 35 found: one byte short of the current line, inside word_count. */
+               size == line_v2 || size == line_wc_end || size >= sizeof(edgeocr_line_t),
+               "result is NULL");
+  /* The case issue 35 found: one byte short of the current line (inside its last field). */
   check_size("edgeocr_line_t", call_line, sizeof(edgeocr_line_t) - 1, sizeof(edgeocr_line_t), 0,
              NULL);
   for (size = 0; size <= sizeof(edgeocr_word_t) + 16; ++size)
