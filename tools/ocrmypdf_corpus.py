@@ -5,14 +5,16 @@ searchable.
     pip download --no-binary :all: --no-deps ocrmypdf==17.13.0 -d /tmp/om   # its sdist
     python tools/ocrmypdf_corpus.py /tmp/om/ocrmypdf-17.13.0.tar.gz [--json F] [--timeout 600]
     python tools/ocrmypdf_corpus.py FOLDER_OF_PDFS ...
+    python tools/ocrmypdf_corpus.py ... --tesseract     # the same with OCRmyPDF's own Tesseract
 
 Each PDF of the sdist's tests/resources (or of the folder) is run through OCRmyPDF with the
 plugin, one worker, ``--skip-text`` (pages that have text are kept as they are, the others
 read) and ``--output-type pdf``, with Tesseract off PATH (the plugin must not need it). A file
 comes back searchable when OCRmyPDF exits 0 and poppler's pdftotext finds text in the output.
-OCRmyPDF's test set holds files made to fail (encrypted, damaged, unsupported): the table
-gives each file's exit status and OCRmyPDF's last line, so a failure can be told from OCRmyPDF
-refusing the file for a reason of its own.
+OCRmyPDF's test set holds files made to fail (encrypted, damaged, unsupported) and pages with
+no text to find (blank, a painting): the table gives each file's exit status and OCRmyPDF's last
+line, and ``--tesseract`` runs the same files through OCRmyPDF's own engine (Tesseract on PATH),
+so a miss of edgeocr's can be told from a file that OCRmyPDF refuses or that has no text.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600, help="seconds per file")
     ap.add_argument("--model", help="--edgeocr-model (default: edgeocr's default set)")
     ap.add_argument("--json", help="write every file's outcome here")
+    ap.add_argument(
+        "--tesseract", action="store_true", help="OCRmyPDF's own engine instead of the plugin"
+    )
     args = ap.parse_args(argv)
     if shutil.which("pdftotext") is None:
         print("pdftotext is needed (apt-get install poppler-utils)", file=sys.stderr)
@@ -74,13 +79,17 @@ def main(argv=None) -> int:
         files = pdfs_of(args.source, work)
         bin_dir = work / "bin"
         bin_dir.mkdir()
-        env = dict(os.environ, PATH=path_without_tesseract(bin_dir))
+        env = dict(os.environ)
+        if not args.tesseract:
+            env["PATH"] = path_without_tesseract(bin_dir)
         rows = []
         for pdf in files:
             out = work / f"{pdf.stem}.ocr.pdf"
-            cmd = [sys.executable, "-m", "ocrmypdf", "--plugin", "edgeocr.ocrmypdf", "--jobs", "1"]
-            cmd += ["--skip-text", "--output-type", "pdf"]
-            if args.model:
+            cmd = [sys.executable, "-m", "ocrmypdf", "--jobs", "1", "--skip-text"]
+            cmd += ["--output-type", "pdf"]
+            if not args.tesseract:
+                cmd += ["--plugin", "edgeocr.ocrmypdf"]
+            if args.model and not args.tesseract:
                 cmd += ["--edgeocr-model", args.model]
             t0 = time.perf_counter()
             try:
