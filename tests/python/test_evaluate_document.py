@@ -367,3 +367,16 @@ def test_generator_is_deterministic_and_made_the_committed_pages():
     assert texts == [[ln["text"] for ln in r["lines"]] for r in old["regions"]]
     for a, b in zip(rec["regions"], old["regions"]):  # FreeType versions may move a pixel
         assert max(abs(u - v) for u, v in zip(a["box"], b["box"])) <= 2
+
+
+def test_eval_document_cli_errors(tmp_path, capsys):
+    from edgeocr import cli
+
+    m = ["--model", "ppocr-v4-mobile", "-t", "1"]
+    assert cli.main(["eval", "--document", str(tmp_path), *m]) == 2
+    assert "no labelled document pages here" in capsys.readouterr().err
+    (tmp_path / "docparse.jsonl").write_text("{not json\n", encoding="utf-8")
+    assert cli.main(["eval", "--document", str(tmp_path), *m]) == 2
+    assert "not a labelled set" in capsys.readouterr().err
+    assert cli.main(["eval", "--document", str(DOCS), "--limit", "-1", *m]) == 2
+    assert "--limit" in capsys.readouterr().err
