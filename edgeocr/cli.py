@@ -60,18 +60,19 @@ def _load_while_importing(args, first_file: str):
     file needs.
 
     Making a Predictor imports no numpy and its models load in C++ with the GIL released. A PNG
-    is decoded and read in the core without numpy (Predictor.predict): nothing more is imported.
+    or JPEG is decoded and read in the core without numpy (Predictor.predict): nothing more is
+    imported.
     Other files need numpy, OpenCV and Pillow (~0.3 s together), imported meanwhile: a one-image
     run saves the shorter of the two.
     """
-    from .image_io import PNG_SIGNATURE
+    from .image_io import core_decodes
 
     try:
         with open(first_file, "rb") as f:
-            png = f.read(8) == PNG_SIGNATURE
+            in_core = core_decodes(f.read(8))
     except OSError:  # reported by predict
-        png = False
-    if png and not args.draw:
+        in_core = False
+    if in_core and not args.draw:
         return predictor_from_args(args)
     # numpy's OpenBLAS starts a thread per core when imported (0.12 s of CPU here, on the core
     # the models load on); predicting multiplies no matrices in numpy. A user's setting stands.

@@ -30,7 +30,7 @@ import edgeocr._core as _core
 from . import _runtime
 from .config import PipelineConfig
 from .errors import InvalidInputError
-from .image_io import DECODE_BYTES_PER_PIXEL, decoded_size, load_image
+from .image_io import decoded_size, load_image
 from .model import session_options
 from .results import OcrLine, OcrResult
 
@@ -173,17 +173,18 @@ class Engine:
         return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
 
     def run_encoded(self, data, max_pixels: int, source=None) -> OcrResult | None:
-        """OCR a PNG's bytes, decoded in the core (csrc/codec/png.h) with the GIL released and no
-        numpy; None when the core's decoder declines them (not a PNG, or one it leaves to
-        :func:`edgeocr.image_io.decode_image`). Only without a memory budget: under one, the
-        decoded pixels are admitted with the call (:meth:`predict`)."""
+        """OCR a PNG's or JPEG's bytes, decoded in the core (csrc/codec/decode.h) with the GIL
+        released and no numpy; None when the core's decoder leaves them to
+        :func:`edgeocr.image_io.decode_image` (another format, or a feature it does not read).
+        A damaged file or one over the caps raises InvalidInputError. Only without a memory
+        budget: under one, the decoded pixels are admitted with the call (:meth:`predict`)."""
         if self.budget_bytes:
             return None
-        raw = self._core_pipeline.run_encoded(data, max_pixels, max_pixels * DECODE_BYTES_PER_PIXEL)
+        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        raw = self._core_pipeline.run_encoded(data, src or "image bytes", max_pixels)
         if isinstance(raw, str):
             return None
         lines = [OcrLine._from_core(t) for t in raw["lines"]]
-        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
         return OcrResult(lines, dict(raw["timings"]), tuple(raw["image_size"]), src)
 
     def predict(

@@ -38,12 +38,22 @@ def image_files(folder: str | os.PathLike, *, recursive: bool = False) -> list[s
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+JPEG_SIGNATURE = b"\xff\xd8\xff"  # SOI, then the first marker
 
-# Decoding may use at most this many bytes per allowed pixel (the size of a
-# BGRA result), i.e. max_pixels * 4 bytes (400 MB by default). Decoders that
+
+def core_decodes(data) -> bool:
+    """True for bytes the core's decoder reads (PNG and JPEG, by their signatures:
+    csrc/codec/decode.h); decode_image and Predictor.predict hand those to it."""
+    return bytes(data[:8]) == PNG_SIGNATURE or bytes(data[:3]) == JPEG_SIGNATURE
+
+
+# Formats other than the core's may use at most this many bytes per allowed
+# pixel (the size of a BGRA result), i.e. max_pixels * 4 bytes (400 MB by default). Decoders that
 # need more working memory per pixel get proportionally fewer pixels: the
 # bytes per pixel below were measured as peak RSS growth of load_image (output
-# and working memory) on 16-megapixel images, rounded up; 16-bit samples double them.
+# and working memory) on 16-megapixel images, rounded up; 16-bit samples double them. PNG and
+# JPEG, decoded in the core, follow the core's count of what its decoder holds
+# (_core.default_max_decode_bytes: the same 4 bytes per pixel, plus 64 MiB for rows and state).
 DECODE_BYTES_PER_PIXEL = 4
 _COST_BY_FORMAT = {
     "PNG": 4,  # 6 for RGBA (one 4-byte copy while reordering channels): see _decode_cost
@@ -273,16 +283,17 @@ def decode_image(
 ) -> np.ndarray:
     """Decode encoded image bytes to a uint8 BGR/gray/BGRA array (sizes checked first).
 
-    PNGs are decoded by the core (csrc/codec/png.h, also the C API's decoder) unless it declines
-    one; then, and for every other format, OpenCV decodes, else Pillow."""
+    PNG and JPEG are decoded by the core (csrc/codec/decode.h: libspng, libjpeg-turbo; also the
+    C API's decoder), which refuses a damaged file or one over the caps (InvalidInputError) and
+    applies a JPEG's EXIF orientation. What it leaves to others (16-bit PNG, APNG, 12-bit or
+    lossless JPEG) and every other format: OpenCV decodes, else Pillow."""
     if len(data) == 0:
         raise InvalidInputError(f"{what}: empty (0 bytes)")
-    if data[:8] == PNG_SIGNATURE:
+    if core_decodes(data):
         from . import _core
 
-        limit = max_image_pixels(max_pixels)
-        img = _core.decode_png(data, limit, limit * DECODE_BYTES_PER_PIXEL)
-        if not isinstance(img, str):  # else: why the core declined it
+        img = _core.decode_image(data, what, max_image_pixels(max_pixels), None)
+        if not isinstance(img, str):  # else: why the core leaves it to OpenCV and Pillow
             return img
     import cv2
 
@@ -565,15 +576,28 @@ def decoded_size(image):
                 return None
             encoded = os.path.getsize(path)
             with Image.open(path) as im:
-                (w, h), fmt, mode = im.size, im.format, im.mode
+                (w, h), fmt, mode, turn = im.size, im.format, im.mode, _turned(im)
         elif isinstance(image, (bytes, bytearray, memoryview)):
             encoded = len(image)
             with Image.open(io.BytesIO(image)) as im:
-                (w, h), fmt, mode = im.size, im.format, im.mode
+                (w, h), fmt, mode, turn = im.size, im.format, im.mode, _turned(im)
         else:
             return None
     except Exception:  # noqa: BLE001 - unreadable here: load_image gives the real error
         return None
     if w <= 0 or h <= 0 or w * h > max_image_pixels():
         return None
+    if turn:  # the core turns the image by its EXIF orientation
+        w, h = h, w
     return (w, h, encoded + w * h * _decode_cost(fmt or "", mode))
+
+
+def _turned(im) -> bool:
+    """Whether the core's decoder turns this image a quarter (EXIF orientation 5-8: PNG and JPEG,
+    which the core decodes)."""
+    if im.format not in ("PNG", "JPEG"):
+        return False
+    try:
+        return im.getexif().get(0x0112, 1) in (5, 6, 7, 8)
+    except Exception:  # noqa: BLE001 - a damaged EXIF block: the core ignores it too
+        return False

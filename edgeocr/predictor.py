@@ -256,8 +256,8 @@ class Predictor:
     def predict(self, image) -> OcrResult:
         """OCR one image: a path, encoded bytes, a uint8 BGR/gray/BGRA numpy array or PIL image."""
         if self.preprocess is None and not self.engine.budget_bytes:
-            # A PNG file or bytes: decoded in the core and read without numpy (engine.run_encoded);
-            # the decoder's pixels are those load_image gives, so the result is the same.
+            # A PNG or JPEG file or bytes: decoded in the core and read without numpy
+            # (engine.run_encoded); load_image uses the same decoder, so the result is the same.
             if isinstance(image, (str, os.PathLike)):
                 limit = max_image_pixels_in_force(self.max_image_pixels)
                 path = os.fspath(image)

@@ -88,10 +88,14 @@ python3 -c "import nlohmann_json" 2>/dev/null || python3 -m pip install -q "nloh
 NLOHMANN_INCLUDE=$(python3 -c "import nlohmann_json; print(nlohmann_json.get_include())")
 echo "$NLOHMANN_INCLUDE"
 
+say "image decoders for aarch64 (static: libspng, zlib, libjpeg-turbo with Neon; tools/build_codecs.sh)"
+CODECS=$BUILD/codecs
+[ -f "$CODECS/lib/libjpeg.a" ] || JOBS=$JOBS bash "$ROOT/tools/build_codecs.sh" "$CODECS" aarch64-linux-gnu
+
 say "configure + build ($JOBS jobs)"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/aarch64-linux-gnu.cmake" \
-  -DEDGEOCR_NLOHMANN_INCLUDE="$NLOHMANN_INCLUDE" \
+  -DEDGEOCR_NLOHMANN_INCLUDE="$NLOHMANN_INCLUDE" -DEDGEOCR_CODECS_PREFIX="$CODECS" \
   -DEDGEOCR_BUILD_TESTS=ON -DEDGEOCR_BUILD_PYTHON=OFF \
   -DEDGEOCR_TEST_DET_MODEL="${EDGEOCR_TEST_DET_MODEL:-}" \
   -DEDGEOCR_TEST_CLS_MODEL="${EDGEOCR_TEST_CLS_MODEL:-}" \

@@ -89,16 +89,19 @@ if [[ $run_fuzz == 1 ]]; then
       [fuzz_db_postprocess]="$REPO/csrc/postprocess/db.cpp $REPO/csrc/postprocess/geometry.cpp"
       [fuzz_ctc_decode]="$REPO/csrc/postprocess/ctc.cpp"
       [fuzz_nb_translate]="$(ls "$REPO"/csrc/loader/nb/*.cpp "$REPO"/csrc/common/sha256.cpp "$REPO"/csrc/common/disk_cache.cpp | tr '\n' ' ')"
-      [fuzz_png]="$REPO/csrc/codec/png.cpp $REPO/csrc/codec/inflate.cpp"
+      [fuzz_decode]="$(ls "$REPO"/csrc/codec/*.cpp | tr '\n' ' ')"
     )
+    # The decoders' libraries: the system's (Debian: libspng-dev libjpeg62-turbo-dev zlib1g-dev),
+    # not instrumented; the harness checks the core's use of them.
+    declare -A fuzz_libs=([fuzz_decode]="-lspng -ljpeg -lz")
     # .nb translation: no single allocation above 256 MB (issue 13), larger inputs
     declare -A fuzz_opts=([fuzz_nb_translate]="-malloc_limit_mb=256 -max_len=65536"
-                          [fuzz_png]="-malloc_limit_mb=64")
-    for name in fuzz_db_postprocess fuzz_ctc_decode fuzz_nb_translate fuzz_png; do
+                          [fuzz_decode]="-malloc_limit_mb=64")
+    for name in fuzz_db_postprocess fuzz_ctc_decode fuzz_nb_translate fuzz_decode; do
       step "fuzz: build $name ($FUZZ_CXX)"
       # shellcheck disable=SC2086 # the source lists are split on purpose
       if ! "$FUZZ_CXX" "${fuzz_flags[@]}" "$REPO/tests/fuzz/$name.cpp" ${fuzz_srcs[$name]} \
-          "$REPO/csrc/common/status.cpp" "$REPO/csrc/common/text.cpp" \
+          "$REPO/csrc/common/status.cpp" "$REPO/csrc/common/text.cpp" ${fuzz_libs[$name]:-} \
           -o "$FZ/$name" >"$FZ/$name.build.log" 2>&1; then
         cat "$FZ/$name.build.log"
         findings+=("fuzz: $name failed to build")
@@ -117,6 +120,11 @@ if [[ $run_fuzz == 1 ]]; then
       mkdir -p "$corpus" "$FZ/artifacts"
       # Seeds: the regression inputs; libFuzzer grows the corpus from there.
       [[ -d $reg ]] && cp -n "$reg"/* "$corpus"/ 2>/dev/null
+      if [[ $name == fuzz_decode ]]; then  # JPEG seeds (mode byte 3: see the harness)
+        for j in "$REPO"/tests/data/malformed/{one_pixel,progressive,cmyk,corrupt_scan}.jpg; do
+          [[ -f $j ]] && { printf '\003'; cat "$j"; } >"$corpus/seed_${j##*/}"
+        done
+      fi
       if ! timeout $((FUZZ_SECONDS + 60)) "$FZ/$name" -max_total_time="$FUZZ_SECONDS" -seed=8 \
           -max_len=16384 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 ${fuzz_opts[$name]:-} \
           -artifact_prefix="$FZ/artifacts/$name-" "$corpus" >"$FZ/$name.log" 2>&1; then

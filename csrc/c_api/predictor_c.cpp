@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "c_api/c_api_internal.h"
-#include "codec/png.h"
+#include "codec/decode.h"
 #include "edgeocr/image.h"
 #include "edgeocr/loader.h"
 #include "edgeocr/memory_pool.h"
@@ -263,20 +263,26 @@ edgeocr_status_t edgeocr_predictor_predict_encoded(edgeocr_predictor_t predictor
     if (!data || size == 0)
       edgeocr::capi::invalid(std::string(fn) + ": no image bytes (data NULL or size 0)");
     const std::uint64_t cap = max_pixels ? max_pixels : EDGEOCR_DEFAULT_MAX_PIXELS;
-    // 4 bytes per allowed pixel, the Python package's rule (edgeocr/image_io.py).
-    const std::uint64_t max_bytes = cap > UINT64_MAX / 4 ? UINT64_MAX : cap * 4;
+    // The Python package's caps (edgeocr/image_io.py): the same decoder, the same default bytes.
     edgeocr::codec::DecodedImage img;
     std::string why;
-    switch (edgeocr::codec::decode_png(static_cast<const std::uint8_t*>(data), size, cap, max_bytes,
-                                       &img, &why)) {
-      case edgeocr::codec::DecodeResult::kNotPng:
+    switch (edgeocr::codec::decode_image(static_cast<const std::uint8_t*>(data), size, cap,
+                                         edgeocr::codec::default_max_bytes(cap), &img, &why)) {
+      case edgeocr::codec::DecodeResult::kNotHandled:
         edgeocr::fail(edgeocr::StatusCode::kUnsupported,
                       std::string(fn) +
-                          ": not a PNG file (decode other formats yourself and call "
+                          ": not a PNG or JPEG file (decode other formats yourself and call "
                           "edgeocr_predictor_predict)");
-      case edgeocr::codec::DecodeResult::kDeclined:
+      case edgeocr::codec::DecodeResult::kUnsupported:
         edgeocr::fail(edgeocr::StatusCode::kUnsupported,
-                      std::string(fn) + ": a PNG this decoder does not read: " + why);
+                      std::string(fn) + ": a file this decoder does not read (" + why +
+                          "): decode it yourself and call edgeocr_predictor_predict");
+      case edgeocr::codec::DecodeResult::kTooLarge:
+        edgeocr::fail(edgeocr::StatusCode::kInvalidArgument,
+                      std::string(fn) + ": " + why + " (max_pixels raises the limit)");
+      case edgeocr::codec::DecodeResult::kDamaged:
+        edgeocr::fail(edgeocr::StatusCode::kInvalidArgument,
+                      std::string(fn) + ": a damaged image: " + why);
       case edgeocr::codec::DecodeResult::kDecoded:
         break;
     }

@@ -77,7 +77,7 @@ extern "C" {
  * Version 4: words (edgeocr_line_t.word_count, edgeocr_word_t,
  * edgeocr_result_get_word). Version 5: the recheck model
  * (edgeocr_options_t.recheck_model_path / _data / _size, recheck_keys_path).
- * Version 6: edgeocr_predictor_predict_encoded (PNG files decoded by the library).
+ * Version 6: edgeocr_predictor_predict_encoded (PNG and JPEG files decoded by the library).
  * Version 7: edgeocr_options_t.recheck_at_create and no_disk_cache.
  * Version 8: edgeocr_line_t.turns (the quarter turns a line was read with).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
@@ -413,14 +413,19 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_predict(edgeocr_predictor_t 
  * package's default too): 100 megapixels. */
 #define EDGEOCR_DEFAULT_MAX_PIXELS 100000000u
 
-/* OCR on an encoded image: the bytes of a PNG file, decoded by the library's own decoder (the
- * one the Python package uses, so both read the same pixels), then as edgeocr_predictor_predict.
- * It reads 8-bit grey, RGB, RGBA and grey + alpha, 1-8 bit palettes (tRNS alpha included) and
- * 1-4 bit grey, interlaced or not. max_pixels: images with more pixels are refused before any
- * allocation (0: EDGEOCR_DEFAULT_MAX_PIXELS); decoding holds at most 4 bytes per allowed
- * pixel. UNSUPPORTED for bytes that are not a PNG, or a PNG it does not read (16-bit samples,
- * APNG, tRNS on grey or RGB, a damaged file, one above the cap: the message says which):
- * decode those yourself and call edgeocr_predictor_predict. Thread-safe, like predict. Does not
+/* OCR on an encoded image: the bytes of a PNG or JPEG file, decoded by the library's own
+ * decoder (libspng and libjpeg-turbo, linked in; the one the Python package uses, so both read
+ * the same pixels: those of OpenCV's imdecode), then as edgeocr_predictor_predict. PNG: 1-8 bit
+ * grey, RGB, RGBA, grey + alpha and palettes (tRNS alpha included), interlaced or not. JPEG:
+ * baseline and progressive, grey, YCbCr/RGB and CMYK/YCCK. A JPEG's EXIF orientation (and a
+ * PNG's eXIf) is applied, as a camera app shows the photo. max_pixels: images with more pixels
+ * are refused before any allocation (0: EDGEOCR_DEFAULT_MAX_PIXELS); decoding holds at most
+ * 4 bytes per allowed pixel plus 64 MiB for rows and state (a progressive JPEG keeps its
+ * coefficients too, so it gets proportionally fewer pixels). UNSUPPORTED for bytes that are
+ * neither PNG nor JPEG, or a file this decoder does not read (16-bit PNG samples, APNG, 12-bit
+ * or lossless JPEG: the message says which): decode those yourself and call
+ * edgeocr_predictor_predict. INVALID_ARGUMENT for a damaged file (the library's reason: a CRC,
+ * truncated or corrupt data) and for one above the caps. Thread-safe, like predict. Does not
  * keep data. (API version 6.) */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_predict_encoded(edgeocr_predictor_t predictor,
                                                                     const void* data, size_t size,

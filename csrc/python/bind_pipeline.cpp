@@ -2,9 +2,10 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "bindings.h"
-#include "codec/png.h"
+#include "codec/decode.h"
 #include "edgeocr/pipeline.h"
 #include "edgeocr/settings.h"
 #include "edgeocr/status.h"
@@ -13,6 +14,24 @@ namespace py = pybind11;
 using namespace edgeocr;
 
 namespace {
+
+// A decode_image outcome for Python: nothing (decoded), the reason (a str) for bytes left to other
+// decoders, or InvalidInputError naming `what` for a damaged file or one over the caps.
+std::optional<py::object> declined_image(codec::DecodeResult r, const std::string& what,
+                                         const std::string& why) {
+  switch (r) {
+    case codec::DecodeResult::kDecoded:
+      return std::nullopt;
+    case codec::DecodeResult::kNotHandled:
+    case codec::DecodeResult::kUnsupported:
+      return py::str(why);
+    case codec::DecodeResult::kTooLarge:
+      fail(StatusCode::kInvalidArgument,
+           what + ": " + why + " (max_image_pixels= or EDGEOCR_MAX_IMAGE_PIXELS raise it)");
+    default:
+      fail(StatusCode::kInvalidArgument, what + ": not a readable image: " + why);
+  }
+}
 
 // A Python value as the settings table takes it. Types are kept (a str stays
 // a str) so that the table, not a cast, decides what is accepted.
@@ -192,23 +211,27 @@ void bind_pipeline(py::module_& m) {
         c.reservation.release();
         return false;
       });
-  // The PNG decoder of csrc/codec/png.h: an HxW, HxWx3 (BGR) or HxWx4 (BGRA) uint8 array, or the
-  // reason (a str) it declined the bytes (edgeocr/image_io.py then decodes them as before).
+  // The core's PNG and JPEG decoder (csrc/codec/decode.h): an HxW, HxWx3 (BGR) or HxWx4 (BGRA)
+  // uint8 array, or the reason (a str) it leaves the bytes to other decoders (not PNG or JPEG, or
+  // a feature it does not read: edgeocr/image_io.py then decodes them as before). A damaged file,
+  // or one over the caps, raises InvalidInputError naming `what`. max_bytes None: the default
+  // for max_pixels (codec::default_max_bytes, also the C API's).
   m.def(
-      "decode_png",
-      [](const py::object& data, std::uint64_t max_pixels, std::uint64_t max_bytes) -> py::object {
+      "decode_image",
+      [](const py::object& data, const std::string& what, std::uint64_t max_pixels,
+         std::optional<std::uint64_t> max_bytes) -> py::object {
         py::buffer_info buf = python::contiguous_buffer(data, "image bytes");
         auto img = std::make_unique<codec::DecodedImage>();
         std::string why;
         codec::DecodeResult decoded;
         {
           py::gil_scoped_release nogil;
-          decoded = codec::decode_png(static_cast<const std::uint8_t*>(buf.ptr),
-                                      static_cast<std::size_t>(buf.size * buf.itemsize), max_pixels,
-                                      max_bytes, img.get(), &why);
+          decoded = codec::decode_image(
+              static_cast<const std::uint8_t*>(buf.ptr),
+              static_cast<std::size_t>(buf.size * buf.itemsize), max_pixels,
+              max_bytes ? *max_bytes : codec::default_max_bytes(max_pixels), img.get(), &why);
         }
-        if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
-        if (decoded != codec::DecodeResult::kDecoded) return py::str(why);
+        if (auto declined = declined_image(decoded, what, why)) return *declined;
         std::vector<py::ssize_t> shape = {img->height, img->width};
         if (img->channels > 1) shape.push_back(img->channels);
         // The array owns the decoded pixels (no copy): a capsule frees them with it.
@@ -216,7 +239,10 @@ void bind_pipeline(py::module_& m) {
         py::capsule free_it(owner, [](void* p) { delete static_cast<codec::DecodedImage*>(p); });
         return py::array_t<std::uint8_t>(shape, owner->pixels.data(), free_it);
       },
-      py::arg("data"), py::arg("max_pixels"), py::arg("max_bytes"));
+      py::arg("data"), py::arg("what"), py::arg("max_pixels"),
+      py::arg("max_bytes").none(true) = py::none());
+  m.def("default_max_decode_bytes", &codec::default_max_bytes, py::arg("max_pixels"));
+  m.def("codec_versions", &codec::library_versions);
   m.def("default_config", [] { return config_to_dict(PipelineConfig{}); });
   // The settings table (csrc/pipeline/settings_table.cpp): one dict per setting, in order.
   m.def("settings", [] {
@@ -329,11 +355,12 @@ void bind_pipeline(py::module_& m) {
           py::arg("image"), py::arg("call").none(true) = nullptr)
       .def(
           "run_encoded",
-          // The PNG decoder of csrc/codec/png.h and the pipeline, both without the GIL and
+          // The core's decoder (csrc/codec/decode.h) and the pipeline, both without the GIL and
           // without numpy. Returns run()'s dict plus "image_size", or the reason (a str) the
-          // decoder declined the bytes: the caller then decodes them in Python.
-          [](const Pipeline& p, const py::object& data, std::uint64_t max_pixels,
-             std::uint64_t max_bytes, const Pipeline::BudgetedCall* call) -> py::object {
+          // decoder leaves the bytes to others (decode_image's rules): the caller then decodes
+          // them in Python. Damaged or over the caps: InvalidInputError naming `what`.
+          [](const Pipeline& p, const py::object& data, const std::string& what,
+             std::uint64_t max_pixels, const Pipeline::BudgetedCall* call) -> py::object {
             py::buffer_info buf = python::contiguous_buffer(data, "image bytes");
             const auto* bytes = static_cast<const std::uint8_t*>(buf.ptr);
             const auto size = static_cast<std::size_t>(buf.size * buf.itemsize);
@@ -343,19 +370,19 @@ void bind_pipeline(py::module_& m) {
             OcrResult r;
             {
               py::gil_scoped_release nogil;
-              decoded = codec::decode_png(bytes, size, max_pixels, max_bytes, &img, &why);
+              decoded = codec::decode_image(bytes, size, max_pixels,
+                                            codec::default_max_bytes(max_pixels), &img, &why);
               if (decoded == codec::DecodeResult::kDecoded) {
                 const ImageView view = img.view();
                 r = call ? p.run(view, *call) : p.run(view);
               }
             }
-            if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
-            if (decoded != codec::DecodeResult::kDecoded) return py::str(why);
+            if (auto declined = declined_image(decoded, what, why)) return *declined;
             py::dict d = result_dict(r);
             d["image_size"] = py::make_tuple(img.width, img.height);
             return d;
           },
-          py::arg("data"), py::arg("max_pixels"), py::arg("max_bytes"),
+          py::arg("data"), py::arg("what"), py::arg("max_pixels"),
           py::arg("call").none(true) = nullptr)
       .def(
           "recognize",

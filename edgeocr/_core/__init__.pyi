@@ -193,8 +193,8 @@ class Pipeline:
     def run_encoded(
         self,
         data: typing.Any,
+        what: str,
         max_pixels: typing.SupportsInt | typing.SupportsIndex,
-        max_bytes: typing.SupportsInt | typing.SupportsIndex,
         call: BudgetedCall = None,
     ) -> typing.Any: ...
     def set_memory_budget(
@@ -234,13 +234,16 @@ class LoadedPipeline:
     def roles(self) -> list: ...
 
 def check_setting(name: str, value: typing.Any) -> typing.Any: ...
+def codec_versions() -> str: ...
 def cpu_features() -> dict: ...
-def decode_png(
+def decode_image(
     data: typing.Any,
+    what: str,
     max_pixels: typing.SupportsInt | typing.SupportsIndex,
-    max_bytes: typing.SupportsInt | typing.SupportsIndex,
+    max_bytes: typing.SupportsInt | typing.SupportsIndex | None = None,
 ) -> typing.Any: ...
 def default_config() -> dict: ...
+def default_max_decode_bytes(max_pixels: typing.SupportsInt | typing.SupportsIndex) -> int: ...
 def load_pipeline(
     bundle: typing.Any = None,
     model: typing.Any = None,

@@ -30,7 +30,7 @@ from ..errors import (
     PasswordError,
     ResourceError,
 )
-from ..image_io import PNG_SIGNATURE, max_image_pixels, pil_to_array
+from ..image_io import JPEG_SIGNATURE, PNG_SIGNATURE, max_image_pixels, pil_to_array
 from ..results import PageResult
 
 # PDF pages are rendered at this many dots per inch unless the caller says otherwise. Measured on
@@ -504,6 +504,10 @@ def is_document(source) -> bool:
             head = f.read(1024)
             if head[:8] == PNG_SIGNATURE and _png_is_still(f):
                 return False  # one frame: needs no Pillow (edgeocr predict on a PNG imports none)
+            if head[:3] == JPEG_SIGNATURE:
+                # One picture, the core decodes it without Pillow; a camera's MPO frames after it
+                # (previews, depth maps) are not pages.
+                return False
     except OSError:
         return False
     return is_pdf_header(head) or _frames(os.fspath(source))[0] > 1

@@ -1,4 +1,4 @@
-/* ocr_demo: OCR on a PNG, PPM or PGM image with the edgeocr C API.
+/* ocr_demo: OCR on a PNG, JPEG, PPM or PGM image with the edgeocr C API.
  *
  *   cc ocr_demo.c $(edgeocr config --cflags) $(edgeocr config --libs) -o ocr_demo
  *   ./ocr_demo --bundle ppocr.eocr page.ppm              (one file made by edgeocr-pack)
@@ -16,8 +16,8 @@
  *
  *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
  *
- * PNG files go to the library's own decoder (edgeocr_predictor_predict_encoded, the one the
- * Python package uses); PGM/PPM files are read here and passed as pixels.
+ * PNG and JPEG files go to the library's own decoder (edgeocr_predictor_predict_encoded, the
+ * one the Python package uses); PGM/PPM files are read here and passed as pixels.
  *
  * Exit status: 0 on success, 1 on an error, 2 on bad usage, 77 when no
  * model is configured (the test suite treats that as "skipped").
@@ -97,11 +97,13 @@ static int pnm_read(const char* path, pnm_image* img) {
   return 0;
 }
 
-/* The whole file if it is a PNG (*data malloc'ed, the caller frees it): 1; not a PNG: 0; an error
- * (printed): -1. Files above 1 GiB are refused. */
-static int png_read(const char* path, unsigned char** data, size_t* size) {
-  static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  unsigned char head[8];
+/* The whole file if it is a PNG or a JPEG (*data malloc'ed, the caller frees it): 1; neither: 0;
+ * an error (printed): -1. Files above 1 GiB are refused. */
+static int encoded_read(const char* path, unsigned char** data, size_t* size) {
+  static const unsigned char png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  static const unsigned char jpeg[3] = {0xff, 0xd8, 0xff};
+  unsigned char head[8] = {0};
+  size_t got;
   long end;
   FILE* f = fopen(path, "rb");
   *data = NULL;
@@ -110,7 +112,8 @@ static int png_read(const char* path, unsigned char** data, size_t* size) {
     fprintf(stderr, "ocr_demo: cannot open %s\n", path);
     return -1;
   }
-  if (fread(head, 1, 8, f) != 8 || memcmp(head, signature, 8) != 0) {
+  got = fread(head, 1, 8, f);
+  if (!(got == 8 && memcmp(head, png, 8) == 0) && !(got >= 3 && memcmp(head, jpeg, 3) == 0)) {
     fclose(f);
     return 0;
   }
@@ -145,7 +148,7 @@ static int usage(void) {
       "                 [--recheck FILE]]\n"
       "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath] [--words]\n"
       "                [--set KEY=VALUE]...\n"
-      "                IMAGE.png|IMAGE.ppm|IMAGE.pgm...\n");
+      "                IMAGE.png|IMAGE.jpg|IMAGE.ppm|IMAGE.pgm...\n");
   return 2;
 }
 
@@ -179,16 +182,16 @@ static int ocr_file(edgeocr_predictor_t predictor, const char* path, int header)
   edgeocr_timings_t timings;
   edgeocr_status_t st;
   pnm_image pnm;
-  unsigned char* png = NULL;
-  size_t png_size = 0, count = 0, i;
-  int rc = 0, is_png;
+  unsigned char* encoded = NULL;
+  size_t encoded_size = 0, count = 0, i;
+  int rc = 0, is_encoded;
 
   memset(&pnm, 0, sizeof pnm);
-  is_png = png_read(path, &png, &png_size);
-  if (is_png < 0) return 1;
-  if (is_png) {
-    st = edgeocr_predictor_predict_encoded(predictor, png, png_size, 0, &result);
-    free(png);
+  is_encoded = encoded_read(path, &encoded, &encoded_size);
+  if (is_encoded < 0) return 1;
+  if (is_encoded) {
+    st = edgeocr_predictor_predict_encoded(predictor, encoded, encoded_size, 0, &result);
+    free(encoded);
   } else {
     if (pnm_read(path, &pnm) != 0) return 1;
     image.data = pnm.pixels;

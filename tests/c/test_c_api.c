@@ -927,12 +927,14 @@ static int test_models(void) {
     CHECK(strstr(line.text, "Invoice") != NULL);
     edgeocr_result_destroy(r2);
     r2 = (edgeocr_result_t)(uintptr_t)1;
-    /* cut short, not a PNG, above the pixel cap, no bytes: refused with the reason */
-    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size / 2, 0, &r2), EDGEOCR_STATUS_UNSUPPORTED);
-    CHECK(r2 == NULL && strstr(edgeocr_last_error(), "does not read") != NULL);
-    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, buf_rgb, 64, 0, &r2), EDGEOCR_STATUS_UNSUPPORTED);
-    CHECK(strstr(edgeocr_last_error(), "not a PNG") != NULL);
-    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size, 1000, &r2), EDGEOCR_STATUS_UNSUPPORTED);
+    /* cut short (damaged), not a PNG or JPEG, above the pixel cap, no bytes: refused with the
+     * reason; UNSUPPORTED only for what the caller can decode itself */
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size / 2, 0, &r2), INVALID);
+    CHECK(r2 == NULL && strstr(edgeocr_last_error(), "damaged") != NULL);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, buf_rgb, 64, 0, &r2),
+                 EDGEOCR_STATUS_UNSUPPORTED);
+    CHECK(strstr(edgeocr_last_error(), "not a PNG or JPEG") != NULL);
+    CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, png_size, 1000, &r2), INVALID);
     CHECK(strstr(edgeocr_last_error(), "limit") != NULL);
     CHECK_STATUS(edgeocr_predictor_predict_encoded(p, png, 0, 0, &r2), INVALID);
     CHECK_STATUS(edgeocr_predictor_predict_encoded(p, NULL, 10, 0, &r2), INVALID);

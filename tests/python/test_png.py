@@ -1,9 +1,12 @@
-"""The core's PNG decoder (csrc/codec/png.h), one decoder for Python and the C API.
+"""The core's PNG decoder (csrc/codec/decode.h: libspng with zlib), one decoder for Python and the
+C API.
 
 Differential: every PNG it reads gives the pixels OpenCV's imdecode(IMREAD_UNCHANGED) gives (an
-independent decoder: libpng and zlib), on files written here for every colour type, bit depth,
-filter, interlacing and deflate block kind, and on the repository's and the dev set's pages. What
-it declines, load_image still decodes as before; hostile files run in a child under limits.
+independent decoder: libpng), on files written here for every colour type, bit depth, filter,
+interlacing and deflate block kind, tRNS on every colour type, and on the repository's and the
+dev set's pages. What it leaves to others (16-bit samples, APNG), load_image still decodes as
+before; a damaged file is refused (InvalidInputError) by Python and C alike; hostile files run in
+a child under limits.
 """
 
 from __future__ import annotations
@@ -135,8 +138,8 @@ def opencv(data: bytes):
     return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
 
 
-def core(data: bytes, max_pixels: int = BIG, max_bytes: int = 4 * BIG):
-    return _core.decode_png(data, max_pixels, max_bytes)
+def core(data: bytes, max_pixels: int = BIG, max_bytes: int | None = 4 * BIG):
+    return _core.decode_image(data, "test.png", max_pixels, max_bytes)
 
 
 def assert_same(data: bytes) -> None:
@@ -195,6 +198,18 @@ def _cases():
                         ),
                     )
                 )
+        # tRNS on grey (OpenCV ignores it: grey) and on RGB (a colour key: BGRA).
+        g = rng.integers(0, 256, (11, 13))
+        g[0, 0] = 7
+        cases.append((f"{tag}-grey-trns", make_png(g, 0, trns=b"\x00\x07", filters=filters)))
+        rgb = rng.integers(0, 256, (11, 13, 3))
+        rgb[0, 0] = (1, 2, 3)
+        cases.append(
+            (
+                f"{tag}-rgb-trns",
+                make_png(rgb, 2, trns=b"\x00\x01\x00\x02\x00\x03", interlace=interlace),
+            )
+        )
     # Deflate's three block kinds (stored: level 0; fixed codes: small data; dynamic: the rest),
     # streams cut across several IDAT chunks, sizes around Adam7's 8-pixel steps, and ancillary
     # chunks (text, gamma, a suggested palette) that change nothing.
@@ -228,46 +243,60 @@ def test_real_pages_decode_as_opencv_decodes_them():
         assert_same(f.read_bytes())
 
 
-def _declined(data: bytes, **kw) -> str:
+def _left(data: bytes, **kw) -> str:
     got = core(data, **kw)
-    assert isinstance(got, str), "decoded, but should have been declined"
+    assert isinstance(got, str), "decoded, but the core should have left it to other decoders"
     return got
 
 
-def test_what_it_does_not_read_is_declined_and_load_image_decodes_it_as_before():
+def _refused(data: bytes, **kw) -> str:
+    with pytest.raises(edgeocr.InvalidInputError) as e:
+        core(data, **kw)
+    return str(e.value)
+
+
+def test_what_it_does_not_read_is_left_to_load_images_other_decoders():
     rng = np.random.default_rng(3)
     gray = rng.integers(0, 256, (6, 9))
-    rgb = rng.integers(0, 256, (6, 9, 3))
-    pal = bytes(range(9))
-    good = make_png(gray, 0)
     cases = {
         "16-bit": make_png(rng.integers(0, 65536, (6, 9)), 0, 16),
-        "tRNS": make_png(gray, 0, trns=b"\x00\x07"),
-        "tRNS in a grey or RGB": make_png(rgb, 2, trns=b"\x00\x01\x00\x02\x00\x03"),
         "animated": make_png(gray, 0, extra=((b"acTL", struct.pack(">II", 1, 0)),)),
-        "palette index outside": make_png(np.array([[0, 1, 5]]), 3, palette=pal),
-        "critical chunk": make_png(gray, 0, extra=((b"ABCD", b"x"),)),
     }
     for why, data in cases.items():
-        assert why.split()[0].lower() in _declined(data).lower(), why
+        assert why.split()[0].lower() in _left(data).lower(), why
         # load_image gives what OpenCV (or Pillow) gives for these files, as it did before.
         want = opencv(data)
         if want is not None and want.dtype == np.uint8:
             assert np.array_equal(load_image_bytes(data), want), why
-    # Damage: a CRC, the Adler-32 check, the file cut short, a wrong filter type, a misplaced chunk.
+
+
+def test_damaged_files_are_refused_by_python_and_the_core_alike():
+    rng = np.random.default_rng(3)
+    gray = rng.integers(0, 256, (6, 9))
+    good = make_png(gray, 0)
+    # A CRC, the Adler-32 check, the file cut short, a wrong filter type, a misplaced chunk, an
+    # unknown critical chunk.
     bad_crc = bytearray(good)
-    bad_crc[-20] ^= 1
-    assert "CRC" in _declined(bytes(bad_crc))
+    bad_crc[30] ^= 1  # IHDR's CRC
+    assert "checksum" in _refused(bytes(bad_crc))
     n = good.index(b"IDAT") + 4
     ln = struct.unpack(">I", good[n - 8 : n - 4])[0]
     body = bytearray(good[n : n + ln])
     body[-1] ^= 0xFF  # the last byte of the Adler-32 check
     fixed = good[: n - 8] + _chunk(b"IDAT", bytes(body)) + good[n + ln + 4 :]
-    assert "Adler-32" in _declined(fixed)
-    for cut in (8, 20, 33, len(good) - 12, len(good) - 1):
-        _declined(good[:cut])
-    assert "filter" in _declined(_bad_filter(gray))
-    assert "IHDR" in _declined(good[:8] + _chunk(b"tEXt", b"a\x00b") + good[8:])
+    assert "IDAT stream error" in _refused(fixed)  # zlib: incorrect data check
+    for cut in (8, 20, 33, len(good) - 20, len(good) - 17):  # in the header or the image data
+        assert "test.png: not a readable image: libspng" in _refused(good[:cut])
+    for cut in (len(good) - 12, len(good) - 1):  # after the image data: IEND cut off
+        assert np.array_equal(core(good[:cut]), opencv(good))
+    assert "filter" in _refused(_bad_filter(gray))
+    _refused(good[:8] + _chunk(b"tEXt", b"a\x00b") + good[8:])
+    assert "unknown critical chunk" in _refused(make_png(gray, 0, extra=((b"ABCD", b"x"),)))
+    # A palette index outside the palette reads black, as libpng (OpenCV) reads it.
+    assert_same(make_png(np.array([[0, 1, 5]]), 3, palette=bytes(range(9))))
+    # load_image refuses them with the same reason, naming what it read.
+    with pytest.raises(edgeocr.InvalidInputError, match="checksum"):
+        load_image_bytes(bytes(bad_crc), "page.png")
 
 
 def _bad_filter(gray: np.ndarray) -> bytes:
@@ -282,27 +311,40 @@ def _bad_filter(gray: np.ndarray) -> bytes:
 
 
 def test_the_caps_are_checked_before_anything_is_allocated():
-    # A 50-byte header claiming 2^31-1 x 2^31-1 pixels, and a real 3000 x 3000 image.
+    # A 50-byte header claiming 2^31-1 x 2^31-1 pixels, and a real 300 x 1000 image.
     huge = b"\x89PNG\r\n\x1a\n" + _chunk(
         b"IHDR", struct.pack(">IIBBBBB", 2**31 - 1, 2**31 - 1, 8, 2, 0, 0, 0)
     )
     huge += _chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + _chunk(b"IEND", b"")
-    assert "pixels" in _declined(huge)
+    assert "more than the limit" in _refused(huge)
     big = make_png(np.zeros((300, 1000), np.uint8), 0, level=9)
-    assert "limit" in _declined(big, max_pixels=299_999)
-    assert "MiB" in _declined(big, max_pixels=300_000, max_bytes=300_000 * 2 - 1)
-    assert core(big, max_pixels=300_000, max_bytes=300_000 * 2 + 300).shape == (300, 1000)
-    # A zlib bomb: a tiny IDAT that inflates to more than the image holds is refused, not grown.
+    assert "limit" in _refused(big, max_pixels=299_999)
+    # What it holds (csrc/codec/decode.h): the 300,000-byte result and three rows of at most 8
+    # bytes a pixel; one byte less is refused, with the sizes.
+    held = 300_000 + 3 * (1000 * 8 + 1)
+    assert "MiB" in _refused(big, max_pixels=300_000, max_bytes=held - 1)
+    assert core(big, max_pixels=300_000, max_bytes=held).shape == (300, 1000)
+    # The default byte cap follows the pixel cap: 4 bytes a pixel and 64 MiB for rows and state,
+    # so an RGBA image of exactly the allowed pixels decodes (the hand-written decoder held its
+    # inflated rows too and refused it).
+    rgba = make_png(np.zeros((300, 1000, 4), np.uint8), 6, level=9)
+    assert _core.default_max_decode_bytes(300_000) == 300_000 * 4 + (64 << 20)
+    assert core(rgba, max_pixels=300_000, max_bytes=None).shape == (300, 1000, 4)
+    # A zlib bomb: a tiny IDAT that inflates to more than the image holds is read only as far as
+    # the image needs (libspng stops inflating there), as OpenCV reads it.
     bomb = b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", 10, 10, 8, 0, 0, 0, 0))
     bomb += _chunk(b"IDAT", zlib.compress(b"\x00" * 50_000_000, 9)) + _chunk(b"IEND", b"")
-    assert "more data" in _declined(bomb)
+    assert np.array_equal(core(bomb), np.zeros((10, 10), np.uint8))
+    # A compressed text chunk that inflates past libspng's 8 MiB chunk cache is refused.
+    ztxt = b"Comment\x00\x00" + zlib.compress(b"a" * (9 << 20), 9)
+    assert "limit" in _refused(make_png(np.zeros((2, 2)), 0, extra=((b"zTXt", ztxt),)))
     # Python's limits are the decoder's: the pixel cap error names the size as before.
     with pytest.raises(edgeocr.InvalidInputError, match="pixel"):
         load_image_bytes(big, max_pixels=1000)
 
 
 _MUTATE = r"""
-import struct, sys, zlib, numpy as np, edgeocr._core as C
+import struct, sys, zlib, numpy as np, edgeocr, edgeocr._core as C
 data = open(sys.argv[1], "rb").read()
 rng = np.random.default_rng(int(sys.argv[2]))
 
@@ -327,7 +369,10 @@ for i in range(600):
         fix_crcs(b)
     if i % 5 == 0:
         b = b[: int(rng.integers(8, len(b)))]
-    r = C.decode_png(bytes(b), 10**6, 4 * 10**6)
+    try:
+        r = C.decode_image(bytes(b), "mutated.png", 10**6, 4 * 10**6)
+    except edgeocr.InvalidInputError:
+        continue
     if not isinstance(r, str):
         decoded += 1
         assert r.dtype == np.uint8 and r.size <= 4 * 10**6
@@ -338,7 +383,7 @@ print(decoded)
 def test_damaged_files_are_declined_or_decoded_within_limits(tmp_path):
     """Random byte changes and cuts of real PNGs, decoded in a child under the address-space,
     CPU and wall-clock limits (tests/python/limits.py): no crash, no hang, nothing above the
-    caps. CRCs make most changes declined; the rest exercise inflate and the filters."""
+    caps. CRCs make most changes refused; the rest exercise inflate and the filters."""
     script = tmp_path / "mutate.py"
     script.write_text(_MUTATE)
     seeds = [
@@ -369,7 +414,7 @@ def test_predict_reads_a_png_the_same_by_path_bytes_and_array(tmp_path):
             assert [ln.to_dict() for ln in got.lines] == [ln.to_dict() for ln in want.lines]
             assert got.image_size == want.image_size
         assert p.predict(str(path)).source == str(path)
-    # A PNG the core declines (16-bit) is read through OpenCV, as before.
+    # A PNG the core leaves to others (16-bit) is read through OpenCV, as before.
     deep = make_png(
         (opencv((DATA / "sample_en.png").read_bytes())[:, :, 1].astype(np.uint16) * 257), 0, 16
     )
@@ -404,8 +449,12 @@ def test_the_c_api_decodes_pngs_with_the_same_decoder(ocr_demo, tmp_path):
     want = edgeocr.Predictor(threads=1).predict(str(png)).lines
     assert [g[2] for g in got] == [ln.text for ln in want]
     assert [float(g[0]) for g in got] == pytest.approx([ln.score for ln in want], abs=1e-4)
-    # Not a PNG, and a damaged one: UNSUPPORTED with the reason, exit status 1.
+    # A damaged one: INVALID_ARGUMENT with the library's reason, exit status 1; Python refuses it
+    # for the same reason.
     damaged = tmp_path / "cut.png"
     damaged.write_bytes(png.read_bytes()[:100])
     r = subprocess.run([*args, str(damaged)], capture_output=True, text=True, timeout=300, env=env)
-    assert r.returncode == 1 and "UNSUPPORTED" in r.stderr and "does not read" in r.stderr
+    assert r.returncode == 1 and "INVALID_ARGUMENT" in r.stderr and "damaged" in r.stderr
+    reason = r.stderr.split("libspng: ")[1].strip()
+    with pytest.raises(edgeocr.InvalidInputError, match=reason):
+        edgeocr.Predictor(threads=1).predict(str(damaged))

@@ -88,3 +88,27 @@ def test_the_console_script_prints_every_line_before_it_ends(v4_paths):
     assert bad.returncode == 2 and "no-such-set" in bad.stderr and "Traceback" not in bad.stderr
     models = _script("models")  # not predict: the interpreter's normal exit
     assert models.returncode == 0 and "ppocr-v4-mobile" in models.stdout
+
+
+@pytest.mark.parametrize("kind", ["png", "jpg"])
+def test_predicting_a_png_or_jpeg_imports_no_numpy_opencv_or_pillow(v4_paths, tmp_path, kind):
+    """`edgeocr predict page.png` / `photo.jpg`: the core decodes and reads it (csrc/codec/), so
+    the command imports none of numpy, OpenCV and Pillow (python -X importtime lists what is)."""
+    page = DATA / "sample_en.png"
+    if kind == "jpg":
+        from PIL import Image
+
+        with Image.open(page) as im:
+            im.convert("RGB").save(tmp_path / "photo.jpg", quality=92)
+        page = tmp_path / "photo.jpg"
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "from edgeocr.cli import run; run()"]
+        + ["predict", str(page), "-m", "ppocr-v4-mobile"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Invoice" in r.stdout
+    imported = {ln.rsplit("|", 1)[1].strip() for ln in r.stderr.splitlines() if "|" in ln}
+    assert not imported & {"numpy", "cv2", "PIL"}, sorted(imported & {"numpy", "cv2", "PIL"})
