@@ -361,9 +361,11 @@ def add_output_arguments(p) -> None:
     p.add_argument(
         "--format",
         "-f",
-        choices=("text", "json", "tsv", "hocr", "alto", "pdf"),
-        help="write every input's pages, in order, as one document: plain text, JSON lines, "
-        "Tesseract TSV, hOCR, ALTO v4 or a searchable PDF (default with -o: from its extension)",
+        choices=("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf"),
+        help="write every input's pages, in order, as one document: plain text, Markdown or the "
+        "JSON document tree (pages parsed: layout regions, tables, reading order; "
+        "docs/document-parsing.md), JSON lines, Tesseract TSV, hOCR, ALTO v4 or a searchable PDF "
+        "(default with -o: from its extension: .md, .json, .jsonl, .tsv, .hocr, .xml, .pdf)",
     )
     p.add_argument(
         "--output",

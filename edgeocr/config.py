@@ -92,6 +92,14 @@ class PipelineConfig:
     # luminance step across an edge over the page's range) is below this, det reads the page a
     # second time unsharp-masked and adds the lines only that run found (0: never).
     det_sharpen_below: float = 0.15
+    # Layout analysis (Predictor.parse): the layout model's input when the model does not fix it
+    # (PicoDet CDLA fixes 800 x 608), the region score threshold, per-class NMS IoU, and the most
+    # regions a page keeps.
+    layout_height: int = 800
+    layout_width: int = 608
+    layout_score_thresh: float = 0.5
+    layout_nms_iou: float = 0.5
+    layout_max_regions: int = 300
 
     def __post_init__(self):
         # Each value checked by the C++ settings table (type and range; InvalidInputError

@@ -116,6 +116,7 @@ class Engine:
             # give its free memory back after every run: between calls the runtime holds no
             # activations, during one it holds what the call's plan counted (docs/memory-budget.md).
             options.shared_arena, options.memory_pattern, options.shrink_arena = True, False, True
+        self._options = options
         loaded = _core.load_pipeline(
             **sources,
             options=options,
@@ -128,7 +129,7 @@ class Engine:
         )
         self._core_pipeline = loaded.pipeline
         self._pool = loaded.pool
-        #: The roles loaded: a subset of {'det', 'cls', 'rec', 'recheck'}.
+        #: The roles loaded: a subset of {'det', 'cls', 'rec', 'recheck', 'layout', 'table'}.
         self.roles = frozenset(loaded.roles)
         #: The rec model's classes, blank first ([] without a rec model).
         self.charset = list(loaded.charset) if "rec" in self.roles else []
@@ -142,6 +143,9 @@ class Engine:
         self.from_bundle = bool(loaded.from_bundle)
         #: A bundle's manifest ({} for other sources).
         self.manifest = json.loads(loaded.manifest_json) if loaded.manifest_json else {}
+        #: The document parser (layout and table models over this pipeline; they load on its
+        #: first run), None without a layout model.
+        self.document = loaded.document
         #: The memory pool's cap in bytes (0: none): ``max_memory_mb``'s, else the bundle's.
         self.budget_bytes = int(loaded.budget_bytes)
         #: Bytes per input pixel per stage under a budget: the known set's, else the core's.
@@ -267,6 +271,23 @@ class Engine:
         if isinstance(w, tuple):
             return self._run_decoded(*w)
         return w() if isinstance(w, partial) else w.result()
+
+    def load_document(self, layout, table=None):
+        """A document parser over this engine's pipeline with these layout (and table) models
+        (paths or bytes), as the loader makes one; their sessions use the pipeline's pool."""
+        return _core.load_document_parser(
+            self._core_pipeline, layout, table, self._options, self._pool
+        )
+
+    def parse(self, parser, img: np.ndarray):
+        """The document parser on a decoded image: the core's ``_core.Document``."""
+        return parser.run(img)
+
+    def parse_encoded(self, parser, data, max_pixels: int):
+        """The document parser on a PNG's bytes decoded in the core; None when the decoder
+        declines them (as :meth:`run_encoded`)."""
+        doc = parser.run_encoded(data, max_pixels, max_pixels * DECODE_BYTES_PER_PIXEL)
+        return None if isinstance(doc, str) else doc
 
     def recognize(self, img: np.ndarray) -> OcrLine:
         """Recognition only: ``img`` (a decoded array) is one text line."""

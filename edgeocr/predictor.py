@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Callable
@@ -17,8 +18,14 @@ from .errors import InvalidInputError
 from .image_io import load_image, load_image_bytes, read_image_file
 from .image_io import max_image_pixels as max_image_pixels_in_force
 from .model import check_max_memory_mb, session_options
-from .models import MODEL_SETS, RUNGS, model_set_name
-from .results import OcrLine, OcrResult, PageResult
+from .models import (
+    MODEL_SETS,
+    RUNGS,
+    document_model_paths,
+    missing_layout_message,
+    model_set_name,
+)
+from .results import DocumentResult, OcrLine, OcrResult, PageResult
 from .sources import model_sources
 
 if TYPE_CHECKING:  # annotations only: numpy is imported when an image is (edgeocr/_numpy.py)
@@ -120,6 +127,8 @@ class Predictor:
         rec=None,
         keys=None,
         recheck=None,
+        layout=None,
+        table=None,
         task: str | None = None,
         threads: int | None = None,
         use_cls: bool = True,
@@ -156,7 +165,12 @@ class Predictor:
         # Settings: the model set's (found by the loader from the models' sha256) or the
         # bundle's, then config= (every field), then the keyword overrides, checked in C++.
         settings = _settings(config, use_cls, overrides)
-        sources, given = model_sources(model, models, det, cls, rec, keys, task, recheck)
+        sources, given = model_sources(
+            model, models, det, cls, rec, keys, task, recheck, layout, table
+        )
+        # Document parsing's models stay loose beside any OCR models (int8 bundles included).
+        document = {r: sources.pop(r) for r in ("layout", "table") if r in sources}
+        given_document = {r: given.pop(r) for r in ("layout", "table") if r in given}
         _runtime.configure(ort_library)
         # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py):
         # the cached int8 bundle, whose manifest holds the settings the float set has.
@@ -185,6 +199,7 @@ class Predictor:
             if bundle is not None:
                 sources = {"model": os.fspath(bundle), "keys": keys}
                 self.precision, self.int8_bundle = "int8", os.fspath(bundle)
+        sources.update(document)
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
         # and the lowest peak RSS; the pattern was faster on some pages but holds its planned
@@ -218,7 +233,11 @@ class Predictor:
             self.paths, self.model_set = given, model_set_name(given)
         else:
             self.paths, self.model_set = self._paths_of(given), self.engine.model_set
+        for r, p in given_document.items():
+            self.paths[r] = p if p is not None else self.engine.names.get(r)
         self.config = self.engine.config
+        self._document_parser = None
+        self._document_lock = threading.Lock()
 
     def _paths_of(self, given: dict) -> dict:
         """Per role, the file given (a .nb file's name, not its translation's), else the
@@ -317,6 +336,64 @@ class Predictor:
             skip_text=skip_text,
             redo_ocr=redo_ocr,
         )
+
+    # -- documents ------------------------------------------------------
+    def _document(self):
+        """The document parser: the one the models given name (layout=, the ``document`` set, a
+        bundle with a layout model), else one over the installed wheels' layout and table
+        models, made on the first parse (a Predictor that only predicts never loads them)."""
+        parser = self.engine.document
+        if parser is not None:
+            return parser
+        with self._document_lock:
+            if self._document_parser is None:
+                paths = document_model_paths()
+                if "layout" not in paths:
+                    from .errors import ModelNotFoundError
+
+                    raise ModelNotFoundError(missing_layout_message())
+                self._document_parser = self.engine.load_document(
+                    paths["layout"], paths.get("table")
+                )
+                self.paths.update(paths)
+        return self._document_parser
+
+    def parse(self, image) -> DocumentResult:
+        """Parse one page: layout regions (title, text, table, figure, captions, header, footer,
+        ...), the OCR lines in them, tables as cells, all in reading order
+        (docs/document-parsing.md). ``image`` as for :meth:`predict`. The layout and table
+        models load on the first call (a Predictor that only predicts never loads them).
+        Returns a `DocumentResult` (``to_markdown()``, ``to_dict()``, ``to_json()``)."""
+        parser = self._document()
+        source = os.fspath(image) if isinstance(image, (str, os.PathLike)) else None
+        if self.preprocess is None and not self.engine.budget_bytes:
+            # A PNG file or bytes: decoded in the core, as predict() does.
+            data = None
+            limit = max_image_pixels_in_force(self.max_image_pixels)
+            if source is not None:
+                data = read_image_file(source, limit)
+            elif isinstance(image, (bytes, bytearray)):
+                data = image
+            if data is not None:
+                doc = self.engine.parse_encoded(parser, data, limit)
+                if doc is not None:
+                    return DocumentResult._from_core(doc, source)
+                image = load_image_bytes(data, source or "<bytes>", limit)
+        return self.parse_decoded(self._prepare(image), source)
+
+    def parse_decoded(self, image, source=None, **page) -> DocumentResult:
+        """:meth:`parse` on a decoded image (a uint8 array as :meth:`predict` takes), the page's
+        fields (``page``, ``dpi``, ``width_pt``, ...) given; what `parse_pages` runs per page."""
+        return DocumentResult._from_core(self.engine.parse(self._document(), image), source, **page)
+
+    def parse_pages(self, source, pages=None, *, dpi=None, password=None):
+        """:meth:`parse` on a document page by page (PDF, multi-page TIFF, or one image), as
+        :meth:`predict_pages` reads them: yields a `DocumentResult` per page, streaming; a page
+        that fails comes out with its ``error``."""
+        self._document()  # no layout model: said now, not per page
+        from .documents.pages import predict_pages
+
+        return predict_pages(self, source, pages, dpi=dpi, password=password, parse=True)
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""

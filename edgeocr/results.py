@@ -295,3 +295,221 @@ class PageResult(OcrResult):
         if self.error is not None:
             return f"PageResult(page={self.page}, error={self.error!r})"
         return f"PageResult(page={self.page}, {len(self.lines)} lines, {self.width}x{self.height})"
+
+
+# ---- documents (Predictor.parse): layout regions, tables, reading order ------------------------
+
+
+@dataclass
+class TableCell:
+    """One cell of a table: its slot (``row``, ``col``, 0-based) and spans, its box (x0, y0, x1,
+    y1) in page pixels, its text (the recogniser's lines inside it, joined by spaces), whether it
+    is a header cell, and ``lines``: indices into the page's ``lines``."""
+
+    row: int
+    col: int
+    row_span: int = 1
+    col_span: int = 1
+    box: tuple = (0.0, 0.0, 0.0, 0.0)
+    text: str = ""
+    header: bool = False
+    lines: tuple = ()
+
+    def to_dict(self) -> dict:
+        """The cell as JSON-ready values."""
+        return {
+            "row": self.row,
+            "col": self.col,
+            "row_span": self.row_span,
+            "col_span": self.col_span,
+            "box": [round(float(v), 2) for v in self.box],
+            "text": self.text,
+            "header": bool(self.header),
+        }
+
+
+@dataclass
+class Table:
+    """A table's structure: ``rows`` x ``cols`` slots, its cells ordered by (row, col), and the
+    ``method`` that found it ("model": the table-structure model; "grid": ruled lines and text
+    alignment)."""
+
+    rows: int
+    cols: int
+    cells: list
+    method: str = ""
+    _html: str | None = field(default=None, repr=False, compare=False)
+
+    def to_html(self) -> str:
+        """The table as HTML (``<table>``, rowspan/colspan where cells span): the core's
+        writer, as the Markdown of a table with spans holds it."""
+        return self._html or ""
+
+    def to_dict(self) -> dict:
+        """The table as JSON-ready values (rows, cols, method, cells)."""
+        return {
+            "rows": self.rows,
+            "cols": self.cols,
+            "method": self.method,
+            "cells": [c.to_dict() for c in self.cells],
+        }
+
+
+@dataclass
+class Region:
+    """One layout region of a page, in reading order.
+
+    ``type``: "text", "title", "list", "figure", "figure_caption", "table", "table_caption",
+    "header", "footer", "page_number", "reference" or "equation"; ``label``: the layout model's
+    own label ("" for a region made for lines outside every layout region, ``from_layout``
+    False); ``box``: (x0, y0, x1, y1) page pixels; ``furniture``: a header, footer or page
+    number, kept apart from the body; ``heading_level``: 1 (title), 2, 3 (section headings) or 0;
+    ``caption_of``: a caption's figure or table (index into the page's ``regions``), else -1;
+    ``lines``: its `OcrLine`s in reading order; ``table``: its `Table` when its structure was
+    recognised, else None."""
+
+    type: str
+    label: str = ""
+    score: float = 0.0
+    box: tuple = (0.0, 0.0, 0.0, 0.0)
+    furniture: bool = False
+    heading_level: int = 0
+    caption_of: int = -1
+    from_layout: bool = True
+    lines: list = field(default_factory=list)
+    table: Table | None = None
+
+    @property
+    def text(self) -> str:
+        """The region's lines joined with newlines."""
+        return "\n".join(line.text for line in self.lines)
+
+    def to_dict(self, order: int | None = None) -> dict:
+        """The region as JSON-ready values (docs/document-parsing.md, "JSON")."""
+        d = {
+            "type": self.type,
+            "label": self.label,
+            "score": round(float(self.score), 5),
+            "box": [round(float(v), 2) for v in self.box],
+        }
+        if order is not None:
+            d["order"] = order
+        d.update(
+            furniture=bool(self.furniture),
+            heading_level=int(self.heading_level),
+            caption_of=int(self.caption_of),
+            from_layout=bool(self.from_layout),
+            lines=[line.to_dict() for line in self.lines],
+            table=self.table.to_dict() if self.table is not None else None,
+        )
+        return d
+
+    def __repr__(self) -> str:
+        x0, y0, x1, y1 = self.box
+        return (
+            f"Region({self.type!r}, {len(self.lines)} lines, "
+            f"box=[{x0:.0f},{y0:.0f} - {x1:.0f},{y1:.0f}])"
+        )
+
+
+@dataclass(repr=False)
+class DocumentResult(PageResult):
+    """A parsed page (`Predictor.parse`, `Predictor.parse_pages`): a `PageResult` whose
+    ``lines`` are in document reading order, and its layout ``regions`` in reading order (each
+    with its lines, a table's cells). ``timings`` add the layout, table and reading-order stages.
+    ``to_markdown()`` is the core's Markdown writer (the C API's is the same); ``to_dict()`` is
+    the page of the JSON document tree (docs/document-parsing.md)."""
+
+    regions: list = field(default_factory=list)
+    _core: object = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def _from_core(cls, doc, source=None, **page) -> DocumentResult:
+        """A page from the core's ``_core.Document``."""
+        lines = [OcrLine._from_core(t) for t in doc.lines]
+        regions = []
+        for k, r in enumerate(doc.regions):
+            table = None
+            t = r["table"]
+            if t is not None:
+                cells = [
+                    TableCell(
+                        c["row"],
+                        c["col"],
+                        c["row_span"],
+                        c["col_span"],
+                        tuple(c["box"]),
+                        c["text"],
+                        bool(c["header"]),
+                        tuple(c["lines"]),
+                    )
+                    for c in t["cells"]
+                ]
+                table = Table(t["rows"], t["cols"], cells, t["method"], doc.table_html(k))
+            regions.append(
+                Region(
+                    r["type"],
+                    r["label"],
+                    float(r["score"]),
+                    tuple(r["box"]),
+                    bool(r["furniture"]),
+                    int(r["heading_level"]),
+                    int(r["caption_of"]),
+                    bool(r["from_layout"]),
+                    [lines[i] for i in r["lines"]],
+                    table,
+                )
+            )
+        w, h = int(doc.width), int(doc.height)
+        page.setdefault("width", w)
+        page.setdefault("height", h)
+        return cls(
+            lines=lines,
+            timings=dict(doc.timings),
+            image_size=(w, h),
+            source=source,
+            regions=regions,
+            _core=doc,
+            **page,
+        )
+
+    def to_markdown(self, *, figure_prefix: str | None = None, furniture: bool = False) -> str:
+        """The page as Markdown: headings as ``#``/``##``/``###``, paragraphs in reading order,
+        tables as pipe tables (HTML where cells span), figures as ``![caption](figure-N)``;
+        headers, footers and page numbers left out unless ``furniture``. ``figure_prefix``
+        (default "figure-" on the first page, "page-P-figure-" on page P > 1) names the
+        figures."""
+        if self._core is None:
+            return ""
+        if figure_prefix is None:
+            figure_prefix = "figure-" if self.page == 0 else f"page-{self.page + 1}-figure-"
+        return self._core.markdown(figure_prefix, furniture)
+
+    def to_dict(self) -> dict:
+        """The page of the JSON document tree: page, size, source, its regions in reading order
+        (each with its lines and words, a table's cells), timings, error."""
+        return {
+            "page": self.page,
+            "width": self.width,
+            "height": self.height,
+            "dpi": round(float(self.dpi), 3),
+            "source": self.source,
+            "regions": [r.to_dict(order=k) for k, r in enumerate(self.regions)],
+            "timings": {k: round(float(v), 6) for k, v in self.timings.items()},
+            "error": None
+            if self.error is None
+            else {"type": type(self.error).__name__, "message": str(self.error)},
+        }
+
+    def __repr__(self) -> str:
+        if self.error is not None:
+            return f"DocumentResult(page={self.page}, error={self.error!r})"
+        return (
+            f"DocumentResult(page={self.page}, {len(self.regions)} regions, "
+            f"{len(self.lines)} lines, {self.width}x{self.height})"
+        )
+
+
+def document_tree(pages) -> dict:
+    """The JSON document tree of parsed pages: ``{"pages": [page.to_dict(), ...]}``."""
+    return {"pages": [p.to_dict() for p in pages]}

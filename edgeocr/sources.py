@@ -23,10 +23,24 @@ def _model_source(path):
     return os.fspath(path)
 
 
-def model_sources(model, models, det, cls, rec, keys, task, recheck=None) -> tuple[dict, dict]:
+def model_sources(
+    model, models, det, cls, rec, keys, task, recheck=None, layout=None, table=None
+) -> tuple[dict, dict]:
     """The sources for the engine (keyword arguments of ``_core.load_pipeline``) of
-    ``Predictor``'s arguments, and the file given per role."""
+    ``Predictor``'s arguments, and the file given per role.
+
+    ``layout``/``table``: document parsing's models (paths or bytes; None: none, or the model
+    set's: the ``document`` set names them; False: none, not even the set's)."""
     sources, given = _model_sources(model, models, det, cls, rec, keys, task)
+    for role, value in (("layout", layout), ("table", table)):
+        if value is False:
+            sources.pop(role, None)
+            given.pop(role, None)
+        elif value is not None:
+            sources[role] = _model_source(value)
+            given[role] = value if isinstance(value, (str, os.PathLike)) else None
+    if table not in (None, False) and "layout" not in sources:
+        raise InvalidInputError("table= reads the tables a layout model finds; give layout= too")
     if recheck is not None:
         if "model" in sources:
             raise InvalidInputError(

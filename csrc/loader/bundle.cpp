@@ -105,8 +105,8 @@ NodeP with_check(NodeP base, Check check) {
 }
 
 const std::set<std::string>& known_features() {
-  static const std::set<std::string> f = {"onnx", "ort-contrib-ops", "int8-qdq", "int8-dynamic",
-                                          "recheck"};
+  static const std::set<std::string> f = {"onnx",    "ort-contrib-ops", "int8-qdq", "int8-dynamic",
+                                          "recheck", "layout",          "table"};
   return f;
 }
 
@@ -246,17 +246,18 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
                         {"sha256", false, hex64(true)},
                         {"size", false, integer(0, INT64_MAX, true)},
                         {"format", false, str(64, true)}});
-  auto model =
-      object({{"role", true, one_of({"det", "cls", "rec", "recheck"}, BundleErrorKind::kVersion)},
-              {"file", true, str(1024, false, 1)},
-              {"format", true, one_of({"onnx"}, BundleErrorKind::kVersion)},
-              {"size", true, integer(1, static_cast<std::int64_t>(file_size))},
-              {"sha256", true, hex64()},
-              {"source", false, source},
-              {"graph_optimization", false, str(64, true)},
-              {"kept_float", false, array(str(4096), 1u << 20)},
-              {"quantized", false, boolean()}});
-  auto models = with_check(array(model, 4, 1), [name](const json& v, const std::string&) {
+  auto model = object(
+      {{"role", true,
+        one_of({"det", "cls", "rec", "recheck", "layout", "table"}, BundleErrorKind::kVersion)},
+       {"file", true, str(1024, false, 1)},
+       {"format", true, one_of({"onnx"}, BundleErrorKind::kVersion)},
+       {"size", true, integer(1, static_cast<std::int64_t>(file_size))},
+       {"sha256", true, hex64()},
+       {"source", false, source},
+       {"graph_optimization", false, str(64, true)},
+       {"kept_float", false, array(str(4096), 1u << 20)},
+       {"quantized", false, boolean()}});
+  auto models = with_check(array(model, 6, 1), [name](const json& v, const std::string&) {
     std::set<std::string> roles, files;
     for (const json& m : v) {
       const std::string role = m["role"].get<std::string>();
@@ -275,6 +276,9 @@ NodeP manifest_schema(const std::string& name, std::uint64_t file_size) {
                   name +
                       ": the bundle has a recheck model but no rec model whose lines it "
                       "re-reads");
+    if (roles.count("table") && !roles.count("layout"))
+      bundle_fail(BundleErrorKind::kManifest,
+                  name + ": the bundle has a table model but no layout model to find tables with");
   });
   auto pipeline = object({}, [name](const json& v, const std::string& path) {
     PipelineConfig c;
@@ -460,6 +464,19 @@ void Bundle::init(bool verify_checksums) {
                       ": the bundle has a recheck model but no manifest field "
                       "'recheck_dictionary'");
     recheck_charset_ = read_charset("recheck_dictionary", "recheck");
+  }
+  // A reader that knows no layout (table) model refuses the bundle by its `requires`.
+  for (const char* role : {"layout", "table"}) {
+    if (!model(role)) continue;
+    const auto req = manifest_.find("requires");
+    bool declared = false;
+    if (req != manifest_.end())
+      for (const json& f : *req) declared |= f.get<std::string>() == role;
+    if (!declared)
+      bundle_fail(BundleErrorKind::kManifest, name_ + ": the bundle has a " + role +
+                                                  " model but its manifest field 'requires' "
+                                                  "does not list \"" +
+                                                  role + "\"");
   }
   apply_settings(config_, manifest_["pipeline"], name_ + ": manifest pipeline",
                  StatusCode::kInvalidModel, StatusCode::kUnsupported);

@@ -56,6 +56,10 @@ const char* role_name(ModelRole role) {
       return "cls";
     case ModelRole::kRec:
       return "rec";
+    case ModelRole::kLayout:
+      return "layout";
+    case ModelRole::kTable:
+      return "table";
     default:
       return "unknown";
   }
@@ -67,12 +71,43 @@ ModelRole role_of(const Model& model) {
     if (it->second == "det") return ModelRole::kDet;
     if (it->second == "cls") return ModelRole::kCls;
     if (it->second == "rec") return ModelRole::kRec;
+    if (it->second == "layout") return ModelRole::kLayout;
+    if (it->second == "table") return ModelRole::kTable;
+  }
+  const auto& outs = model.outputs();
+  bool all_rank3 = !outs.empty();
+  for (const auto& o : outs) all_rank3 = all_rank3 && o.shape.size() == 3;
+  if (all_rank3 && outs.size() >= 4 && outs.size() % 2 == 0) return ModelRole::kLayout;
+  if (all_rank3 && outs.size() == 2) {
+    const std::int64_t a = outs[0].shape[2], b = outs[1].shape[2];
+    const bool a_box = a == 4 || a == 8, b_box = b == 4 || b == 8;
+    if ((a_box && b > 8) || (b_box && a > 8)) return ModelRole::kTable;
   }
   const std::size_t rank = model.outputs().empty() ? 0 : model.outputs()[0].shape.size();
   return rank == 4   ? ModelRole::kDet
          : rank == 2 ? ModelRole::kCls
          : rank == 3 ? ModelRole::kRec
                      : ModelRole::kUnknown;
+}
+
+std::vector<std::string> layout_labels(const Model& layout) {
+  auto it = layout.metadata().find("character");
+  if (it == layout.metadata().end() || it->second.empty())
+    fail(StatusCode::kInvalidModel,
+         layout.name() +
+             ": a layout model needs its labels in its metadata ('character', one per line)");
+  const std::size_t bad = utf8_error(it->second);
+  if (bad != std::string::npos)
+    fail(StatusCode::kInvalidModel, layout.name() +
+                                        ": its labels (metadata 'character') are not UTF-8 text "
+                                        "(invalid byte at offset " +
+                                        std::to_string(bad) + ")");
+  std::vector<std::string> labels = split_lines_like_python(it->second);
+  if (labels.empty() || labels.size() > 256)
+    fail(StatusCode::kInvalidModel, layout.name() + ": its labels (metadata 'character') give " +
+                                        std::to_string(labels.size()) + " classes, not 1..256");
+  check_characters(labels, 0, layout.name() + ": its labels (metadata 'character')", "line");
+  return labels;
 }
 
 std::vector<std::string> parse_keys(const std::string& text, const std::string& source) {

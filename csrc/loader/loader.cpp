@@ -216,23 +216,24 @@ std::int64_t deferrable_recheck(const LoadOptions& o, std::string& digest) {
   return loader::known_recheck_classes(digest);
 }
 
-// The four models of a pipeline by index (det, cls, rec, recheck): their names and roles.
-constexpr const char* kRoleNames[4] = {"det", "cls", "rec", "recheck"};
-constexpr ModelRole kRoles[4] = {ModelRole::kDet, ModelRole::kCls, ModelRole::kRec,
-                                 ModelRole::kRec};
+// The models of a pipeline by index (det, cls, rec, recheck, then the document parser's layout
+// and table): their names and roles.
+constexpr const char* kRoleNames[6] = {"det", "cls", "rec", "recheck", "layout", "table"};
+constexpr ModelRole kRoles[6] = {ModelRole::kDet, ModelRole::kCls,    ModelRole::kRec,
+                                 ModelRole::kRec, ModelRole::kLayout, ModelRole::kTable};
 
 // The sessions of a pipeline's models, made at once, one thread each: a session's creation runs
 // on one core, and the four models of a recheck set then load in about the time of the largest.
 // make(i) loads model i (null: none); errors are reported in model order.
-template <typename Make>
-std::array<std::shared_ptr<Model>, 4> load_at_once(const bool (&wanted)[4], Make make) {
+template <std::size_t N, typename Make>
+std::array<std::shared_ptr<Model>, N> load_at_once(const bool (&wanted)[N], Make make) {
   limit_malloc_arenas();  // first: the loading threads would otherwise each get an arena
-  std::future<std::shared_ptr<Model>> loading[4];
-  for (int i = 0; i < 4; ++i)
+  std::future<std::shared_ptr<Model>> loading[N];
+  for (int i = 0; i < static_cast<int>(N); ++i)
     if (wanted[i]) loading[i] = std::async(std::launch::async, [&make, i] { return make(i); });
-  std::array<std::shared_ptr<Model>, 4> loaded;
+  std::array<std::shared_ptr<Model>, N> loaded;
   std::exception_ptr first_error;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < static_cast<int>(N); ++i) {
     if (!loading[i].valid()) continue;
     try {
       loaded[i] = loading[i].get();
@@ -292,6 +293,38 @@ const loader::ModelSetInfo* model_set_of(const ModelSource& det, const ModelSour
                       rc);
 }
 
+// A table model's structure tokens: its "character" metadata, one per line ({} without).
+std::vector<std::string> table_tokens(const Model& table) {
+  auto it = table.metadata().find("character");
+  if (it == table.metadata().end()) return {};
+  return loader::split_lines_like_python(it->second);
+}
+
+DocumentModels document_models(std::shared_ptr<Model> layout, std::shared_ptr<Model> table) {
+  DocumentModels m;
+  m.layout_labels = loader::layout_labels(*layout);
+  m.layout = std::move(layout);
+  if (table) {
+    m.table_tokens = table_tokens(*table);
+    m.table = std::move(table);
+  }
+  return m;
+}
+
+// The layout (and table) model from loose sources, loaded at once.
+DocumentModels load_document_models(const ModelSource& layout, const ModelSource& table,
+                                    const SessionOptions& so,
+                                    const std::shared_ptr<MemoryPool>& pool) {
+  const ModelSource src[2] = {layout, table};
+  const bool wanted[2] = {layout.given(), table.given()};
+  const auto loaded = load_at_once(wanted, [&](int i) {
+    std::shared_ptr<Model> m = load_model(src[i], kRoleNames[4 + i], so, pool);
+    check_role(*m, kRoles[4 + i]);
+    return m;
+  });
+  return document_models(loaded[0], loaded[1]);
+}
+
 MemoryProfile memory_profile_of(const loader::ModelSetInfo* s) {
   MemoryProfile p;  // the core's defaults for models of no known set
   if (s) {
@@ -321,6 +354,10 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   check_source(o.cls, "cls");
   check_source(o.rec, "rec");
   check_source(o.recheck, "recheck");
+  check_source(o.layout, "layout");
+  check_source(o.table, "table");
+  if (o.table.given() && !o.layout.given())
+    invalid("a table model reads the tables the layout model finds; give a layout model with it");
   if (o.recheck.given() && !o.rec.given())
     invalid("a recheck model re-reads the rec model's lines; give a rec model with it");
   if ((!o.recheck_keys_path.empty() || o.has_recheck_keys_list) && !o.recheck.given())
@@ -355,6 +392,7 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
   std::vector<std::string> charset, recheck_charset;
   std::int64_t deferred_classes = 0;  // > 0: the recheck model is deferred (its classes)
   std::string deferred_digest;
+  DocumentModels bundle_document;  // a bundle's layout and table models
 
   if (bundle_src.given()) {
     if (n_keys) invalid("a .eocr bundle holds its dictionary; do not give keys with it");
@@ -382,9 +420,9 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     const std::string base = !bundle_src.path.empty() ? bundle_src.path : b->name();
     const std::string file =
         base.substr(base.find_last_of('/') == std::string::npos ? 0 : base.find_last_of('/') + 1);
-    const loader::BundleModel* members[4];
-    bool wanted[4];
-    for (int i = 0; i < 4; ++i) {
+    const loader::BundleModel* members[6];
+    bool wanted[6];
+    for (int i = 0; i < 6; ++i) {
       members[i] = b->model(kRoleNames[i]);
       wanted[i] = members[i] != nullptr;
       if (wanted[i]) out.names[i] = file + ":" + kRoleNames[i];
@@ -401,6 +439,11 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     });
     for (int i = 0; i < 3; ++i) models[i] = loaded[i];
     recheck = loaded[3];
+    if (loaded[4]) {
+      if (o.layout.given() || o.table.given())
+        invalid(base + " holds its own layout model; do not give layout or table models with it");
+      bundle_document = document_models(loaded[4], loaded[5]);
+    }
     if (models[2]) {
       charset = b->charset();
       loader::check_charset(*models[2], charset, base);
@@ -524,7 +567,47 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     };
     out.pipeline->defer_recheck(std::move(d));
   }
+  // The document parser: a bundle's models, else the loose layout (and table) model, loaded when
+  // a parse first needs them when given as paths.
+  if (bundle_document.layout) {
+    out.names[4] = out.names[4].empty() ? "layout" : out.names[4];
+    out.has_layout = true;
+    out.has_table = bundle_document.table != nullptr;
+    out.document = std::make_shared<DocumentParser>(out.pipeline, std::move(bundle_document));
+  } else if (o.layout.given()) {
+    out.names[4] = source_name(o.layout, "layout");
+    if (o.table.given()) out.names[5] = source_name(o.table, "table");
+    out.has_layout = true;
+    out.has_table = o.table.given();
+    out.document = load_document_parser(out.pipeline, o.layout, o.table, so, out.pool);
+  }
   return out;
+}
+
+std::shared_ptr<DocumentParser> load_document_parser(std::shared_ptr<const Pipeline> ocr,
+                                                     const ModelSource& layout,
+                                                     const ModelSource& table,
+                                                     const SessionOptions& so,
+                                                     std::shared_ptr<MemoryPool> pool) {
+  check_source(layout, "layout");
+  check_source(table, "table");
+  if (!layout.given()) invalid("document parsing needs a layout model");
+  if (!ocr) invalid("document parsing needs an OCR pipeline");
+  if (!pool) pool = ocr->pool();
+  // Paths load on the parser's first call: a plain OCR call never pays for them (also under a
+  // memory budget: the parser loads them before it reserves a call's share).
+  if (!layout.path.empty() && (!table.given() || !table.path.empty())) {
+    for (const ModelSource* s : {&layout, &table}) {
+      struct stat st{};
+      if (!s->path.empty() && ::stat(s->path.c_str(), &st) != 0)
+        fail(StatusCode::kNotFound, "model file not found: " + s->path);
+    }
+    return std::make_shared<DocumentParser>(std::move(ocr), [layout, table, so, pool]() {
+      return load_document_models(layout, table, so, pool);
+    });
+  }
+  return std::make_shared<DocumentParser>(std::move(ocr),
+                                          load_document_models(layout, table, so, pool));
 }
 
 }  // namespace edgeocr

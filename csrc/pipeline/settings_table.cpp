@@ -262,6 +262,20 @@ std::vector<SettingInfo> build_table() {
       "luminance step across an edge over the page's range) is below this, det reads the page a "
       "second time unsharp-masked (sigma 4 det pixels, amount 2) and adds the lines only that "
       "run found (0: never)"));
+  // Layout analysis (DocumentParser).
+  t.push_back(int_setting("layout_height", EDGEOCR_FIELD(layout_height), 32, 4096,
+                          "layout model input height (a model with a fixed input size sets its "
+                          "own)"));
+  t.push_back(int_setting("layout_width", EDGEOCR_FIELD(layout_width), 32, 4096,
+                          "layout model input width (a model with a fixed input size sets its "
+                          "own)"));
+  t.push_back(float_setting("layout_score_thresh", EDGEOCR_FIELD(layout_score_thresh), closed(0, 1),
+                            "a layout region's class score must exceed this"));
+  t.push_back(float_setting("layout_nms_iou", EDGEOCR_FIELD(layout_nms_iou), closed(0, 1),
+                            "per class, a layout region overlapping a better one by a larger IoU "
+                            "is dropped"));
+  t.push_back(int_setting("layout_max_regions", EDGEOCR_FIELD(layout_max_regions), 1, 10000,
+                          "the most layout regions a page keeps (the best-scoring)"));
   return t;
 }
 

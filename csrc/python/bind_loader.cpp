@@ -110,6 +110,9 @@ void bind_loader(py::module_& m) {
                                    py::arg("call_overhead_bytes") = p.call_overhead_bytes);
                              })
       .def_readonly("manifest_json", &LoadedPipeline::manifest_json)
+      // The document parser (layout + table models over this pipeline), None without a layout
+      // model.
+      .def_readonly("document", &LoadedPipeline::document)
       .def_readonly("budget_bytes", &LoadedPipeline::budget_bytes)
       .def_property_readonly("charset",
                              [](const LoadedPipeline& l) { return l.pipeline->charset(); })
@@ -130,12 +133,14 @@ void bind_loader(py::module_& m) {
                                if (l.has_cls) r.append("cls");
                                if (l.has_rec) r.append("rec");
                                if (l.has_recheck) r.append("recheck");
+                               if (l.has_layout) r.append("layout");
+                               if (l.has_table) r.append("table");
                                return r;
                              })
       .def_property_readonly("names", [](const LoadedPipeline& l) {
         py::dict d;
-        const char* roles[4] = {"det", "cls", "rec", "recheck"};
-        for (int i = 0; i < 4; ++i)
+        const char* roles[6] = {"det", "cls", "rec", "recheck", "layout", "table"};
+        for (int i = 0; i < 6; ++i)
           d[roles[i]] =
               l.names[i].empty() ? py::object(py::none()) : py::object(py::str(l.names[i]));
         return d;
@@ -149,9 +154,13 @@ void bind_loader(py::module_& m) {
          std::size_t max_memory_bytes, const std::string& settings_json, bool verify_checksums,
          bool keep_optimization, const std::string& name, bool bundle_budget,
          const py::object& recheck, const py::object& recheck_keys, bool defer_recheck,
-         bool disk_cache) {
+         bool disk_cache, const py::object& layout, const py::object& table) {
         LoadOptions o;
-        PySource b, mo, d, c, r, rc;
+        PySource b, mo, d, c, r, rc, lo, ta;
+        set_source(lo, layout, "layout", "<layout model bytes>");
+        set_source(ta, table, "table", "<table model bytes>");
+        o.layout = lo.src;
+        o.table = ta.src;
         set_source(rc, recheck, "recheck", "<recheck model bytes>");
         o.recheck = rc.src;
         if (py::isinstance<py::list>(recheck_keys) || py::isinstance<py::tuple>(recheck_keys)) {
@@ -210,10 +219,26 @@ void bind_loader(py::module_& m) {
       py::arg("name") = "<bundle bytes>", py::arg("bundle_budget") = false,
       py::arg("recheck") = py::none(), py::arg("recheck_keys") = py::none(),
       py::arg("defer_recheck") = true, py::arg("disk_cache") = true,
+      py::arg("layout") = py::none(), py::arg("table") = py::none(),
       "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or "
       "buffers), with an optional recheck recogniser (a known set's file loaded when first "
-      "needed unless defer_recheck is False). disk_cache=False: no on-disk cache is read or "
-      "written by this load.");
+      "needed unless defer_recheck is False) and document models (layout, table). "
+      "disk_cache=False: no on-disk cache is read or written by this load.");
+
+  m.def(
+      "load_document_parser",
+      [](std::shared_ptr<Pipeline> pipeline, const py::object& layout, const py::object& table,
+         const SessionOptions& options, std::shared_ptr<MemoryPool> pool) {
+        PySource lo, ta;
+        set_source(lo, layout, "layout", "<layout model bytes>");
+        set_source(ta, table, "table", "<table model bytes>");
+        py::gil_scoped_release nogil;
+        return load_document_parser(std::move(pipeline), lo.src, ta.src, options, std::move(pool));
+      },
+      py::arg("pipeline"), py::arg("layout"), py::arg("table") = py::none(),
+      py::arg("options") = SessionOptions(), py::arg("pool") = nullptr,
+      "A document parser over `pipeline` with this layout (and table) model; paths load on its "
+      "first run.");
 
   auto lm =
       m.def_submodule("loader", "model-loading rules (roles, dictionaries, model sets, sha256)");

@@ -138,6 +138,11 @@ py::dict setting_dict(const SettingInfo& s) {
   return d;
 }
 
+}  // namespace
+
+namespace edgeocr {
+namespace python {
+
 // A box as 8 floats (x0, y0, ..., x3, y3): edgeocr/results.py makes the (4, 2) array when the box
 // is first read, so a caller that prints text never imports numpy.
 py::tuple box_array(const Quad& q) {
@@ -168,6 +173,13 @@ py::dict result_dict(const OcrResult& r) {
   return py::dict(py::arg("lines") = lines, py::arg("timings") = timings,
                   py::arg("det_size") = py::make_tuple(r.det_width, r.det_height));
 }
+
+}  // namespace python
+}  // namespace edgeocr
+
+using namespace edgeocr::python;
+
+namespace {
 
 py::dict plan_dict(const CallPlan& p) {
   py::list tiles;

@@ -4,7 +4,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "edgeocr/image.h"
+#include "edgeocr/pipeline.h"
 
 namespace edgeocr {
 namespace python {
@@ -19,6 +22,14 @@ ImageView image_view_of(const pybind11::array& arr, const char* what = "image");
 // its end). Call with the GIL held; the returned info keeps the buffer exported.
 pybind11::buffer_info contiguous_buffer(const pybind11::handle& obj, const char* what);
 
+// Results as the Python layer reads them (bind_pipeline.cpp): a quad as 8 floats, UTF-8 text as
+// str (broken bytes replaced), a line as (text, score, det_score, box, flipped, words), an OCR
+// result as {"lines", "timings", "det_size"}.
+pybind11::tuple box_array(const Quad& q);
+pybind11::str utf8(const std::string& s);
+pybind11::tuple line_tuple(const OcrLine& l);
+pybind11::dict result_dict(const OcrResult& r);
+
 }  // namespace python
 }  // namespace edgeocr
 
@@ -32,3 +43,4 @@ void bind_model(pybind11::module_& m);
 void bind_pipeline(pybind11::module_& m);
 void bind_nb(pybind11::module_& m);
 void bind_loader(pybind11::module_& m);
+void bind_document(pybind11::module_& m);

@@ -127,5 +127,6 @@ PYBIND11_MODULE(_core, m) {
   bind_preprocess(kernels);
   bind_postprocess(kernels);
   bind_pipeline(m);
+  bind_document(m);  // before the loader, whose LoadedPipeline.document returns its parser
   bind_loader(m);
 }

@@ -24,13 +24,18 @@ from .alto import AltoWriter
 from .hocr import HocrWriter
 from .pages import text_note
 from .pdf import SearchablePdf
-from .text import JsonLinesWriter, TextWriter
+from .text import JsonLinesWriter, JsonTreeWriter, MarkdownWriter, TextWriter
 from .tsv import TsvWriter
 
-FORMATS = ("text", "json", "tsv", "hocr", "alto", "pdf")
+FORMATS = ("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf")
+# The formats of parsed documents (Predictor.parse_pages: layout regions, tables, reading order):
+# Markdown and the JSON document tree. The others write OCR lines (predict_pages).
+PARSED_FORMATS = ("markdown", "json")
 _WRITERS = {
     "text": TextWriter,
-    "json": JsonLinesWriter,
+    "markdown": MarkdownWriter,
+    "json": JsonTreeWriter,
+    "jsonl": JsonLinesWriter,
     "tsv": TsvWriter,
     "hocr": HocrWriter,
     "alto": AltoWriter,
@@ -38,8 +43,10 @@ _WRITERS = {
 # The format an output file's extension implies (when none is given).
 _BY_EXTENSION = {
     ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
     ".json": "json",
-    ".jsonl": "json",
+    ".jsonl": "jsonl",
     ".tsv": "tsv",
     ".hocr": "hocr",
     ".html": "hocr",
@@ -145,7 +152,8 @@ def write_document(
     on_page=None,
 ) -> DocumentReport:
     """Write ``results`` (`PageResult`s from `Predictor.predict_pages`, or `OcrResult`s of
-    images) to ``output`` as one document, consuming them one at a time.
+    images; for "markdown" and "json", `DocumentResult`s from `Predictor.parse_pages`) to
+    ``output`` as one document, consuming them one at a time.
 
     ``format``: one of :data:`FORMATS` (default: from ``output``'s extension). ``output``: a
     path, or ``"-"`` (standard output) for the text formats. For ``"pdf"``: ``source`` is the
@@ -210,13 +218,14 @@ def run_cli(args, predictor, files: list[str]) -> int:
     import itertools
 
     out = args.output or "-"
-    fmt = format_for(out, args.format or ("json" if args.json else None))
+    fmt = format_for(out, args.format or ("jsonl" if args.json else None))
     failures = 0
+    read = predictor.parse_pages if fmt in PARSED_FORMATS else predictor.predict_pages
 
     def pages_of(path):
         nonlocal failures
         try:
-            return predictor.predict_pages(
+            return read(
                 path,
                 getattr(args, "pages", None),
                 dpi=getattr(args, "dpi", None),

@@ -31,7 +31,7 @@ from ..errors import (
     ResourceError,
 )
 from ..image_io import JPEG_SIGNATURE, PNG_SIGNATURE, max_image_pixels, pil_to_array
-from ..results import PageResult
+from ..results import DocumentResult, PageResult
 
 # PDF pages are rendered at this many dots per inch unless the caller says otherwise. Measured on
 # a PDF of dev pages (benchmarks/README.md, "Pages in"): 1-NED 0.9991 at 200 dpi, 0.9978 at 300
@@ -654,10 +654,19 @@ def text_mode(skip_text: bool = False, redo_ocr: bool = False) -> str:
 
 
 def predict_pages(
-    predictor, source, pages=None, *, dpi=None, password=None, skip_text=False, redo_ocr=False
+    predictor,
+    source,
+    pages=None,
+    *,
+    dpi=None,
+    password=None,
+    skip_text=False,
+    redo_ocr=False,
+    parse: bool = False,
 ) -> Iterator[PageResult]:
-    """`Predictor.predict_pages`: the document is opened now (its errors raised here), its pages
-    are read and recognised one at a time as the iterator is consumed."""
+    """`Predictor.predict_pages` (and with ``parse``, `Predictor.parse_pages`): the document is
+    opened now (its errors raised here), its pages are read and recognised (parsed) one at a
+    time as the iterator is consumed."""
     mode = text_mode(skip_text, redo_ocr)
     doc = open_document(
         source, dpi=dpi, password=password, max_pixels=predictor.max_image_pixels, text_mode=mode
@@ -667,22 +676,24 @@ def predict_pages(
     except BaseException:
         doc.close()
         raise
-    return _recognised(predictor, PageStream(doc, indices))
+    return _recognised(predictor, PageStream(doc, indices), parse)
 
 
-def _recognised(predictor, stream: PageStream) -> Iterator[PageResult]:
+def _recognised(predictor, stream: PageStream, parse: bool = False) -> Iterator[PageResult]:
     source = stream.doc.source
     pages = iter(stream)
     try:
         for page in pages:
-            yield _page_result(predictor, page, source)
+            yield _page_result(predictor, page, source, parse)
     finally:  # also when the caller stops early: the reader thread ends, the document closes
         pages.close()
 
 
-def _page_result(predictor, page: Page, source: str) -> PageResult:
+def _page_result(predictor, page: Page, source: str, parse: bool = False) -> PageResult:
     result = None
     error = page.error
+    if parse:
+        return _parsed_page(predictor, page, source)
     if error is None and page.image is not None:
         try:
             result = predictor.predict(page.image)
@@ -715,3 +726,29 @@ def _page_result(predictor, page: Page, source: str) -> PageResult:
 def _line_bounds(line) -> tuple:
     b = np.asarray(line.box, dtype=np.float64).reshape(-1, 2)
     return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max())
+
+
+def _parsed_page(predictor, page: Page, source: str) -> DocumentResult:
+    h, w = page.image.shape[:2] if page.image is not None else (0, 0)
+    if page.text_action == "kept":  # not rendered: its size at the DPI asked, as if it were
+        w, h = math.ceil(page.width_pt * page.dpi / 72), math.ceil(page.height_pt * page.dpi / 72)
+    where = dict(
+        page=page.index,
+        width=w,
+        height=h,
+        width_pt=page.width_pt,
+        height_pt=page.height_pt,
+        dpi=page.dpi,
+        text_layer=page.text_layer,
+        text_action=page.text_action,
+    )
+    error = page.error
+    if error is None and page.image is not None:
+        try:
+            result = predictor.parse_decoded(page.image, source, **where)
+            page.image = None
+            return result
+        except EdgeOCRError as e:
+            error = e
+    page.image = None
+    return DocumentResult(lines=[], image_size=(w, h), source=source, error=error, **where)

@@ -60,3 +60,48 @@ class JsonLinesWriter:
 
     def finish(self) -> None:
         pass
+
+
+class MarkdownWriter:
+    """Markdown (documents parsed by `Predictor.parse_pages`): each page's
+    ``DocumentResult.to_markdown()`` (the core's writer), pages after the first introduced by
+    an HTML comment ``<!-- page N -->``; a failed page is that comment alone."""
+
+    extension = ".md"
+
+    def __init__(self, out, title: str = ""):
+        self.out = out
+        self.pages = 0
+
+    def add(self, result) -> None:
+        if self.pages:
+            self.out.write(f"\n<!-- page {getattr(result, 'page', self.pages) + 1} -->\n\n")
+        self.pages += 1
+        if getattr(result, "error", None) is None:
+            md = result.to_markdown()
+            if md:
+                self.out.write(md if md.endswith("\n") else md + "\n")
+
+    def finish(self) -> None:
+        pass
+
+
+class JsonTreeWriter:
+    """The JSON document tree (docs/document-parsing.md): ``{"pages": [page, ...]}``, each page
+    ``DocumentResult.to_dict()``, written a page at a time."""
+
+    extension = ".json"
+
+    def __init__(self, out, title: str = ""):
+        self.out = out
+        self.pages = 0
+
+    def add(self, result) -> None:
+        import json
+
+        self.out.write('{"pages": [\n' if self.pages == 0 else ",\n")
+        self.out.write(json.dumps(result.to_dict(), ensure_ascii=False))
+        self.pages += 1
+
+    def finish(self) -> None:
+        self.out.write('{"pages": []}\n' if self.pages == 0 else "\n]}\n")

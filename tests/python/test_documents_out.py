@@ -589,7 +589,7 @@ def test_cli_formats(tmp_path, scanned_pdf):
     run(*exe, *base, scanned_pdf, "--dpi", "100", "--pages", "2", "--format", "hocr", "-o", hocr)
     assert hocr.read_text(encoding="utf-8").count('class="ocr_page"') == 1
     # JSON lines: one object per page, with its page number.
-    jsonl = run(*exe, *base, scanned_pdf, "--dpi", "100", "--pages", "1,3", "--format", "json")
+    jsonl = run(*exe, *base, scanned_pdf, "--dpi", "100", "--pages", "1,3", "--format", "jsonl")
     assert [json.loads(ln)["page"] for ln in jsonl.splitlines()] == [0, 2]
     tsv = run(*exe, *base, DATA / "sample_en.png", "--format", "tsv")
     assert tsv.splitlines()[0].startswith("level\tpage_num\tblock_num")

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgeocr/document.h"
 #include "edgeocr/memory_pool.h"
 #include "edgeocr/model.h"
 #include "edgeocr/pipeline.h"
@@ -45,6 +46,12 @@ struct LoadOptions {
   // false: this load reads and writes no on-disk cache (file digests, optimised graphs, .nb
   // translations; common/disk_cache.h), as EDGEOCR_CACHE_DIR=off does for the whole process.
   bool disk_cache = true;
+  // Document parsing (LoadedPipeline::document): a layout model (PicoDet, its labels in its
+  // metadata) and optionally a table-structure model (needs the layout model). Loose sources,
+  // also beside a bundle that has none of its own. Given as paths they are loaded when a parse
+  // first needs them (a plain OCR call never pays for them; a missing file is NotFound now);
+  // given as bytes, or in a bundle, with the pipeline.
+  ModelSource layout, table;
   // The rec model's dictionary when it is not in its metadata: a keys file,
   // keys text (one character per line) or a list of characters (at most one).
   std::string keys_path;
@@ -79,8 +86,12 @@ struct LoadedPipeline {
   std::shared_ptr<Pipeline> pipeline;
   std::shared_ptr<MemoryPool> pool;
   bool has_det = false, has_cls = false, has_rec = false, has_recheck = false;
-  // Per role (det, cls, rec, recheck): the file or "<bundle>:role"; "" when absent.
-  std::string names[4];
+  bool has_layout = false, has_table = false;
+  // Per role (det, cls, rec, recheck, layout, table): the file or "<bundle>:role"; "" when absent.
+  std::string names[6];
+  // The document parser over `pipeline` when there is a layout model (else null); its models
+  // may load on its first call (LoadOptions::layout).
+  std::shared_ptr<DocumentParser> document;
   std::string model_set;  // the known model set the models are, "" if none
   bool from_bundle = false;
   // What the models need per input pixel under a memory budget: the known set's figures when the
@@ -96,6 +107,17 @@ struct LoadedPipeline {
 // (bundle version / feature), InvalidArgument (bad options or settings),
 // RuntimeUnavailable, BackendError.
 LoadedPipeline load_pipeline(const LoadOptions& options);
+
+// A document parser over an existing OCR pipeline with this layout (and optional table) model:
+// what load_pipeline makes for LoadOptions::layout / table, for a caller that adds document
+// parsing to a pipeline it already has (Python's Predictor on its first parse). Paths are loaded
+// on the parser's first call (a missing file is NotFound now), bytes now; the sessions use
+// `session` and `pool`. Throws as load_pipeline does.
+std::shared_ptr<DocumentParser> load_document_parser(std::shared_ptr<const Pipeline> ocr,
+                                                     const ModelSource& layout,
+                                                     const ModelSource& table,
+                                                     const SessionOptions& session,
+                                                     std::shared_ptr<MemoryPool> pool);
 
 // The settings of the known model set these models belong to, as a JSON
 // object ("{}" when none), and its name. Each source is a path or bytes;

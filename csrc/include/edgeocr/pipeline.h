@@ -98,6 +98,17 @@ struct PipelineConfig {
   // pixels, amount 2) and adds the lines only that run found (0: never).
   // Sharper pages are read bit-identically.
   float det_sharpen_below = 0.15f;
+  // Layout analysis (DocumentParser, docs/document-parsing.md). The layout model's input when
+  // the model does not fix it (PicoDet CDLA fixes 800 x 608).
+  int layout_height = 800;
+  int layout_width = 608;
+  // A region candidate's class score must exceed this (rapid_layout's and PaddleOCR's 0.5).
+  float layout_score_thresh = 0.5f;
+  // Per class, a candidate overlapping a kept region by more than this IoU is dropped.
+  float layout_nms_iou = 0.5f;
+  // The most regions a page keeps, the best-scoring first: a hostile model or page gives a
+  // bounded result.
+  int layout_max_regions = 300;
 };
 
 // A word of a line: its text split at spaces (Chinese or Japanese text without spaces: one word

@@ -1,0 +1,166 @@
+// edgeocr._core.DocumentParser and its result, _core.Document (csrc/include/edgeocr/document.h).
+#include <pybind11/stl.h>
+
+#include <memory>
+
+#include "bindings.h"
+#include "codec/png.h"
+#include "edgeocr/document.h"
+#include "edgeocr/status.h"
+
+namespace py = pybind11;
+using namespace edgeocr;
+using namespace edgeocr::python;
+
+namespace {
+
+// A parsed page as the core holds it: Python reads its parts, and its Markdown and tables' HTML
+// come from the core's one writer.
+struct PyDocument {
+  std::shared_ptr<const DocumentResult> doc;
+  std::pair<int, int> image_size;
+};
+
+py::tuple box4(const BoxF& b) {
+  return py::make_tuple(b.x0, b.y0, b.x1, b.y1);
+}
+
+py::dict table_dict(const TableStructure& t) {
+  py::list cells;
+  for (const TableCell& c : t.cells)
+    cells.append(py::dict(py::arg("row") = c.row, py::arg("col") = c.col,
+                          py::arg("row_span") = c.row_span, py::arg("col_span") = c.col_span,
+                          py::arg("box") = box4(c.box), py::arg("lines") = c.lines,
+                          py::arg("text") = utf8(c.text), py::arg("header") = c.header));
+  return py::dict(py::arg("rows") = t.rows, py::arg("cols") = t.cols, py::arg("method") = t.method,
+                  py::arg("cells") = cells);
+}
+
+py::dict region_dict(const Region& r) {
+  return py::dict(py::arg("type") = region_type_name(r.type), py::arg("label") = utf8(r.label),
+                  py::arg("score") = r.score, py::arg("box") = box4(r.box),
+                  py::arg("furniture") = r.furniture, py::arg("heading_level") = r.heading_level,
+                  py::arg("caption_of") = r.caption_of, py::arg("from_layout") = r.from_layout,
+                  py::arg("lines") = r.lines,
+                  py::arg("table") = r.has_table ? py::object(table_dict(r.table)) : py::none());
+}
+
+PyDocument document_of(DocumentResult&& r) {
+  PyDocument d;
+  d.image_size = {r.width, r.height};
+  d.doc = std::make_shared<const DocumentResult>(std::move(r));
+  return d;
+}
+
+}  // namespace
+
+void bind_document(py::module_& m) {
+  py::class_<PyDocument>(m, "Document")
+      .def_property_readonly("width", [](const PyDocument& d) { return d.doc->width; })
+      .def_property_readonly("height", [](const PyDocument& d) { return d.doc->height; })
+      // The OCR lines in document order, as Pipeline.run gives lines.
+      .def_property_readonly("lines",
+                             [](const PyDocument& d) {
+                               py::list out;
+                               for (const OcrLine& l : d.doc->ocr.lines) out.append(line_tuple(l));
+                               return out;
+                             })
+      .def_property_readonly("regions",
+                             [](const PyDocument& d) {
+                               py::list out;
+                               for (const Region& r : d.doc->regions) out.append(region_dict(r));
+                               return out;
+                             })
+      .def_property_readonly(
+          "timings",
+          [](const PyDocument& d) {
+            const DocumentTimings& t = d.doc->timings;
+            const OcrTimings& o = d.doc->ocr.timings;
+            return py::dict(py::arg("layout") = t.layout, py::arg("layout_model") = t.layout_model,
+                            py::arg("table") = t.table, py::arg("table_model") = t.table_model,
+                            py::arg("order") = t.order, py::arg("det") = o.det,
+                            py::arg("cls") = o.cls, py::arg("rec") = o.rec,
+                            py::arg("det_model") = o.det_model, py::arg("cls_model") = o.cls_model,
+                            py::arg("rec_model") = o.rec_model, py::arg("total") = t.total);
+          })
+      .def(
+          "markdown",
+          [](const PyDocument& d, const std::string& figure_prefix, bool furniture) {
+            MarkdownOptions o;
+            o.figure_prefix = figure_prefix;
+            o.furniture = furniture;
+            return utf8(to_markdown(*d.doc, o));
+          },
+          py::arg("figure_prefix") = "figure-", py::arg("furniture") = false,
+          "The page as Markdown (the core's one writer).")
+      .def(
+          "table_html",
+          [](const PyDocument& d, std::size_t region) {
+            if (region >= d.doc->regions.size() || !d.doc->regions[region].has_table)
+              fail(StatusCode::kInvalidArgument,
+                   "region " + std::to_string(region) + " holds no table");
+            return utf8(table_html(d.doc->regions[region].table));
+          },
+          py::arg("region"));
+
+  py::class_<DocumentParser, std::shared_ptr<DocumentParser>>(m, "DocumentParser")
+      .def_property_readonly("models_loaded", &DocumentParser::models_loaded)
+      .def_property_readonly("has_table_model",
+                             [](const DocumentParser& p) {
+                               py::gil_scoped_release nogil;  // a deferred load happens now
+                               return p.models().table != nullptr;
+                             })
+      .def_property_readonly("layout_labels",
+                             [](const DocumentParser& p) {
+                               std::vector<std::string> labels;
+                               {
+                                 py::gil_scoped_release nogil;
+                                 labels = p.models().layout_labels;
+                               }
+                               return labels;
+                             })
+      .def(
+          "run",
+          [](const DocumentParser& p, const py::array& img) {
+            ImageView view = image_view_of(img);
+            DocumentResult r;
+            {
+              py::gil_scoped_release nogil;
+              r = p.run(view);
+            }
+            return document_of(std::move(r));
+          },
+          py::arg("image"))
+      .def(
+          "run_encoded",
+          // A PNG's bytes decoded in the core (csrc/codec/png.h), then run(); the reason (a str)
+          // when the decoder declines them, as Pipeline.run_encoded.
+          [](const DocumentParser& p, const py::object& data, std::uint64_t max_pixels,
+             std::uint64_t max_bytes) -> py::object {
+            py::buffer_info buf = contiguous_buffer(data, "image bytes");
+            const auto* bytes = static_cast<const std::uint8_t*>(buf.ptr);
+            const auto size = static_cast<std::size_t>(buf.size * buf.itemsize);
+            codec::DecodedImage img;
+            std::string why;
+            codec::DecodeResult decoded;
+            DocumentResult r;
+            {
+              py::gil_scoped_release nogil;
+              decoded = codec::decode_png(bytes, size, max_pixels, max_bytes, &img, &why);
+              if (decoded == codec::DecodeResult::kDecoded) r = p.run(img.view());
+            }
+            if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
+            if (decoded != codec::DecodeResult::kDecoded) return py::str(why);
+            return py::cast(document_of(std::move(r)));
+          },
+          py::arg("data"), py::arg("max_pixels"), py::arg("max_bytes"));
+
+  m.def(
+      "region_type_of_label",
+      [](const std::string& label) -> py::object {
+        RegionType t;
+        if (!region_type_of_label(label, &t)) return py::none();
+        return py::str(region_type_name(t));
+      },
+      py::arg("label"), "The region type a layout model's label names, None for an unknown one.");
+}
