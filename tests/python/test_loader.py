@@ -545,7 +545,7 @@ def hostile_corpus() -> dict:
         # versions and features
         "format_version_99": (_bundle(_manifest(format_version=99)), "BundleVersionError"),
         "requires_fp4": (_bundle(_manifest(requires=["onnx", "fp4"])), "BundleVersionError"),
-        "role_unknown": (_bundle(_manifest(models__0__role="layout")), "BundleVersionError"),
+        "role_unknown": (_bundle(_manifest(models__0__role="segmenter")), "BundleVersionError"),
         "format_nb": (_bundle(_manifest(models__0__format="paddle")), "BundleVersionError"),
         "pipeline_unknown_key": (
             _bundle(_manifest(pipeline={"det_magic": 1})),
