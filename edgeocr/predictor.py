@@ -386,14 +386,26 @@ class Predictor:
         fields (``page``, ``dpi``, ``width_pt``, ...) given; what `parse_pages` runs per page."""
         return DocumentResult._from_core(self.engine.parse(self._document(), image), source, **page)
 
-    def parse_pages(self, source, pages=None, *, dpi=None, password=None):
+    def parse_pages(
+        self, source, pages=None, *, dpi=None, password=None, skip_text=False, redo_ocr=False
+    ):
         """:meth:`parse` on a document page by page (PDF, multi-page TIFF, or one image), as
-        :meth:`predict_pages` reads them: yields a `DocumentResult` per page, streaming; a page
-        that fails comes out with its ``error``."""
+        :meth:`predict_pages` reads them (``skip_text``: a PDF page with a text layer is kept, not
+        parsed; ``redo_ocr`` is read as predict_pages reads it): yields a `DocumentResult` per
+        page, streaming; a page that fails comes out with its ``error``."""
         self._document()  # no layout model: said now, not per page
         from .documents.pages import predict_pages
 
-        return predict_pages(self, source, pages, dpi=dpi, password=password, parse=True)
+        return predict_pages(
+            self,
+            source,
+            pages,
+            dpi=dpi,
+            password=password,
+            skip_text=skip_text,
+            redo_ocr=redo_ocr,
+            parse=True,
+        )
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""
