@@ -117,6 +117,7 @@ class Engine:
             # activations, during one it holds what the call's plan counted (docs/memory-budget.md).
             options.shared_arena, options.memory_pattern, options.shrink_arena = True, False, True
         self._options = options
+        self._disk_cache = _flag(disk_cache, "disk_cache")
         loaded = _core.load_pipeline(
             **sources,
             options=options,
@@ -276,17 +277,18 @@ class Engine:
         """A document parser over this engine's pipeline with these layout (and table) models
         (paths or bytes), as the loader makes one; their sessions use the pipeline's pool."""
         return _core.load_document_parser(
-            self._core_pipeline, layout, table, self._options, self._pool
+            self._core_pipeline, layout, table, self._options, self._pool, self._disk_cache
         )
 
     def parse(self, parser, img: np.ndarray):
         """The document parser on a decoded image: the core's ``_core.Document``."""
         return parser.run(img)
 
-    def parse_encoded(self, parser, data, max_pixels: int):
-        """The document parser on a PNG's bytes decoded in the core; None when the decoder
-        declines them (as :meth:`run_encoded`)."""
-        doc = parser.run_encoded(data, max_pixels, max_pixels * DECODE_BYTES_PER_PIXEL)
+    def parse_encoded(self, parser, data, max_pixels: int, source=None):
+        """The document parser on a PNG's or JPEG's bytes decoded in the core; None when the
+        decoder leaves them to others (as :meth:`run_encoded`)."""
+        src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        doc = parser.run_encoded(data, src or "image bytes", max_pixels)
         return None if isinstance(doc, str) else doc
 
     def recognize(self, img: np.ndarray) -> OcrLine:

@@ -375,7 +375,7 @@ class Predictor:
             elif isinstance(image, (bytes, bytearray)):
                 data = image
             if data is not None:
-                doc = self.engine.parse_encoded(parser, data, limit)
+                doc = self.engine.parse_encoded(parser, data, limit, source)
                 if doc is not None:
                     return DocumentResult._from_core(doc, source)
                 image = load_image_bytes(data, source or "<bytes>", limit)

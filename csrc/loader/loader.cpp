@@ -314,11 +314,11 @@ DocumentModels document_models(std::shared_ptr<Model> layout, std::shared_ptr<Mo
 // The layout (and table) model from loose sources, loaded at once.
 DocumentModels load_document_models(const ModelSource& layout, const ModelSource& table,
                                     const SessionOptions& so,
-                                    const std::shared_ptr<MemoryPool>& pool) {
+                                    const std::shared_ptr<MemoryPool>& pool, bool disk_cache) {
   const ModelSource src[2] = {layout, table};
   const bool wanted[2] = {layout.given(), table.given()};
   const auto loaded = load_at_once(wanted, [&](int i) {
-    std::shared_ptr<Model> m = load_model(src[i], kRoleNames[4 + i], so, pool);
+    std::shared_ptr<Model> m = load_model(src[i], kRoleNames[4 + i], so, pool, disk_cache);
     check_role(*m, kRoles[4 + i]);
     return m;
   });
@@ -579,16 +579,15 @@ LoadedPipeline load_pipeline(const LoadOptions& o) {
     if (o.table.given()) out.names[5] = source_name(o.table, "table");
     out.has_layout = true;
     out.has_table = o.table.given();
-    out.document = load_document_parser(out.pipeline, o.layout, o.table, so, out.pool);
+    out.document =
+        load_document_parser(out.pipeline, o.layout, o.table, so, out.pool, o.disk_cache);
   }
   return out;
 }
 
-std::shared_ptr<DocumentParser> load_document_parser(std::shared_ptr<const Pipeline> ocr,
-                                                     const ModelSource& layout,
-                                                     const ModelSource& table,
-                                                     const SessionOptions& so,
-                                                     std::shared_ptr<MemoryPool> pool) {
+std::shared_ptr<DocumentParser> load_document_parser(
+    std::shared_ptr<const Pipeline> ocr, const ModelSource& layout, const ModelSource& table,
+    const SessionOptions& so, std::shared_ptr<MemoryPool> pool, bool disk_cache) {
   check_source(layout, "layout");
   check_source(table, "table");
   if (!layout.given()) invalid("document parsing needs a layout model");
@@ -602,12 +601,13 @@ std::shared_ptr<DocumentParser> load_document_parser(std::shared_ptr<const Pipel
       if (!s->path.empty() && ::stat(s->path.c_str(), &st) != 0)
         fail(StatusCode::kNotFound, "model file not found: " + s->path);
     }
-    return std::make_shared<DocumentParser>(std::move(ocr), [layout, table, so, pool]() {
-      return load_document_models(layout, table, so, pool);
-    });
+    return std::make_shared<DocumentParser>(
+        std::move(ocr), [layout, table, so, pool, disk_cache]() {
+          return load_document_models(layout, table, so, pool, disk_cache);
+        });
   }
-  return std::make_shared<DocumentParser>(std::move(ocr),
-                                          load_document_models(layout, table, so, pool));
+  return std::make_shared<DocumentParser>(
+      std::move(ocr), load_document_models(layout, table, so, pool, disk_cache));
 }
 
 }  // namespace edgeocr

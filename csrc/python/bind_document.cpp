@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "bindings.h"
-#include "codec/png.h"
+#include "codec/decode.h"
 #include "edgeocr/document.h"
 #include "edgeocr/status.h"
 
@@ -133,10 +133,10 @@ void bind_document(py::module_& m) {
           py::arg("image"))
       .def(
           "run_encoded",
-          // A PNG's bytes decoded in the core (csrc/codec/png.h), then run(); the reason (a str)
-          // when the decoder declines them, as Pipeline.run_encoded.
-          [](const DocumentParser& p, const py::object& data, std::uint64_t max_pixels,
-             std::uint64_t max_bytes) -> py::object {
+          // A PNG's or JPEG's bytes decoded in the core (csrc/codec/decode.h), then run(); the
+          // reason (a str) when the decoder leaves them to others, as Pipeline.run_encoded.
+          [](const DocumentParser& p, const py::object& data, const std::string& what,
+             std::uint64_t max_pixels) -> py::object {
             py::buffer_info buf = contiguous_buffer(data, "image bytes");
             const auto* bytes = static_cast<const std::uint8_t*>(buf.ptr);
             const auto size = static_cast<std::size_t>(buf.size * buf.itemsize);
@@ -146,14 +146,14 @@ void bind_document(py::module_& m) {
             DocumentResult r;
             {
               py::gil_scoped_release nogil;
-              decoded = codec::decode_png(bytes, size, max_pixels, max_bytes, &img, &why);
+              decoded = codec::decode_image(bytes, size, max_pixels,
+                                            codec::default_max_bytes(max_pixels), &img, &why);
               if (decoded == codec::DecodeResult::kDecoded) r = p.run(img.view());
             }
-            if (decoded == codec::DecodeResult::kNotPng) return py::str("not a PNG");
-            if (decoded != codec::DecodeResult::kDecoded) return py::str(why);
+            if (auto declined = declined_image(decoded, what, why)) return *declined;
             return py::cast(document_of(std::move(r)));
           },
-          py::arg("data"), py::arg("max_pixels"), py::arg("max_bytes"));
+          py::arg("data"), py::arg("what"), py::arg("max_pixels"));
 
   m.def(
       "region_type_of_label",

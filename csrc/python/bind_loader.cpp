@@ -218,8 +218,8 @@ void bind_loader(py::module_& m) {
       py::arg("verify_checksums") = true, py::arg("keep_optimization") = false,
       py::arg("name") = "<bundle bytes>", py::arg("bundle_budget") = false,
       py::arg("recheck") = py::none(), py::arg("recheck_keys") = py::none(),
-      py::arg("defer_recheck") = true, py::arg("disk_cache") = true,
-      py::arg("layout") = py::none(), py::arg("table") = py::none(),
+      py::arg("defer_recheck") = true, py::arg("disk_cache") = true, py::arg("layout") = py::none(),
+      py::arg("table") = py::none(),
       "Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or "
       "buffers), with an optional recheck recogniser (a known set's file loaded when first "
       "needed unless defer_recheck is False) and document models (layout, table). "
@@ -228,15 +228,17 @@ void bind_loader(py::module_& m) {
   m.def(
       "load_document_parser",
       [](std::shared_ptr<Pipeline> pipeline, const py::object& layout, const py::object& table,
-         const SessionOptions& options, std::shared_ptr<MemoryPool> pool) {
+         const SessionOptions& options, std::shared_ptr<MemoryPool> pool, bool disk_cache) {
         PySource lo, ta;
         set_source(lo, layout, "layout", "<layout model bytes>");
         set_source(ta, table, "table", "<table model bytes>");
         py::gil_scoped_release nogil;
-        return load_document_parser(std::move(pipeline), lo.src, ta.src, options, std::move(pool));
+        return load_document_parser(std::move(pipeline), lo.src, ta.src, options, std::move(pool),
+                                    disk_cache);
       },
       py::arg("pipeline"), py::arg("layout"), py::arg("table") = py::none(),
       py::arg("options") = SessionOptions(), py::arg("pool") = nullptr,
+      py::arg("disk_cache") = true,
       "A document parser over `pipeline` with this layout (and table) model; paths load on its "
       "first run.");
 

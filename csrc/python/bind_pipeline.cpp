@@ -13,7 +13,8 @@
 namespace py = pybind11;
 using namespace edgeocr;
 
-namespace {
+namespace edgeocr {
+namespace python {
 
 // A decode_image outcome for Python: nothing (decoded), the reason (a str) for bytes left to other
 // decoders, or InvalidInputError naming `what` for a damaged file or one over the caps.
@@ -32,6 +33,11 @@ std::optional<py::object> declined_image(codec::DecodeResult r, const std::strin
       fail(StatusCode::kInvalidArgument, what + ": not a readable image: " + why);
   }
 }
+
+}  // namespace python
+}  // namespace edgeocr
+
+namespace {
 
 // A Python value as the settings table takes it. Types are kept (a str stays
 // a str) so that the table, not a cast, decides what is accepted.

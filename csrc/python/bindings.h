@@ -4,8 +4,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <optional>
 #include <string>
 
+#include "codec/decode.h"
 #include "edgeocr/image.h"
 #include "edgeocr/pipeline.h"
 
@@ -29,6 +31,11 @@ pybind11::tuple box_array(const Quad& q);
 pybind11::str utf8(const std::string& s);
 pybind11::tuple line_tuple(const OcrLine& l);
 pybind11::dict result_dict(const OcrResult& r);
+// A codec::decode_image outcome (csrc/codec/decode.h, its DecodeResult as an int-backed enum) for
+// Python: nothing (decoded), the reason (a str) for bytes left to other decoders, or
+// InvalidInputError naming `what` for a damaged file or one over the caps.
+std::optional<pybind11::object> declined_image(codec::DecodeResult r, const std::string& what,
+                                               const std::string& why);
 
 }  // namespace python
 }  // namespace edgeocr

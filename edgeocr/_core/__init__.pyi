@@ -20,6 +20,8 @@ from . import kernels, loader
 
 __all__: list[str] = [
     "BudgetedCall",
+    "Document",
+    "DocumentParser",
     "LoadedPipeline",
     "MAX_SESSION_THREADS",
     "MemoryPool",
@@ -29,9 +31,13 @@ __all__: list[str] = [
     "SessionOptions",
     "StatusCode",
     "check_setting",
+    "codec_versions",
     "cpu_features",
+    "decode_image",
     "default_config",
+    "default_max_decode_bytes",
     "kernels",
+    "load_document_parser",
     "load_pipeline",
     "loader",
     "malloc_arena_cap",
@@ -43,6 +49,7 @@ __all__: list[str] = [
     "ort_selftest",
     "parse_setting",
     "plan_call",
+    "region_type_of_label",
     "runtime_info",
     "set_ort_library_path",
     "settings",
@@ -209,11 +216,42 @@ class Pipeline:
     @property
     def recheck_loaded(self) -> bool: ...
 
+class Document:
+    def markdown(self, figure_prefix: str = "figure-", furniture: bool = False) -> str:
+        """
+        The page as Markdown (the core's one writer).
+        """
+    def table_html(self, region: typing.SupportsInt | typing.SupportsIndex) -> str: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def lines(self) -> list: ...
+    @property
+    def regions(self) -> list: ...
+    @property
+    def timings(self) -> dict: ...
+    @property
+    def width(self) -> int: ...
+
+class DocumentParser:
+    def run(self, image: numpy.ndarray) -> Document: ...
+    def run_encoded(
+        self, data: typing.Any, what: str, max_pixels: typing.SupportsInt | typing.SupportsIndex
+    ) -> typing.Any: ...
+    @property
+    def has_table_model(self) -> bool: ...
+    @property
+    def layout_labels(self) -> list[str]: ...
+    @property
+    def models_loaded(self) -> bool: ...
+
 class LoadedPipeline:
     @property
     def budget_bytes(self) -> int: ...
     @property
     def charset(self) -> list[str]: ...
+    @property
+    def document(self) -> DocumentParser: ...
     @property
     def from_bundle(self) -> bool: ...
     @property
@@ -244,6 +282,18 @@ def decode_image(
 ) -> typing.Any: ...
 def default_config() -> dict: ...
 def default_max_decode_bytes(max_pixels: typing.SupportsInt | typing.SupportsIndex) -> int: ...
+def load_document_parser(
+    pipeline: Pipeline,
+    layout: typing.Any,
+    table: typing.Any = None,
+    options: SessionOptions = ...,
+    pool: MemoryPool = None,
+    disk_cache: bool = True,
+) -> DocumentParser:
+    """
+    A document parser over `pipeline` with this layout (and table) model; paths load on its first run.
+    """
+
 def load_pipeline(
     bundle: typing.Any = None,
     model: typing.Any = None,
@@ -263,9 +313,11 @@ def load_pipeline(
     recheck_keys: typing.Any = None,
     defer_recheck: bool = True,
     disk_cache: bool = True,
+    layout: typing.Any = None,
+    table: typing.Any = None,
 ) -> LoadedPipeline:
     """
-    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers), with an optional recheck recogniser (a known set's file loaded when first needed unless defer_recheck is False). disk_cache=False: no on-disk cache is read or written by this load.
+    Build a pipeline from a bundle, one model of any kind, or det/cls/rec models (paths or buffers), with an optional recheck recogniser (a known set's file loaded when first needed unless defer_recheck is False) and document models (layout, table). disk_cache=False: no on-disk cache is read or written by this load.
     """
 
 def malloc_arena_cap() -> int:
@@ -303,6 +355,11 @@ def plan_call(
     has_rec: bool = True,
     image_bytes: typing.SupportsInt | typing.SupportsIndex = 0,
 ) -> dict: ...
+def region_type_of_label(label: str) -> typing.Any:
+    """
+    The region type a layout model's label names, None for an unknown one.
+    """
+
 def runtime_info() -> dict: ...
 def set_ort_library_path(path: str) -> None: ...
 def settings() -> list: ...

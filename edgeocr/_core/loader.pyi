@@ -14,9 +14,12 @@ import edgeocr._core
 __all__: list[str] = [
     "Bundle",
     "MemberView",
+    "cache_folder",
+    "cache_root",
     "charset_for",
     "check_settings_json",
     "default_settings_json",
+    "graph_cache_dir",
     "model_set_settings",
     "paddle_model_config",
     "parse_keys",
@@ -52,6 +55,16 @@ class Bundle:
     @property
     def roles(self) -> list[str]: ...
 
+def cache_folder(name: str) -> str:
+    """
+    The cache folder `name` under cache_root(), created (0700) and checked: a folder owned by this user and not writable by group or others; '' when disk caches are off or the folder is refused (named once in a warning on stderr).
+    """
+
+def cache_root() -> str:
+    """
+    The root of edgeocr's disk caches: $EDGEOCR_CACHE_DIR, else ~/.cache/edgeocr ('' when EDGEOCR_CACHE_DIR=off, or without HOME and EDGEOCR_CACHE_DIR). Not checked or created.
+    """
+
 def charset_for(
     rec: edgeocr._core.Model,
     chars: collections.abc.Sequence[str] | None = None,
@@ -63,16 +76,6 @@ def check_settings_json(settings_json: str, where: str = "settings") -> str:
     """
 
 def default_settings_json() -> str: ...
-def cache_folder(name: str) -> str:
-    """
-    The cache folder `name` under cache_root(), created (0700) and checked: a folder owned by this user and not writable by group or others; '' when disk caches are off or the folder is refused (named once in a warning on stderr).
-    """
-
-def cache_root() -> str:
-    """
-    The root of edgeocr's disk caches: $EDGEOCR_CACHE_DIR, else ~/.cache/edgeocr ('' when EDGEOCR_CACHE_DIR=off, or without HOME and EDGEOCR_CACHE_DIR). Not checked or created.
-    """
-
 def graph_cache_dir() -> str:
     """
     The folder of ONNX Runtime's optimised graphs, created and checked ('' when EDGEOCR_GRAPH_CACHE=0, disk caches are off or the folder is refused).

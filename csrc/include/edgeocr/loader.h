@@ -112,12 +112,11 @@ LoadedPipeline load_pipeline(const LoadOptions& options);
 // what load_pipeline makes for LoadOptions::layout / table, for a caller that adds document
 // parsing to a pipeline it already has (Python's Predictor on its first parse). Paths are loaded
 // on the parser's first call (a missing file is NotFound now), bytes now; the sessions use
-// `session` and `pool`. Throws as load_pipeline does.
-std::shared_ptr<DocumentParser> load_document_parser(std::shared_ptr<const Pipeline> ocr,
-                                                     const ModelSource& layout,
-                                                     const ModelSource& table,
-                                                     const SessionOptions& session,
-                                                     std::shared_ptr<MemoryPool> pool);
+// `session` and `pool`; !disk_cache: no on-disk cache is read or written (LoadOptions::disk_cache).
+// Throws as load_pipeline does.
+std::shared_ptr<DocumentParser> load_document_parser(
+    std::shared_ptr<const Pipeline> ocr, const ModelSource& layout, const ModelSource& table,
+    const SessionOptions& session, std::shared_ptr<MemoryPool> pool, bool disk_cache = true);
 
 // The settings of the known model set these models belong to, as a JSON
 // object ("{}" when none), and its name. Each source is a path or bytes;
