@@ -1089,6 +1089,11 @@ static const char* const k_values[][2] = {
     {"det_sharpen_below", "0.2"},
     {"det_max_upscale", "1.25"},
     {"rec_recheck_below", "0.5"},
+    {"layout_height", "640"},
+    {"layout_width", "480"},
+    {"layout_score_thresh", "0.4"},
+    {"layout_nms_iou", "0.6"},
+    {"layout_max_regions", "200"},
 };
 #define N_VALUES (sizeof k_values / sizeof k_values[0])
 
