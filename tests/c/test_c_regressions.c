@@ -17,7 +17,8 @@
  *                                  EDGEOCR_TEST_BLUR_PNG; 77 without them
  *   test_c_regressions structs     every output struct refuses a struct_size below its smallest
  *                                  version or ending inside a field (edgeocr_line_t's word_count
- *                                  was accepted cut: issue 35), and writes nothing past it
+ *                                  was accepted cut: issue 35), and writes nothing past it;
+ *                                  the document's structs (API version 9) too
  *
  * "dictionary" and "runtime" read EDGEOCR_TEST_DET_MODEL, EDGEOCR_TEST_REC_MODEL and
  * EDGEOCR_TEST_ORT_LIBRARY (and the runtime's default search EDGEOCR_ORT_LIBRARY) and exit with
@@ -25,12 +26,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,12 +41,12 @@
 
 static int g_failures = 0;
 
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++g_failures;                                                             \
-    }                                                                           \
+      ++g_failures;                                                            \
+    }                                                                          \
   } while (0)
 
 static const char* env(const char* name) {
@@ -115,8 +116,9 @@ static int get_inputs(inputs* in) {
   in->rec = env("EDGEOCR_TEST_REC_MODEL");
   in->ort = env("EDGEOCR_TEST_ORT_LIBRARY");
   if (!in->det || !in->rec) {
-    fprintf(stderr, "SKIP: set EDGEOCR_TEST_DET_MODEL and EDGEOCR_TEST_REC_MODEL (and "
-                    "EDGEOCR_TEST_ORT_LIBRARY unless ONNX Runtime is found by default)\n");
+    fprintf(stderr,
+            "SKIP: set EDGEOCR_TEST_DET_MODEL and EDGEOCR_TEST_REC_MODEL (and "
+            "EDGEOCR_TEST_ORT_LIBRARY unless ONNX Runtime is found by default)\n");
     return SKIP;
   }
   return 0;
@@ -225,8 +227,11 @@ static int test_dictionary(void) {
         const char* bytes;
         size_t size;
         const char* code;
-      } controls[] = {{"\t", 1, "U+0009"}, {"x\x1b[2J", 5, "U+001B"}, {"\x7f", 1, "U+007F"},
-                      {"\xc2\x85", 2, "U+0085"}, {"a\rb", 3, NULL}};
+      } controls[] = {{"\t", 1, "U+0009"},
+                      {"x\x1b[2J", 5, "U+001B"},
+                      {"\x7f", 1, "U+007F"},
+                      {"\xc2\x85", 2, "U+0085"},
+                      {"a\rb", 3, NULL}};
       size_t k;
       for (k = 0; k < sizeof controls / sizeof controls[0]; ++k) {
         size_t i, pos = 0;
@@ -331,8 +336,9 @@ static int test_runtime(void) {
   int rc = get_inputs(&in);
   if (rc) return rc;
   if (!env("EDGEOCR_ORT_LIBRARY") && !in.ort) {
-    fprintf(stderr, "SKIP: the default search needs EDGEOCR_ORT_LIBRARY (or the runtime next to "
-                    "libedgeocr)\n");
+    fprintf(stderr,
+            "SKIP: the default search needs EDGEOCR_ORT_LIBRARY (or the runtime next to "
+            "libedgeocr)\n");
     return SKIP;
   }
   edgeocr_options_init(&opt, sizeof opt);
@@ -440,9 +446,11 @@ static size_t count_files(const char* dir) {
 }
 
 static int test_recheck(void) {
-  const char *det = env("EDGEOCR_TEST_RECHECK_DET_MODEL"), *cls = env("EDGEOCR_TEST_RECHECK_CLS_MODEL");
-  const char *rec = env("EDGEOCR_TEST_RECHECK_REC_MODEL");
-  const char *recheck = env("EDGEOCR_TEST_RECHECK_RECHECK_MODEL"), *blur = env("EDGEOCR_TEST_BLUR_PNG");
+  const char *det = env("EDGEOCR_TEST_RECHECK_DET_MODEL"),
+             *cls = env("EDGEOCR_TEST_RECHECK_CLS_MODEL");
+  const char* rec = env("EDGEOCR_TEST_RECHECK_REC_MODEL");
+  const char *recheck = env("EDGEOCR_TEST_RECHECK_RECHECK_MODEL"),
+             *blur = env("EDGEOCR_TEST_BLUR_PNG");
   const char* ort = env("EDGEOCR_TEST_ORT_LIBRARY");
   const char* keys = env("EDGEOCR_TEST_RECHECK_KEYS");
   char dir[] = "/tmp/edgeocr_recheck_XXXXXX";
@@ -456,8 +464,9 @@ static int test_recheck(void) {
   size_t png_size = 0, model_size = 0;
   int i;
   if (!det || !cls || !rec || !recheck || !blur) {
-    fprintf(stderr, "SKIP: set EDGEOCR_TEST_RECHECK_{DET,CLS,REC,RECHECK}_MODEL (a known recheck "
-                    "set, e.g. ppocr-v6-tiny-recheck) and EDGEOCR_TEST_BLUR_PNG\n");
+    fprintf(stderr,
+            "SKIP: set EDGEOCR_TEST_RECHECK_{DET,CLS,REC,RECHECK}_MODEL (a known recheck "
+            "set, e.g. ppocr-v6-tiny-recheck) and EDGEOCR_TEST_BLUR_PNG\n");
     return SKIP;
   }
   png = read_whole(blur, &png_size);
@@ -583,8 +592,8 @@ static void check_size(const char* what, struct_call call, size_t size, size_t f
   if (accepted) {
     if (then ? st != EDGEOCR_STATUS_INVALID_ARGUMENT || !strstr(msg, then)
              : st != EDGEOCR_STATUS_OK) {
-      fprintf(stderr, "%s: struct_size %zu (of %zu) should be accepted: %s: %s\n", what, size,
-              full, edgeocr_status_name(st), msg);
+      fprintf(stderr, "%s: struct_size %zu (of %zu) should be accepted: %s: %s\n", what, size, full,
+              edgeocr_status_name(st), msg);
       ++g_failures;
     }
   } else if (st != EDGEOCR_STATUS_INVALID_ARGUMENT || !strstr(msg, "struct_size")) {
@@ -618,6 +627,22 @@ static edgeocr_status_t call_setting(void* b) {
   return edgeocr_setting_info(0, (edgeocr_setting_info_t*)b);
 }
 
+static edgeocr_status_t call_region(void* b) {
+  return edgeocr_document_get_region(NULL, 0, (edgeocr_region_t*)b);
+}
+static edgeocr_status_t call_cell(void* b) {
+  return edgeocr_document_get_cell(NULL, 0, 0, (edgeocr_table_cell_t*)b);
+}
+static edgeocr_status_t call_document_timings(void* b) {
+  return edgeocr_document_timings(NULL, (edgeocr_document_timings_t*)b);
+}
+static edgeocr_status_t call_document_line(void* b) {
+  return edgeocr_document_get_line(NULL, 0, (edgeocr_line_t*)b);
+}
+static edgeocr_status_t call_document_word(void* b) {
+  return edgeocr_document_get_word(NULL, 0, 0, (edgeocr_word_t*)b);
+}
+
 static int test_structs(void) {
   /* edgeocr_line_t: version 2 ends before word_count (version 4), version 4 after it, version
      8 after turns; a size inside word_count, or inside turns and its padding, is none of them.
@@ -645,6 +670,24 @@ static int test_structs(void) {
   for (size = 0; size <= sizeof(edgeocr_setting_info_t) + 16; ++size)
     check_size("edgeocr_setting_info_t", call_setting, size, sizeof(edgeocr_setting_info_t),
                size >= sizeof(edgeocr_setting_info_t), NULL);
+  /* The document's (API version 9): one version each; its lines and words as a result's. */
+  for (size = 0; size <= sizeof(edgeocr_region_t) + 16; ++size)
+    check_size("edgeocr_region_t", call_region, size, sizeof(edgeocr_region_t),
+               size >= sizeof(edgeocr_region_t), "document is NULL");
+  for (size = 0; size <= sizeof(edgeocr_table_cell_t) + 16; ++size)
+    check_size("edgeocr_table_cell_t", call_cell, size, sizeof(edgeocr_table_cell_t),
+               size >= sizeof(edgeocr_table_cell_t), "document is NULL");
+  for (size = 0; size <= sizeof(edgeocr_document_timings_t) + 16; ++size)
+    check_size("edgeocr_document_timings_t", call_document_timings, size,
+               sizeof(edgeocr_document_timings_t), size >= sizeof(edgeocr_document_timings_t),
+               "document is NULL");
+  for (size = 0; size <= sizeof(edgeocr_line_t) + 16; ++size)
+    check_size("edgeocr_line_t (document)", call_document_line, size, sizeof(edgeocr_line_t),
+               size == line_v2 || size == line_wc_end || size >= sizeof(edgeocr_line_t),
+               "document is NULL");
+  for (size = 0; size <= sizeof(edgeocr_word_t) + 16; ++size)
+    check_size("edgeocr_word_t (document)", call_document_word, size, sizeof(edgeocr_word_t),
+               size >= sizeof(edgeocr_word_t), "document is NULL");
   return g_failures ? 1 : 0;
 }
 

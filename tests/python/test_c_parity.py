@@ -121,3 +121,69 @@ def test_a_named_set_is_the_same_set_in_c(demo, rung, tmp_path):
     roles = ("det", "cls", "rec", "keys", "recheck")
     args = [a for r in roles if r in paths for a in (f"--{r}", paths[r])]
     assert _same(demo, args, p, tmp_path) >= 9
+
+
+DOC_PAGE = DATA / "doc_two_column.png"
+
+
+def _document_set():
+    """The `document` set's files (the default OCR set with the layout and table models)."""
+    import edgeocr
+    from edgeocr.models import resolve_model_set
+
+    try:
+        paths = resolve_model_set("document")
+    except edgeocr.ModelNotFoundError as e:
+        pytest.skip(f"{e} (pip install 'edgeocr[test]')")
+    roles = ("det", "cls", "rec", "keys", "recheck", "layout", "table")
+    return paths, [a for r in roles if r in paths for a in (f"--{r}", paths[r])]
+
+
+def _c_output(demo, args):
+    r = subprocess.run([demo, *args], env=_env(), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
+@pytest.fixture(scope="module")
+def parsed_in_python():
+    import edgeocr
+
+    _document_set()
+    return edgeocr.Predictor(models="document", threads=2, precision="fp32").parse(str(DOC_PAGE))
+
+
+def test_document_markdown_is_pythons(demo, parsed_in_python, tmp_path):
+    """The C API's Markdown of the two-column page with a table (edgeocr_predictor_parse_encoded,
+    edgeocr_document_markdown) is Python's Predictor.parse(...).to_markdown() on the same models:
+    one parser, one writer. Also through the pixel path (a PPM: edgeocr_predictor_parse)."""
+    _, args = _document_set()
+    want = parsed_in_python.to_markdown()
+    assert want.startswith("# ") and "](figure-1)" in want  # a real page, not an empty one
+    assert _c_output(demo, [*args, "--threads", "2", "--markdown", str(DOC_PAGE)]) == want
+    ppm = cmp.as_pnm([str(DOC_PAGE)], str(tmp_path))[0]
+    assert _c_output(demo, [*args, "--threads", "2", "--markdown", ppm]) == want
+
+
+def test_document_regions_are_pythons(demo, parsed_in_python):
+    """The regions C reads (edgeocr_document_get_region) are Python's: type, label, box, order,
+    furniture, heading level, caption, lines, table shape."""
+    _, args = _document_set()
+    rows = _c_output(demo, [*args, "--threads", "2", "--regions", str(DOC_PAGE)]).splitlines()
+    py = parsed_in_python.regions
+    assert len(rows) == len(py) >= 10
+    for k, (row, r) in enumerate(zip(rows, py)):
+        typ, score, box, furniture, level, caption_of, lines, table, label = row.split("\t")
+        assert (typ, label) == (r.type, r.label), k
+        assert abs(float(score) - r.score) < 1e-3, k
+        assert max(abs(float(a) - b) for a, b in zip(box.split(","), r.box)) <= 0.06, k
+        assert (int(furniture), int(level), int(caption_of)) == (
+            r.furniture,
+            r.heading_level,
+            r.caption_of,
+        ), k
+        assert int(lines) == len(r.lines), k
+        want_table = (
+            "-" if r.table is None else f"{r.table.rows}x{r.table.cols}:{len(r.table.cells)}"
+        )
+        assert table == want_table, k
