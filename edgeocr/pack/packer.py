@@ -94,7 +94,9 @@ class PackOptions:
         return dataclasses.replace(self, optimize=optimize, auto_keep=auto_keep)
 
 
-def pack(output, *, det=None, cls=None, rec=None, recheck=None, **options) -> dict:
+def pack(
+    output, *, det=None, cls=None, rec=None, recheck=None, layout=None, table=None, **options
+) -> dict:
     """Make a bundle at ``output``; returns its manifest.
 
     A quantized bundle is always verified before it is written (the gate):
@@ -118,11 +120,18 @@ def pack(output, *, det=None, cls=None, rec=None, recheck=None, **options) -> di
     ``rec_recheck_below`` (its dictionary: ``recheck_keys``, else its metadata). It is packed in
     float (a bundle with one cannot be quantized yet) and stored with its dictionary; the
     manifest then requires the ``recheck`` feature.
+
+    ``layout`` and ``table``: document parsing's models (docs/document-parsing.md; a table model
+    needs a layout model), ONNX files. They are stored as given (not quantized or optimised:
+    the bundle parses as the loose files do), checked first as the loader checks them (a model
+    that is not a layout model is refused before anything is written), and the manifest then
+    requires the ``layout`` (and ``table``) feature.
     """
     o = PackOptions(**options).checked()
     if det is None and rec is None:
         raise InvalidInputError("give at least a det or a rec model")
     _check_recheck(recheck, rec, o)
+    document = _read_document_models(layout, table)
     log = o.log
     # 1. Sources: ONNX bytes per role (Paddle inference models converted, settings from their
     #    inference.yml unless config= is given).
@@ -143,6 +152,16 @@ def pack(output, *, det=None, cls=None, rec=None, recheck=None, **options) -> di
         ref = Engine({**ref_sources, "keys": o.keys}, settings=config, threads=o.threads)
         load_seconds = time.perf_counter() - t0
         config, charset, recheck_charset = ref.config, ref.charset, ref.recheck_charset
+        if document:
+            # The loader's own checks (check_layout_model and the role inference), on the bytes
+            # the bundle will hold: a bundle that could not parse is never written.
+            parser = ref.load_document(
+                document["layout"][0], document["table"][0] if "table" in document else None
+            )
+            log(
+                f"layout: {len(parser.layout_labels)} classes ({', '.join(parser.layout_labels)})"
+                + ("; table model" if parser.has_table_model else "")
+            )
         # 3. Pages and calibration inputs (made by the pipeline's own kernels).
         pages = gate_pages(o.calib, o.calib_limit, o.eval_dir, o.eval_limit, o.quantize)
         settings = (
@@ -202,6 +221,7 @@ def pack(output, *, det=None, cls=None, rec=None, recheck=None, **options) -> di
         packed,
         build,
         src,
+        document,
         (charset, recheck_charset),
         config,
         report,
@@ -234,6 +254,29 @@ def _check_recheck(recheck, rec, o: PackOptions) -> None:
         )
 
 
+def _read_document_models(layout, table) -> dict:
+    """{role: (ONNX bytes, source info)} of the layout and table models given ({} for none)."""
+    if table is not None and layout is None:
+        raise InvalidInputError(
+            "a table model reads the tables the layout model finds; give a layout model with it"
+        )
+    from .paddle import is_paddle_source
+    from .sources import read_source
+
+    out = {}
+    for role, p in (("layout", layout), ("table", table)):
+        if p is None:
+            continue
+        if not isinstance(p, (str, os.PathLike)):
+            raise InvalidInputError(f"the {role} model is given as a path, got {type(p).__name__}")
+        if is_paddle_source(p) or os.fspath(p).endswith(".nb"):
+            raise InvalidInputError(
+                f"{os.fspath(p)}: a {role} model is packed from an ONNX file (.onnx)"
+            )
+        out[role] = read_source(p)
+    return out
+
+
 def _uniform_roles(settings, sources: dict) -> set:
     """Roles calibrated on one input shape: histogram calibrators (entropy, percentile) need it."""
     if settings is None or settings.mode != "int8":
@@ -259,8 +302,11 @@ def _check_conversion(src: Sources, pages: GatePages, inputs: dict, config, o) -
     )
 
 
-def _write(output, packed, build, src, charsets, config, report, pages, inputs, uniform, o):
-    """The bundle's manifest and file; returns the manifest. ``charsets``: rec's and recheck's."""
+def _write(
+    output, packed, build, src, document, charsets, config, report, pages, inputs, uniform, o
+):
+    """The bundle's manifest and file; returns the manifest. ``document``: the layout and table
+    models ({role: (bytes, source info)}), stored as given; ``charsets``: rec's and recheck's."""
     charset, recheck_charset = charsets
     settings = build.settings
     requires = ["onnx"]
@@ -283,6 +329,16 @@ def _write(output, packed, build, src, charsets, config, report, pages, inputs, 
             "kept_float": build.kept[role] if quantized else [],
             "quantized": quantized,
         }
+    for role, (data, info) in document.items():
+        entries[role] = {
+            "data": data,
+            "file": f"{role}.onnx",
+            "source": info,
+            "graph_optimization": "none",
+            "kept_float": [],
+            "quantized": False,
+        }
+    packed = {**packed, **{role: data for role, (data, _) in document.items()}}
     features = cpu_features()
     quant = (
         {"mode": "none"}
