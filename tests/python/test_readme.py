@@ -2,7 +2,9 @@
 
 Every fenced block of the README is marked with what it is (tools/readme_commands.py); .ci/run
 runs each command block verbatim (`readme NAME`), the Python snippets run here, every
-`edgeocr SUBCOMMAND` the README names exists, and every relative link leads to a file.
+`edgeocr SUBCOMMAND` the README names exists, and every relative link leads to a file. The
+tables that restate the code (the optional extras, the model sets and rungs) are checked
+against it, and no table row or index link is written twice.
 """
 
 import importlib.util
@@ -13,6 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11: pytest itself depends on tomli there
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -102,3 +109,110 @@ def test_relative_links_lead_to_files():
 def test_what_moved_out_of_the_readme_is_linked(path):
     assert (REPO / path).exists()
     assert f"]({path})" in README.read_text(encoding="utf-8")
+
+
+def table_rows(text: str, heading: str) -> list[list[str]]:
+    """The cells of the first Markdown table below ``heading`` (a line of the text), header and
+    rule rows left out."""
+    lines = text.splitlines()
+    start = lines.index(heading)
+    rows = []
+    for line in lines[start + 1 :]:
+        if line.startswith("#"):
+            break
+        if line.startswith("|"):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+        elif rows:
+            break
+    assert len(rows) > 2, f"no table below {heading!r}"
+    return rows[2:]
+
+
+def _project(requirement: str) -> str:
+    """The project name of a requirement string ('ray[data]>=2.60' -> 'ray')."""
+    return re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement).group(0).lower()
+
+
+def test_the_extras_table_is_pyprojects():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    rows = table_rows(README.read_text(encoding="utf-8"), "## Optional extras")
+    listed = [re.fullmatch(r"`([\w-]+)`", r[0]).group(1) for r in rows]
+    assert len(listed) == len(set(listed)), listed
+    assert sorted(listed) == sorted(extras), "README's extras table vs pyproject.toml"
+    for name, _, brings in rows:
+        name = name.strip("`")
+        # What a row brings: each requirement's project by name, or through an extra it names.
+        named = set(re.findall(r"`([\w.\[\]-]+)`", brings))
+        covered = {_project(r) for n in named & set(extras) for r in extras[n]}
+        covered |= {_project(n) for n in named}
+        missing = {_project(r) for r in extras[name]} - covered
+        assert not missing, f"the {name} row does not say it brings {sorted(missing)}"
+
+
+# Where each doc lists the model sets: (heading of its table, column of the set, of its rung).
+SET_TABLES = {"README.md": ("## Model sets", 0, 1), "docs/model-ladder.md": (None, 1, 0)}
+
+
+@pytest.mark.parametrize("path", sorted(SET_TABLES))
+def test_the_model_sets_listed_are_the_codes(path):
+    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS, RUNGS
+
+    heading, set_col, rung_col = SET_TABLES[path]
+    text = (REPO / path).read_text(encoding="utf-8")
+    heading = heading or next(ln for ln in text.splitlines() if ln.startswith("# "))
+    rows = table_rows(text, heading)
+    names = [re.match(r"`([\w.-]+)`", r[set_col]).group(1) for r in rows]
+    assert len(names) == len(set(names)), names
+    assert sorted(names) == sorted(MODEL_SETS), f"{path}: the model sets vs edgeocr/models.py"
+    rung_of = {v: k for k, v in RUNGS.items()}
+    for name, row in zip(names, rows):
+        assert row[rung_col] == (f"`{rung_of[name]}`" if name in rung_of else ""), (path, row)
+        assert ("(default)" in row[set_col]) == (name == DEFAULT_MODEL_SET), (path, row)
+
+
+def test_the_cpp_loader_knows_the_same_sets():
+    # The C++ loader keys each set's settings by its files' sha256 (csrc/loader/model_sets.cpp);
+    # the Python-only sets add document-parsing models to another set's OCR files.
+    from edgeocr.models import MODEL_SETS
+
+    cpp = (REPO / "csrc" / "loader" / "model_sets.cpp").read_text(encoding="utf-8")
+    cpp_names = re.findall(r'^\s*\{"([\w.-]+)",\s*$', cpp, re.M)
+    assert cpp_names
+    assert sorted(cpp_names) == sorted(n for n, s in MODEL_SETS.items() if not s.layout)
+
+
+def _docs():
+    return [README, REPO / "CHANGELOG.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("path", _docs(), ids=lambda p: p.name)
+def test_no_table_row_written_twice(path):
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()] + [""]
+    rule = re.compile(r"\|[|:\- ]+")
+    rows = [  # a table's rows, not its header (two tables may have the same columns)
+        ln
+        for ln, below in zip(lines, lines[1:])
+        if ln.startswith("|") and not rule.fullmatch(ln) and not rule.fullmatch(below)
+    ]
+    twice = sorted({r for r in rows if rows.count(r) > 1})
+    assert not twice, f"{path.name}: rows written twice: {twice}"
+
+
+def test_the_documentation_list_links_every_doc_once():
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Documentation") :]
+    section = section[: section.index("\n## ", 3)]
+    links = re.findall(r"\]\(([^)#\s]+)\)", section)
+    assert len(links) == len(set(links)), (
+        f"linked twice: {[x for x in links if links.count(x) > 1]}"
+    )
+    docs = {f"docs/{p.name}" for p in (REPO / "docs").glob("*.md")}
+    assert docs <= set(links), (
+        f"docs/ pages the README's Documentation list lacks: {docs - set(links)}"
+    )
+    # The index rows of "What you get" name each thing once.
+    firsts = [r[0] for r in table_rows(text, "## What you get")]
+    calls = [c for f in firsts for c in re.findall(r"`(\.?[\w.]+)\(", f)]
+    assert len(calls) == len(set(calls)), f"What you get names twice: {calls}"
