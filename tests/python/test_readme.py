@@ -112,10 +112,10 @@ def test_what_moved_out_of_the_readme_is_linked(path):
 
 
 def table_rows(text: str, heading: str) -> list[list[str]]:
-    """The cells of the first Markdown table below ``heading`` (a line of the text), header and
-    rule rows left out."""
+    """The cells of the first Markdown table below ``heading`` (a line of the text, or the table's
+    own header row), header and rule rows left out."""
     lines = text.splitlines()
-    start = lines.index(heading)
+    start = lines.index(heading) - heading.startswith("|")
     rows = []
     for line in lines[start + 1 :]:
         if line.startswith("#"):
@@ -216,3 +216,41 @@ def test_the_documentation_list_links_every_doc_once():
     firsts = [r[0] for r in table_rows(text, "## What you get")]
     calls = [c for f in firsts for c in re.findall(r"`(\.?[\w.]+)\(", f)]
     assert len(calls) == len(set(calls)), f"What you get names twice: {calls}"
+
+
+USAGE = REPO / "docs" / "usage.md"
+
+
+def test_usage_lists_every_command_and_predict_option():
+    from edgeocr.cli import build_parser
+
+    text = USAGE.read_text(encoding="utf-8")
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    rows = table_rows(text, "## The API and the commands")
+    named = {m for r in rows for m in re.findall(r"`edgeocr ([a-z]+)\b", r[0])}
+    assert named == set(sub.choices), f"docs/usage.md vs edgeocr's subcommands: {named ^ set(sub)}"
+    predict = sub.choices["predict"]
+    options = {o for a in predict._actions for o in a.option_strings if o.startswith("--")}
+    options.discard("--help")
+    row = next(" ".join(r) for r in rows if r[0].startswith("`edgeocr predict"))
+    written = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", row))
+    assert written == options, (
+        f"docs/usage.md's predict row vs edgeocr predict: {written ^ options}"
+    )
+
+
+def test_usage_lists_every_error_with_its_bases():
+    import edgeocr.errors as errors
+
+    classes = {
+        name: cls
+        for name, cls in vars(errors).items()
+        if isinstance(cls, type) and issubclass(cls, errors.EdgeOCRError)
+    }
+    classes.pop("EdgeOCRError")
+    rows = table_rows(USAGE.read_text(encoding="utf-8"), "| error | also a | when |")
+    table = {r[0].strip("`"): re.findall(r"`(\w+)`", r[1]) for r in rows}
+    assert sorted(table) == sorted(classes), "docs/usage.md's errors vs edgeocr/errors.py"
+    for name, bases in table.items():
+        want = [b.__name__ for b in classes[name].__bases__ if b is not errors.EdgeOCRError]
+        assert bases == want, f"{name}: the table says {bases}, edgeocr/errors.py {want}"
