@@ -114,7 +114,7 @@ def test_what_moved_out_of_the_readme_is_linked(path):
 def table_rows(text: str, heading: str) -> list[list[str]]:
     """The cells of the first Markdown table below ``heading`` (a line of the text, or the table's
     own header row), header and rule rows left out."""
-    lines = text.splitlines()
+    lines = [ln.strip() for ln in text.splitlines()]  # a table in a list item is indented
     start = lines.index(heading) - heading.startswith("|")
     rows = []
     for line in lines[start + 1 :]:
@@ -254,3 +254,31 @@ def test_usage_lists_every_error_with_its_bases():
     for name, bases in table.items():
         want = [b.__name__ for b in classes[name].__bases__ if b is not errors.EdgeOCRError]
         assert bases == want, f"{name}: the table says {bases}, edgeocr/errors.py {want}"
+
+
+C_HEADER = REPO / "csrc" / "include" / "edgeocr_c.h"
+C_API_DOC = REPO / "docs" / "c-api.md"
+
+
+def test_c_api_doc_is_the_headers():
+    header = C_HEADER.read_text(encoding="utf-8")
+    doc = C_API_DOC.read_text(encoding="utf-8")
+    version = int(re.search(r"#define EDGEOCR_C_API_VERSION (\d+)", header).group(1))
+    said = re.search(r"`EDGEOCR_C_API_VERSION` \((\d+)\)", doc)
+    assert said and int(said.group(1)) == version, "docs/c-api.md's API version vs the header"
+    later = [int(v) for v in re.findall(r"API version (\d+)", doc) if int(v) > version]
+    assert not later, f"docs/c-api.md names API versions the header does not have: {later}"
+    # The exported symbols: every function the header declares, and no other.
+    declared = set(re.findall(r"EDGEOCR_C_EXPORT[^;(]*?\b(edgeocr_\w+)\s*\(", header))
+    listed = doc[doc.index("## Exported symbols") :]
+    listed = set(re.findall(r"\bedgeocr_\w+", listed[: listed.index("\n## ", 3)]))
+    assert listed == declared, (
+        f"docs/c-api.md's exported symbols vs the header: {listed ^ declared}"
+    )
+    # The status table: every status but OK, once.
+    statuses = set(re.findall(r"EDGEOCR_STATUS_(\w+) = \d+", header)) - {"OK"}
+    rows = table_rows(doc, "| status | when |")
+    table = [r[0].strip("`") for r in rows]
+    assert sorted(table) == sorted(statuses), (
+        f"docs/c-api.md's status table: {set(table) ^ statuses}"
+    )
