@@ -107,6 +107,14 @@ std::vector<std::string> layout_labels(const Model& layout) {
     fail(StatusCode::kInvalidModel, layout.name() + ": its labels (metadata 'character') give " +
                                         std::to_string(labels.size()) + " classes, not 1..256");
   check_characters(labels, 0, layout.name() + ": its labels (metadata 'character')", "line");
+  // Every region carries its label: a label of megabytes, copied into hundreds of regions (and
+  // every output), would be memory no page asks for. Layout labels are words.
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (labels[i].size() > kMaxLayoutLabelBytes)
+      fail(StatusCode::kInvalidModel,
+           layout.name() + ": label " + std::to_string(i + 1) + " (metadata 'character') is " +
+               std::to_string(labels[i].size()) + " bytes long; a layout label is at most " +
+               std::to_string(kMaxLayoutLabelBytes) + " bytes");
   return labels;
 }
 

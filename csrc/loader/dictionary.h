@@ -2,6 +2,7 @@
 // for Python, the C API and bundles.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,13 @@ const char* role_name(ModelRole role);
 // the first output (4: det N1HW map, 2: cls N x 2, 3: rec N x T x C).
 ModelRole role_of(const Model& model);
 
+// The longest layout label accepted, in bytes.
+constexpr std::size_t kMaxLayoutLabelBytes = 128;
+
 // A layout model's labels: its "character" metadata, one label per line (as PaddleDetection's
 // exports and rapid_layout write them). InvalidModel naming the model when there is none, it is
-// empty, holds a control character, or more than 256 labels.
+// empty, holds a control character, more than 256 labels or a label longer than
+// kMaxLayoutLabelBytes.
 std::vector<std::string> layout_labels(const Model& layout);
 
 // Largest keys file / keys text read, and most characters in a dictionary.

