@@ -494,7 +494,10 @@ class ResultOutput:
     def __init__(self, out: str, resume: bool, part_rows: int = PART_ROWS):
         from .errors import InvalidInputError
 
-        self.out = os.fspath(out).rstrip("/") or "/"
+        # Absolute: Ray's workers write the parts, and their working folder is not the
+        # driver's (init_local_ray gives a job run from a checkout an empty working_dir), so a
+        # relative OUT would land in theirs.
+        self.out = os.path.abspath(os.fspath(out).rstrip("/") or "/")
         if self.out.endswith(".parquet"):
             self.kind = "parquet"
         elif self.out.endswith((".jsonl", ".json")):
@@ -720,6 +723,13 @@ def run_cli(args) -> int:
                 **kw,
             )
             pages, errors = output.write(ds)
+            if pages == 0:  # every input gives a row (its pages, or its error)
+                print(
+                    f"edgeocr predict --ray: {len(todo)} inputs to do, but no row reached "
+                    f"{output.out}",
+                    file=sys.stderr,
+                )
+                return 1
     finally:
         if started:
             ray.shutdown()

@@ -427,3 +427,17 @@ def test_cli_ray_parquet(ray_cluster, v4_paths, reference, pages, tmp_path, caps
     err = capsys.readouterr().err
     assert "removed" in err and "1 pages, 0 errors" in err
     assert sorted(r["path"] for r in pq.read_table(out).to_pylist()) == sorted(good[:2])
+
+
+def test_cli_ray_relative_output(ray_cluster, v4_paths, reference, pages, tmp_path, monkeypatch):
+    """A relative --output lands beside the caller, not in the workers' working folder (the
+    README's Ray command gives out.parquet; from a checkout the workers run in another one)."""
+    import pyarrow.parquet as pq
+
+    from edgeocr.cli import main
+
+    _, good, _ = pages
+    monkeypatch.chdir(tmp_path)
+    assert main(cli_argv(good[:2], "out.parquet")) == 0
+    rows = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert sorted(r["path"] for r in rows) == sorted(good[:2])
