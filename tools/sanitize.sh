@@ -51,6 +51,7 @@ if [[ $run_ctest == 1 ]]; then
   san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
   gen=()
   command -v ninja >/dev/null && gen=(-G Ninja)
+  mkdir -p "$(dirname "$BUILD")"  # its logs sit beside it (a fresh clone has no build/)
   if ! cmake -S "$REPO" -B "$BUILD" "${gen[@]}" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER="$SAN_CC" -DCMAKE_CXX_COMPILER="$SAN_CXX" \
