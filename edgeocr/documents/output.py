@@ -31,6 +31,10 @@ FORMATS = ("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf")
 # The formats of parsed documents (Predictor.parse_pages: layout regions, tables, reading order):
 # Markdown and the JSON document tree. The others write OCR lines (predict_pages).
 PARSED_FORMATS = ("markdown", "json")
+# The formats that write a parsed page's regions as blocks (hOCR, ALTO) and its lines otherwise:
+# `edgeocr predict` parses for them when its models include a layout model (the ``document``
+# set, a bundle with one, layout=).
+BLOCK_FORMATS = ("hocr", "alto")
 _WRITERS = {
     "text": TextWriter,
     "markdown": MarkdownWriter,
@@ -153,7 +157,9 @@ def write_document(
 ) -> DocumentReport:
     """Write ``results`` (`PageResult`s from `Predictor.predict_pages`, or `OcrResult`s of
     images; for "markdown" and "json", `DocumentResult`s from `Predictor.parse_pages`) to
-    ``output`` as one document, consuming them one at a time.
+    ``output`` as one document, consuming them one at a time. hOCR and ALTO write a
+    `DocumentResult`'s layout regions as their blocks (ocr_carea, ocr_table, ...; TextBlock,
+    Illustration, ...), the other formats its lines in reading order.
 
     ``format``: one of :data:`FORMATS` (default: from ``output``'s extension). ``output``: a
     path, or ``"-"`` (standard output) for the text formats. For ``"pdf"``: ``source`` is the
@@ -220,7 +226,8 @@ def run_cli(args, predictor, files: list[str]) -> int:
     out = args.output or "-"
     fmt = format_for(out, args.format or ("jsonl" if args.json else None))
     failures = 0
-    read = predictor.parse_pages if fmt in PARSED_FORMATS else predictor.predict_pages
+    parse = fmt in PARSED_FORMATS or (fmt in BLOCK_FORMATS and "layout" in predictor.roles)
+    read = predictor.parse_pages if parse else predictor.predict_pages
 
     def pages_of(path):
         nonlocal failures
