@@ -187,3 +187,25 @@ def test_document_regions_are_pythons(demo, parsed_in_python):
             "-" if r.table is None else f"{r.table.rows}x{r.table.cols}:{len(r.table.cells)}"
         )
         assert table == want_table, k
+
+
+DOCPARSE = DATA / "docparse" / "images"
+
+
+def test_docparse_pages_markdown_is_pythons(demo):
+    """A C app turning pages into Markdown (ocr_demo --markdown: edgeocr_predictor_parse_encoded,
+    edgeocr_document_markdown) gets what Python's Predictor(models="document").parse(page)
+    .to_markdown() gives on the same models: the Chinese page with its tables and the 3-column
+    JPEG of tests/data/docparse, in one run (each page after its "<!-- PATH -->" line)."""
+    import edgeocr
+
+    _, args = _document_set()
+    pages = [str(DOCPARSE / "doc_zh_1col_12.png"), str(DOCPARSE / "doc_en_3col_13.jpg")]
+    p = edgeocr.Predictor(models="document", threads=2, precision="fp32")
+    want = ""
+    for page in pages:
+        doc = p.parse(page)
+        assert len(doc.regions) >= 10 and any(r.type == "table" for r in doc.regions), page
+        want += f"<!-- {page} -->\n" + doc.to_markdown()
+    assert want.count("\n# ") + want.count("\n## ") >= 2  # headings, not only paragraphs
+    assert _c_output(demo, [*args, "--threads", "2", "--markdown", *pages]) == want
