@@ -4,15 +4,21 @@
 #  1. Builds the C++ and C tests in build/sanitize with AddressSanitizer,
 #     UndefinedBehaviorSanitizer and LeakSanitizer (gcc by default: its shared
 #     libasan lets libedgeocr.so keep linking with --no-undefined) and runs ctest.
-#  2. Builds the libFuzzer harnesses of tests/fuzz/ with clang
+#  2. Builds the same tests in build/tsan with ThreadSanitizer (-fsanitize=thread) and runs
+#     ctest again; the threaded C tests (8 threads on one predictor, the deferred recheck model
+#     that 8 threads' first calls load at once: test_c_regressions recheck) must run, not skip.
+#     ONNX Runtime is a prebuilt library, not instrumented: tools/tsan.supp names its internals
+#     only, never an edgeocr frame.
+#  3. Builds the libFuzzer harnesses of tests/fuzz/ with clang
 #     (-fsanitize=fuzzer,address,undefined), replays the committed regression
 #     inputs (tests/fuzz/regressions/<harness>/), then fuzzes each harness for
 #     FUZZ_SECONDS.
 #
-# Usage: tools/sanitize.sh [--no-ctest] [--no-fuzz]
+# Usage: tools/sanitize.sh [--no-ctest] [--no-tsan] [--no-fuzz]
 # Environment: FUZZ_SECONDS (20), JOBS (2), SAN_CC/SAN_CXX (gcc/g++),
-#   FUZZ_CXX (clang++), EDGEOCR_SAN_BUILD (build/sanitize), CTEST_TIMEOUT (400 s per test).
-# Needs cmake, gcc with libasan/libubsan, and for the fuzzers clang with
+#   FUZZ_CXX (clang++), EDGEOCR_SAN_BUILD (build/sanitize), EDGEOCR_TSAN_BUILD (build/tsan),
+#   CTEST_TIMEOUT (400 s per test).
+# Needs cmake, gcc with libasan/libubsan/libtsan, and for the fuzzers clang with
 # libclang-rt (Debian: apt-get install clang libclang-rt-14-dev).
 # Sized to finish in under 10 minutes on 2 cores.
 set -uo pipefail
@@ -25,13 +31,19 @@ SAN_CC="${SAN_CC:-gcc}"
 SAN_CXX="${SAN_CXX:-g++}"
 FUZZ_CXX="${FUZZ_CXX:-clang++}"
 CTEST_TIMEOUT="${CTEST_TIMEOUT:-400}"
+# The ctest names ThreadSanitizer runs: those that start threads (the C API's per-thread error,
+# 8 threads on one predictor, 8 threads' first call loading the deferred recheck model at once,
+# document parsing's threads, the memory budget's threads).
+TSAN_TESTS="${TSAN_TESTS:-^(c_api_args|c_api_threads|c_api_regression_recheck|c_api_document_threads|test_budget)$}"
 run_ctest=1
+run_tsan=1
 run_fuzz=1
 for a in "$@"; do
   case "$a" in
     --no-ctest) run_ctest=0 ;;
+    --no-tsan) run_tsan=0 ;;
     --no-fuzz) run_fuzz=0 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "sanitize.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -46,34 +58,75 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_stri
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$REPO/tools/lsan.supp:print_suppressions=0"
 
-if [[ $run_ctest == 1 ]]; then
-  step "configure $BUILD ($SAN_CXX, -fsanitize=address,undefined)"
-  san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
-  gen=()
+# configure_build DIR FLAGS: the C++ and C tests built with FLAGS (compile and link) in DIR.
+configure_build() {
+  local dir=$1 flags=$2 gen=()
   command -v ninja >/dev/null && gen=(-G Ninja)
-  mkdir -p "$(dirname "$BUILD")"  # its logs sit beside it (a fresh clone has no build/)
-  if ! cmake -S "$REPO" -B "$BUILD" "${gen[@]}" \
+  mkdir -p "$(dirname "$dir")"  # its logs sit beside it (a fresh clone has no build/)
+  if ! cmake -S "$REPO" -B "$dir" "${gen[@]}" \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER="$SAN_CC" -DCMAKE_CXX_COMPILER="$SAN_CXX" \
-      -DCMAKE_C_FLAGS_RELWITHDEBINFO="$san" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$san" \
-      -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-      -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+      -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
+      -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" \
       -DEDGEOCR_BUILD_TESTS=ON -DEDGEOCR_BUILD_PYTHON=OFF \
-      -DPython3_EXECUTABLE="$(command -v python3)" >"$BUILD.configure.log" 2>&1; then
-    tail -30 "$BUILD.configure.log"
-    echo "sanitize.sh: cmake configure failed" >&2
+      -DPython3_EXECUTABLE="$(command -v python3)" >"$dir.configure.log" 2>&1; then
+    tail -30 "$dir.configure.log"
+    echo "sanitize.sh: cmake configure of $dir failed" >&2
     exit 1
   fi
-  grep -E "C API tests:" "$BUILD.configure.log" || true
-  step "build"
-  if ! cmake --build "$BUILD" -j "$JOBS" >"$BUILD.build.log" 2>&1; then
-    tail -40 "$BUILD.build.log"
-    echo "sanitize.sh: build failed" >&2
+  grep -E "C API tests:" "$dir.configure.log" || true
+  step "build $dir"
+  if ! cmake --build "$dir" -j "$JOBS" >"$dir.build.log" 2>&1; then
+    tail -40 "$dir.build.log"
+    echo "sanitize.sh: build of $dir failed" >&2
     exit 1
   fi
+}
+
+# The deferred recheck model's C test (test_c_regressions recheck) needs a known recheck set:
+# the default set's files, found through the installed edgeocr (as tests/python/test_cpp.py does).
+recheck_env=$(python3 - 2>/dev/null <<'PY'
+import shlex
+from edgeocr.models import MODEL_SETS
+p = MODEL_SETS["ppocr-v6-tiny-recheck"].paths() or {}
+for role in ("det", "cls", "rec", "recheck"):
+    if p.get(role):
+        print(f"export EDGEOCR_TEST_RECHECK_{role.upper()}_MODEL={shlex.quote(str(p[role]))}")
+if p.get("keys"):
+    print(f"export EDGEOCR_TEST_RECHECK_KEYS={shlex.quote(str(p['keys']))}")
+PY
+)
+eval "$recheck_env"
+
+if [[ $run_ctest == 1 ]]; then
+  step "configure $BUILD ($SAN_CXX, -fsanitize=address,undefined)"
+  configure_build "$BUILD" \
+    "-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
   step "ctest under ASan+UBSan+LSan"
   if ! (cd "$BUILD" && ctest -j "$JOBS" --output-on-failure --timeout "$CTEST_TIMEOUT"); then
     findings+=("ctest: a C/C++ test failed or a sanitizer reported (see the output above)")
+  fi
+fi
+
+if [[ $run_tsan == 1 ]]; then
+  TSAN_BUILD="${EDGEOCR_TSAN_BUILD:-$REPO/build/tsan}"
+  step "configure $TSAN_BUILD ($SAN_CXX, -fsanitize=thread)"
+  configure_build "$TSAN_BUILD" "-fsanitize=thread -fno-omit-frame-pointer -g -O1"
+  step "ctest under ThreadSanitizer"
+  # halt_on_error: a report fails the test (exit 66). ONNX Runtime synchronises its own threads
+  # in code TSan does not see; tools/tsan.supp lists those internals (no edgeocr frame).
+  # The other tests run one thread, where TSan has nothing to find: only TSAN_TESTS run.
+  tsan_log="$TSAN_BUILD.ctest.log"
+  if ! (cd "$TSAN_BUILD" &&
+        TSAN_OPTIONS="suppressions=$REPO/tools/tsan.supp:halt_on_error=1:second_deadlock_stack=1:history_size=4" \
+        ctest -j "$JOBS" --output-on-failure --timeout "$CTEST_TIMEOUT" -R "$TSAN_TESTS") \
+      2>&1 | tee "$tsan_log"; then
+    findings+=("tsan: a C/C++ test failed or ThreadSanitizer reported (see the output above)")
+  fi
+  # The threaded tests must have run: a skip (no models found) is a finding here.
+  if grep -E "(c_api_threads|c_api_regression_recheck|c_api_document_threads) .*(Skipped|Not Run)" \
+      "$tsan_log"; then
+    findings+=("tsan: a threaded test skipped (no models: install edgeocr with its [models] extra)")
   fi
 fi
 
@@ -145,4 +198,4 @@ if ((${#findings[@]})); then
   printf '  - %s\n' "${findings[@]}" >&2
   exit 1
 fi
-echo "sanitize.sh: clean (ctest=$run_ctest, fuzz=$run_fuzz ${FUZZ_SECONDS}s per harness)"
+echo "sanitize.sh: clean (ctest=$run_ctest, tsan=$run_tsan, fuzz=$run_fuzz ${FUZZ_SECONDS}s per harness)"
