@@ -1,7 +1,9 @@
 #include "postprocess/reading_order.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "postprocess/order.h"
@@ -53,6 +55,63 @@ bool keeps_without_lines(RegionType t) {
 }
 bool is_container(RegionType t) {
   return t == RegionType::kFigure || t == RegionType::kTable;
+}
+
+// The caption a line's text opens, by its first word: "Figure 3", "Fig. 3", "Table 2", "Tab. 2",
+// "图 3", "表 2" (case-insensitive, roman numerals too); false for any other text.
+bool caption_cue(const std::string& text, RegionType* kind) {
+  std::size_t i = 0;
+  while (i < text.size() && text[i] == ' ') ++i;
+  auto starts = [&](const char* w) {
+    const std::size_t n = std::char_traits<char>::length(w);
+    if (text.size() - i < n) return std::size_t{0};
+    for (std::size_t k = 0; k < n; ++k) {
+      const unsigned char c = static_cast<unsigned char>(text[i + k]);
+      if ((c < 0x80 ? std::tolower(c) : c) != static_cast<unsigned char>(w[k]))
+        return std::size_t{0};
+    }
+    return n;
+  };
+  static const struct {
+    const char* word;
+    RegionType kind;
+  } kCues[] = {
+      {"figure", RegionType::kFigureCaption},     {"fig.", RegionType::kFigureCaption},
+      {"fig", RegionType::kFigureCaption},        {"table", RegionType::kTableCaption},
+      {"tab.", RegionType::kTableCaption},        {"\xE5\x9B\xBE", RegionType::kFigureCaption},
+      {"\xE8\xA1\xA8", RegionType::kTableCaption}};
+  for (const auto& c : kCues) {
+    const std::size_t n = starts(c.word);
+    if (n == 0) continue;
+    std::size_t j = i + n;
+    while (j < text.size() && text[j] == ' ') ++j;
+    if (j >= text.size()) return false;
+    // The number: digits ("3", "3.1", "3.") or a roman numeral ("IV").
+    std::size_t k = j;
+    if (text[k] >= '0' && text[k] <= '9') {
+      while (k < text.size() && ((text[k] >= '0' && text[k] <= '9') || text[k] == '.')) ++k;
+    } else {
+      while (k < text.size() && std::strchr("ivxlcIVXLC", text[k]) != nullptr) ++k;
+      if (k < text.size() && text[k] == '.') ++k;
+    }
+    if (k == j) return false;
+    // Then the caption's own punctuation, its end, or a capital (or CJK) word: "Table 2 shows
+    // the results" is a sentence, "Table 2 Results" and "Table 2: results" are captions.
+    if (k == text.size() || (text[k] != '\0' && std::strchr(".:|-", text[k]) != nullptr) ||
+        text[k - 1] == '.') {
+      *kind = c.kind;
+      return true;
+    }
+    if (text[k] != ' ') return false;
+    while (k < text.size() && text[k] == ' ') ++k;
+    const unsigned char w = k < text.size() ? static_cast<unsigned char>(text[k]) : 0;
+    if ((w >= 'A' && w <= 'Z') || w >= 0x80) {
+      *kind = c.kind;
+      return true;
+    }
+    return false;
+  }
+  return false;
 }
 
 // Columns side by side overlap horizontally by less than this share of the narrower.
@@ -437,7 +496,20 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const std::
   std::sort(top.begin(), top.end(), by_position);
   std::sort(bottom.begin(), bottom.end(), by_position);
 
-  // 4. Captions to their figure / table.
+  // 4. Captions to their figure / table. A text region whose first line opens a caption
+  // ("Figure 2.", "Table 1:") is one when a figure or table is within reach (layout models often
+  // read captions as text); it stays text otherwise.
+  std::vector<bool> cued(regs.size(), false);
+  for (int c : body) {
+    Region& r = regs[static_cast<std::size_t>(c)];
+    RegionType kind;
+    if (r.type != RegionType::kText || r.lines.empty() ||
+        static_cast<std::size_t>(r.lines[0]) >= texts.size() ||
+        !caption_cue(texts[static_cast<std::size_t>(r.lines[0])], &kind))
+      continue;
+    r.type = kind;
+    cued[static_cast<std::size_t>(c)] = true;
+  }
   std::vector<int> target(regs.size(), -1);
   for (int c : body) {
     const Region& cap = regs[static_cast<std::size_t>(c)];
@@ -459,6 +531,10 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const std::
       }
     }
   }
+
+  for (int c : body)
+    if (cued[static_cast<std::size_t>(c)] && target[static_cast<std::size_t>(c)] < 0)
+      regs[static_cast<std::size_t>(c)].type = RegionType::kText;
 
   // 5. The body's order, over units: a figure or table with its captions is one unit.
   std::vector<int> units;

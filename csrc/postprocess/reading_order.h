@@ -40,6 +40,9 @@ struct ReadingOrderParams {
 // 4. Captions: each caption goes with the figure (figure_caption) or table (table_caption; the
 //    other kind when there is none) nearest above or below it that overlaps it horizontally,
 //    and is read right before it (when above) or after it (when below); caption_of is set.
+//    A text region whose first line opens a caption ("Figure 2.", "Fig. 3", "Table IV:",
+//    "图 1", "表 2") is a caption of that kind when such a figure or table is within reach (3 of
+//    its heights or 8% of the page), and stays text otherwise.
 // 5. Body: a region a comes before b when they overlap horizontally (by >= 30% of the narrower)
 //    and a is higher, or when a lies left of b, they share some height, and no third region
 //    lying between them vertically overlaps both horizontally (Breuel's rule, side by side

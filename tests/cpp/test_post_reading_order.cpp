@@ -197,6 +197,24 @@ TEST(stray_lines_get_regions_and_page_numbers_are_furniture) {
   CHECK(out[3].type == RegionType::kPageNumber && out[3].furniture);
 }
 
+TEST(text_that_opens_a_caption_beside_a_figure_or_table_is_its_caption) {
+  // A figure with "Figure 3. ..." read as text below it, a table with "Table 2 shows ..." (a
+  // sentence, no caption) below it, and "Table IV: ..." far from any table.
+  std::vector<Region> layout = {
+      reg(RegionType::kFigure, 100, 100, 900, 400), reg(RegionType::kText, 100, 410, 900, 440),
+      reg(RegionType::kTable, 100, 500, 900, 700), reg(RegionType::kText, 100, 710, 900, 740),
+      reg(RegionType::kText, 100, 900, 900, 930)};
+  std::vector<Quad> lines = {quad(110, 415, 880, 435), quad(110, 715, 880, 735),
+                             quad(110, 905, 880, 925)};
+  std::vector<std::string> texts = {"Figure 3. Results on the test set", "Table 2 shows the costs",
+                                    "Table IV: the costs"};
+  const auto out = order_regions(layout, lines, texts, 1000, 1000);
+  CHECK(out.size() == 5);
+  CHECK(out[1].type == RegionType::kFigureCaption && out[1].caption_of == 0);
+  CHECK(out[3].type == RegionType::kText && out[3].caption_of == -1);
+  CHECK(out[4].type == RegionType::kText && out[4].caption_of == -1);
+}
+
 TEST(regions_inside_tables_and_figures_and_duplicates_are_dropped) {
   std::vector<Region> layout = {reg(RegionType::kTable, 100, 100, 900, 500, 0.8f),
                                 reg(RegionType::kText, 120, 120, 400, 200, 0.95f),  // in the table
