@@ -79,8 +79,8 @@ bool each_line_once(const std::vector<Region>& out, std::size_t n) {
 }  // namespace
 
 TEST(two_columns_with_a_spanning_title_table_and_a_figure) {
-  // A page as tools/make_doc_pages.py draws it: the title box narrower than its line (as the
-  // CDLA model gives it), a left-column heading that does not overlap it horizontally.
+  // A page as tools/gen_doc_pages.py --preset two-column draws it: the title box narrower than its
+  // line (as the CDLA model gives it), a left-column heading that does not overlap it horizontally.
   std::vector<Region> layout = {
       reg(RegionType::kFigure, 640, 950, 1150, 1300),
       reg(RegionType::kText, 100, 290, 590, 515),  // L1
