@@ -114,6 +114,20 @@ bool caption_cue(const std::string& text, RegionType* kind) {
   return false;
 }
 
+// "(3)", "(12)", "(2.1)", "(4a)": an equation's number.
+bool equation_number(const std::string& text) {
+  std::size_t i = 0, e = text.size();
+  while (i < e && text[i] == ' ') ++i;
+  while (e > i && text[e - 1] == ' ') --e;
+  if (e - i < 3 || e - i > 8 || text[i] != '(' || text[e - 1] != ')') return false;
+  if (text[i + 1] < '0' || text[i + 1] > '9') return false;
+  for (std::size_t k = i + 1; k + 1 < e; ++k) {
+    const char c = text[k];
+    if (!((c >= '0' && c <= '9') || c == '.' || (c >= 'a' && c <= 'z'))) return false;
+  }
+  return true;
+}
+
 // Columns side by side overlap horizontally by less than this share of the narrower.
 constexpr float kColumnOverlap = 0.3f;
 
@@ -431,6 +445,25 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const std::
       r.lines = std::move(g.lines);
       regs.push_back(std::move(r));
     }
+  }
+  // An equation's number: a text region of one line reading "(3)" or "(2.1)" level with an
+  // equation and right of it joins it (layout models box the formula without its number).
+  for (Region& num : regs) {
+    if (num.type != RegionType::kText || num.lines.size() != 1 ||
+        static_cast<std::size_t>(num.lines[0]) >= texts.size() ||
+        !equation_number(texts[static_cast<std::size_t>(num.lines[0])]))
+      continue;
+    Region* best = nullptr;
+    for (Region& eq : regs) {
+      if (eq.type != RegionType::kEquation || eq.box.x1 > num.box.x0 + 0.5f * width(num.box))
+        continue;
+      if (y_overlap(eq.box, num.box) < 0.5f * std::min(height(eq.box), height(num.box))) continue;
+      if (!best || eq.box.x1 > best->box.x1) best = &eq;  // the nearest on the left
+    }
+    if (!best) continue;
+    best->box = unite(best->box, num.box);
+    best->lines.push_back(num.lines[0]);
+    num.lines.clear();  // dropped below
   }
   {
     std::vector<Region> kept;

@@ -31,8 +31,10 @@ struct ReadingOrderParams {
 //    ties: the smaller region). The rest are grouped (overlapping in x, each within 1.5 line
 //    heights of the group's last) into text regions of their own (from_layout = false); a
 //    stray line of digits only ("3", "- 3 -", "3/12", "Page 3") in the top or bottom 10% of
-//    the page is a page number. Text-like regions left without lines are dropped (figures,
-//    tables and equations stay).
+//    the page is a page number. A text region of one line reading "(3)" or "(2.1)", level
+//    with an equation (sharing half the smaller height) and right of it, joins the nearest
+//    such equation (its box grows to hold it). Text-like regions left without lines are
+//    dropped (figures, tables and equations stay).
 // 3. Furniture: header, footer and page-number regions, ordered apart (above the page's middle:
 //    before the body, else after it), top to bottom then left to right. A text region in the
 //    top (bottom) 6% of the page, above (below) every other region by 1.5 of its line heights,

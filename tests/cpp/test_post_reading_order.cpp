@@ -215,6 +215,21 @@ TEST(text_that_opens_a_caption_beside_a_figure_or_table_is_its_caption) {
   CHECK(out[4].type == RegionType::kText && out[4].caption_of == -1);
 }
 
+TEST(an_equations_number_beside_it_joins_it) {
+  std::vector<Region> layout = {reg(RegionType::kEquation, 300, 100, 500, 140),
+                                reg(RegionType::kText, 850, 105, 890, 135),
+                                reg(RegionType::kText, 850, 300, 890, 330)};
+  std::vector<Quad> lines = {quad(310, 110, 490, 130), quad(852, 110, 888, 130),
+                             quad(852, 305, 888, 325)};
+  std::vector<std::string> texts = {"E = mc2", "(1)", "(2)"};  // (2): no equation beside it
+  const auto out = order_regions(layout, lines, texts, 1000, 1000);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(out.size() == 2);
+  CHECK(out[0].type == RegionType::kEquation && out[0].lines == std::vector<int>({0, 1}));
+  CHECK(out[0].box.x1 == 890.f);
+  CHECK(out[1].type == RegionType::kText && out[1].lines == std::vector<int>({2}));
+}
+
 TEST(regions_inside_tables_and_figures_and_duplicates_are_dropped) {
   std::vector<Region> layout = {reg(RegionType::kTable, 100, 100, 900, 500, 0.8f),
                                 reg(RegionType::kText, 120, 120, 400, 200, 0.95f),  // in the table
