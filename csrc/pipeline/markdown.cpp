@@ -190,8 +190,8 @@ bool region_items(const DocumentResult& doc, const Region& r, std::vector<Item>*
       if (s.kind != first.kind)
         opens = false;  // a list keeps its kind of opening
       else if ((s.kind == ItemStart::kNumber || s.kind == ItemStart::kReference) &&
-               s.number != last.number + 1)
-        opens = false;  // "2015. the year ..." wrapped to a line's start
+               s.number != last.number + 1 && !(s.kind == ItemStart::kNumber && s.number == 1))
+        opens = false;  // "12. the year ..." wrapped to a line's start; "1." starts a new list
     }
     if (opens) {
       groups.push_back({i});
@@ -357,6 +357,10 @@ std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
           }
           std::string list;
           for (const Item& it : items) {
+            if (!list.empty() && it.start.kind == ItemStart::kNumber && it.start.number == 1) {
+              blocks.push_back(list);  // numbering starts again: a list of its own
+              list.clear();
+            }
             if (!list.empty()) list += "\n";
             if (it.start.kind == ItemStart::kNumber)
               list += std::to_string(it.start.number) + ". " + escaped(it.text);

@@ -52,6 +52,11 @@ TEST(a_number_out_of_sequence_goes_on_the_item_before) {
   CHECK(same(md, std::string("1. Founded in 12. it grew\n2. Then\n")));
 }
 
+TEST(numbering_from_1_again_is_a_list_of_its_own) {
+  const auto md = to_markdown(page(RegionType::kText, {"1. a", "2. b", "1. c", "2. d"}));
+  CHECK(same(md, std::string("1. a\n2. b\n\n1. c\n2. d\n")));
+}
+
 TEST(markers_are_kept_on_their_items) {
   const auto md = to_markdown(page(RegionType::kList, {"(i) first", "(ii) second"}));
   CHECK(same(md, std::string("- (i) first\n- (ii) second\n")));
