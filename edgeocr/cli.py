@@ -32,6 +32,8 @@ def predictor_from_args(args):
         kw["use_cls"] = False
     if getattr(args, "precision", None):
         kw["precision"] = args.precision
+    if getattr(args, "table_method", None):
+        kw["table_method"] = args.table_method
     return Predictor(args.model, **kw)
 
 

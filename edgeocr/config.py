@@ -100,6 +100,14 @@ class PipelineConfig:
     layout_score_thresh: float = 0.5
     layout_nms_iou: float = 0.5
     layout_max_regions: int = 300
+    # Tables (Predictor.parse, docs/tables.md): "auto" (the table model's grid unless it is
+    # unusable, then the grid method: ruled lines and text alignment), "model" or "grid"; the
+    # table model's input side; when "auto" leaves the model's grid: a mean token probability
+    # below table_min_score, less than table_min_fit of the text inside its cells.
+    table_method: str = "auto"
+    table_side: int = 488
+    table_min_score: float = 0.5
+    table_min_fit: float = 0.5
 
     def __post_init__(self):
         # Each value checked by the C++ settings table (type and range; InvalidInputError

@@ -330,14 +330,18 @@ class TableCell:
 
 @dataclass
 class Table:
-    """A table's structure: ``rows`` x ``cols`` slots, its cells ordered by (row, col), and the
+    """A table's structure: ``rows`` x ``cols`` slots, its cells ordered by (row, col), the
     ``method`` that found it ("model": the table-structure model; "grid": ruled lines and text
-    alignment)."""
+    alignment), ``note``: why the grid method ran instead of the model, or what was repaired or
+    capped ("" when nothing; docs/tables.md), and ``score``: the model's mean token probability
+    (1.0 for the grid method)."""
 
     rows: int
     cols: int
     cells: list
     method: str = ""
+    note: str = ""
+    score: float = 0.0
     _html: str | None = field(default=None, repr=False, compare=False)
 
     def to_html(self) -> str:
@@ -346,11 +350,13 @@ class Table:
         return self._html or ""
 
     def to_dict(self) -> dict:
-        """The table as JSON-ready values (rows, cols, method, cells)."""
+        """The table as JSON-ready values (rows, cols, method, note, score, cells)."""
         return {
             "rows": self.rows,
             "cols": self.cols,
             "method": self.method,
+            "note": self.note,
+            "score": round(float(self.score), 5),
             "cells": [c.to_dict() for c in self.cells],
         }
 
@@ -445,7 +451,15 @@ class DocumentResult(PageResult):
                     )
                     for c in t["cells"]
                 ]
-                table = Table(t["rows"], t["cols"], cells, t["method"], doc.table_html(k))
+                table = Table(
+                    t["rows"],
+                    t["cols"],
+                    cells,
+                    t["method"],
+                    t["note"],
+                    float(t["score"]),
+                    doc.table_html(k),
+                )
             regions.append(
                 Region(
                     r["type"],

@@ -32,6 +32,9 @@ struct MemoryProfile {
   // The layout model (DocumentParser), per pixel of its input: PicoDet CDLA at 800 x 608 grew
   // ONNX Runtime's arena by 72 MiB in one run (~150 bytes per pixel).
   double layout_bytes_per_pixel = 170;
+  // The table model, per pixel of its side x side input: SLANet-plus at 488 x 488 grew the
+  // process by 38 and 58 MiB over its first two runs (167-245 bytes per pixel).
+  double table_bytes_per_pixel = 260;
   // Per call, outside the tensors: result vectors, DB workspace, per-thread scratch, ORT's own
   // bookkeeping for a run.
   std::size_t call_overhead_bytes = std::size_t{6} << 20;

@@ -10,6 +10,7 @@
 #include "common/checked.h"
 #include "edgeocr/status.h"
 #include "pipeline/model_checks.h"
+#include "pipeline/table.h"
 #include "postprocess/layout.h"
 #include "postprocess/reading_order.h"
 #include "preprocess/preprocess.h"
@@ -213,7 +214,8 @@ void check_layout_model(const Model& m, const std::vector<std::string>& labels) 
 
 struct DocumentParser::Impl {
   DocumentModels models;
-  std::function<DocumentModels()> load;  // deferred models: run once by the first call
+  std::vector<std::string> table_classes;  // the table model's classes (table_classes)
+  std::function<DocumentModels()> load;    // deferred models: run once by the first call
   mutable std::once_flag once;
   mutable std::mutex mu;  // guards `loaded` for models_loaded()
   mutable bool loaded = false;
@@ -224,6 +226,10 @@ DocumentParser::DocumentParser(std::shared_ptr<const Pipeline> ocr, DocumentMode
   if (!ocr_) fail(StatusCode::kInvalidArgument, "a document parser needs an OCR pipeline");
   if (!models.layout) fail(StatusCode::kInvalidArgument, "a document parser needs a layout model");
   check_layout_model(*models.layout, models.layout_labels);
+  if (models.table) {
+    check_table_model(*models.table, models.table_tokens);
+    impl_->table_classes = table_classes(models.table_tokens);
+  }
   impl_->models = std::move(models);
   impl_->loaded = true;
   std::call_once(impl_->once, [] {});
@@ -250,6 +256,10 @@ const DocumentModels& DocumentParser::models() const {
     DocumentModels m = impl_->load();
     if (!m.layout) fail(StatusCode::kInternal, "the deferred layout model did not load");
     check_layout_model(*m.layout, m.layout_labels);
+    if (m.table) {
+      check_table_model(*m.table, m.table_tokens);
+      impl_->table_classes = table_classes(m.table_tokens);
+    }
     impl_->models = std::move(m);
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->loaded = true;
@@ -327,6 +337,12 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
                                layout_px * (3 * sizeof(float) + prof.layout_bytes_per_pixel);
     std::size_t need = std::max<std::size_t>(bc.plan.reserve_bytes,
                                              static_cast<std::size_t>(std::ceil(layout_need)));
+    // A table run that does not fit the budget is not reserved for: the grid method reads the
+    // page's tables instead (recognize_table).
+    if (m.table && c.table_method != TableMethod::kGrid) {
+      const std::size_t table_need = table_run_bytes(*m.table, c, prof);
+      if (table_need <= budget->total()) need = std::max(need, table_need);
+    }
     if (need > budget->total())
       fail(StatusCode::kOutOfMemory,
            "memory budget of " + std::to_string(budget->total() >> 20) +
@@ -376,15 +392,26 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
   return doc;
 }
 
-// The table hook: doc-table's TableRecognizer (csrc/pipeline/table.h) fills region.table from the
-// table model or the grid method. Until then a table region keeps its lines and has_table stays
-// false (Markdown writes its lines as a paragraph).
+// The table stage (csrc/pipeline/table.h) on one table region. Under a budget the call's
+// reservation holds a table run when one fits the budget; when none does, the grid method reads
+// the table and its note says why.
 void DocumentParser::recognize_table(const ImageView& page, Region& region, DocumentResult& doc,
                                      const CallPlan* plan) const {
-  (void)page;
-  (void)region;
-  (void)doc;
-  (void)plan;
+  const DocumentModels& m = models();
+  const Pipeline& ocr = *ocr_;
+  TableStageModels tm;
+  tm.model = m.table.get();
+  tm.classes = &impl_->table_classes;
+  tm.pool = ocr.pool().get();
+  if (plan && m.table && ocr.memory_budget()) {
+    const std::size_t need = table_run_bytes(*m.table, ocr.config(), ocr.memory_profile());
+    if (need > ocr.memory_budget()->total())
+      tm.model_unavailable = "the memory budget of " +
+                             std::to_string(ocr.memory_budget()->total() >> 20) +
+                             " MiB is too small for a table model run (" +
+                             std::to_string((need + (1 << 20) - 1) >> 20) + " MiB)";
+  }
+  recognize_table_region(tm, ocr.config(), page, region, doc, &doc.timings.table_model);
 }
 
 }  // namespace edgeocr

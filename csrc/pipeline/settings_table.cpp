@@ -276,6 +276,26 @@ std::vector<SettingInfo> build_table() {
                             "is dropped"));
   t.push_back(int_setting("layout_max_regions", EDGEOCR_FIELD(layout_max_regions), 1, 10000,
                           "the most layout regions a page keeps (the best-scoring)"));
+  // Tables (DocumentParser, docs/tables.md).
+  t.push_back(enum_setting(
+      "table_method", EDGEOCR_FIELD(table_method),
+      std::vector<std::pair<const char*, TableMethod>>{{"auto", TableMethod::kAuto},
+                                                       {"model", TableMethod::kModel},
+                                                       {"grid", TableMethod::kGrid}},
+      "how a table's cells are found: 'auto': the table model's grid unless it is unusable (no "
+      "cells, truncated, below table_min_score or table_min_fit), then the grid method (ruled "
+      "lines and text alignment); 'model': the model's grid whatever it is; 'grid': the grid "
+      "method alone (also used when there is no table model)"));
+  t.push_back(int_setting("table_side", EDGEOCR_FIELD(table_side), 32, 2048,
+                          "table model input side (the crop is resized to it and padded to a "
+                          "square; a model with a fixed input size sets its own)"));
+  t.push_back(float_setting("table_min_score", EDGEOCR_FIELD(table_min_score), closed(0, 1),
+                            "'auto': a model grid whose mean token probability is below this is "
+                            "left for the grid method"));
+  t.push_back(float_setting("table_min_fit", EDGEOCR_FIELD(table_min_fit), closed(0, 1),
+                            "'auto': a model grid holding less than this share of the region's "
+                            "text (by area) inside the cells it is assigned to is left for the "
+                            "grid method"));
   return t;
 }
 

@@ -33,6 +33,7 @@ py::dict table_dict(const TableStructure& t) {
                           py::arg("box") = box4(c.box), py::arg("lines") = c.lines,
                           py::arg("text") = utf8(c.text), py::arg("header") = c.header));
   return py::dict(py::arg("rows") = t.rows, py::arg("cols") = t.cols, py::arg("method") = t.method,
+                  py::arg("note") = utf8(t.note), py::arg("score") = t.score,
                   py::arg("cells") = cells);
 }
 

@@ -139,6 +139,13 @@ def register(subparsers) -> None:
         "footers; the default) or every region type as it is",
     )
     p.add_argument(
+        "--table-method",
+        choices=("auto", "model", "grid"),
+        default=None,
+        help="--document: how tables' cells are found (the table_method setting, "
+        "docs/tables.md; default auto: the table model unless its grid is unusable)",
+    )
+    p.add_argument(
         "--baseline",
         help="a JSON report to print side by side (e.g. from tools/rapidocr_baseline.py)",
     )

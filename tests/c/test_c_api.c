@@ -1094,6 +1094,10 @@ static const char* const k_values[][2] = {
     {"layout_score_thresh", "0.4"},
     {"layout_nms_iou", "0.6"},
     {"layout_max_regions", "200"},
+    {"table_method", "grid"},
+    {"table_side", "512"},
+    {"table_min_score", "0.4"},
+    {"table_min_fit", "0.6"},
 };
 #define N_VALUES (sizeof k_values / sizeof k_values[0])
 

@@ -399,9 +399,10 @@ def _layout_huge(nodes, inits, name, tag):
 # ---- table: x [n, 3, 488, 488] -> cell boxes [n, T, 8] and token probabilities [n, T, 50] -----
 
 
-def _table(box_values=8, tokens=50, steps=30, outputs=2):
+def _table(box_values=8, tokens=50, steps=30, outputs=2, character=None):
     """A SLANet-shaped 'model': the input pooled to `steps` time steps, then boxes and token
-    probabilities per step (nonsense, of the declared shapes)."""
+    probabilities per step (nonsense, of the declared shapes); `character`: its structure tokens
+    (metadata 'character', one per line)."""
     import onnx
     from onnx import TensorProto, numpy_helper
 
@@ -441,8 +442,19 @@ def _table(box_values=8, tokens=50, steps=30, outputs=2):
     )
     m = h.make_model(g, opset_imports=[h.make_opsetid("", _OPSET)], producer_name="edgeocr-hostile")
     m.ir_version = _IR
+    if character is not None:
+        h.set_model_props(m, {"character": "\n".join(character)})
     onnx.checker.check_model(m)
     return m
+
+
+# SLANet-plus's 48 structure tokens (with "sos" and "eos": its 50 classes).
+_SLANET_TOKENS = (
+    ["<thead>", "</thead>", "<tbody>", "</tbody>", "<tr>", "</tr>", "<td", ">", "</td>"]
+    + [f' colspan="{n}"' for n in range(2, 21)]
+    + [f' rowspan="{n}"' for n in range(2, 21)]
+    + ["<td></td>"]
+)
 
 
 def _table_rank2():
@@ -635,6 +647,19 @@ CASES = {
     "table_no_box_output": ("table", lambda: _table(box_values=50), "ModelError"),
     "table_rank2_outputs": ("table", lambda: _table_rank2(), "ModelError"),
     "table_nonsense_of_the_right_shape": ("table", lambda: _table(), "bounded"),
+    # 10 structure tokens for 50 classes: refused when the model loads, naming the output.
+    "table_tokens_do_not_match": (
+        "table",
+        lambda: _table(character=_SLANET_TOKENS[:10]),
+        "ModelError",
+    ),
+    # The real tokens, nonsense steps (the same token 30 times, no end): a bounded grid or the
+    # grid method (the table stage decides), never a crash.
+    "table_nonsense_with_tokens": (
+        "table",
+        lambda: _table(character=_SLANET_TOKENS),
+        "result",
+    ),
 }
 
 

@@ -58,6 +58,10 @@ struct TableStructure {
   int rows = 0, cols = 0;
   std::vector<TableCell> cells;  // ordered by (row, col) of their top-left slot
   std::string method;            // "model" (SLANet) or "grid" (ruled lines / alignment)
+  // Why the grid method ran instead of the model, what the decoder repaired or capped ("" if
+  // nothing): docs/tables.md.
+  std::string note;
+  float score = 0.f;  // the model's mean token probability (1 for the grid method)
 };
 
 struct Region {

@@ -96,7 +96,8 @@ class Model {
   std::map<std::string, std::string> metadata_;
   std::shared_ptr<MemoryPool> pool_;
 
-  // Output shapes seen per input-shape key, so later calls preallocate.
+  // Output shapes seen per input-shape key, so later calls preallocate (an empty entry: shapes
+  // that depend on the input values, never preallocated).
   mutable std::mutex shapes_mu_;
   mutable std::map<std::vector<std::int64_t>, std::vector<std::vector<std::int64_t>>> out_shapes_;
 };

@@ -109,6 +109,14 @@ struct PipelineConfig {
   // The most regions a page keeps, the best-scoring first: a hostile model or page gives a
   // bounded result.
   int layout_max_regions = 300;
+  // Tables (DocumentParser, docs/tables.md): the method, the table model's input side when the
+  // model does not fix it (SLANet-plus: 488), and when "auto" leaves the model's grid for the
+  // grid method: a mean token probability below table_min_score, or less than table_min_fit of
+  // the region's text (by area) inside the cells it is assigned to.
+  TableMethod table_method = TableMethod::kAuto;
+  int table_side = 488;
+  float table_min_score = 0.5f;
+  float table_min_fit = 0.5f;
 };
 
 // A word of a line: its text split at spaces (Chinese or Japanese text without spaces: one word

@@ -16,6 +16,10 @@ struct NormalizeParams {
 
 enum class DetLimitType { kMax, kMin };
 
+// How DocumentParser finds a table's cells (docs/tables.md): the table model's grid unless it is
+// unusable (then the grid method), the model's grid whatever it is, or the grid method alone.
+enum class TableMethod { kAuto, kModel, kGrid };
+
 struct DetResizeParams {
   DetLimitType limit_type = DetLimitType::kMax;
   int limit_side_len = 960;

@@ -285,7 +285,8 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
   {
     std::lock_guard<std::mutex> lock(shapes_mu_);
     auto it = out_shapes_.find(key);
-    if (it != out_shapes_.end()) {
+    // An empty entry: this model's output shapes depend on the input values (SLANet's steps).
+    if (it != out_shapes_.end() && !it->second.empty()) {
       known_shapes = it->second;
       known = true;
     }
@@ -304,6 +305,7 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
   }
   ort::OrtStatus* st = api.Run()(session_, run_options_, input_names_.data(), in_vals.data(), n_in,
                                  output_names_.data(), n_out, out_vals.data());
+  bool value_dependent = false;
   if (st && known) {
     // Output shapes that depend on input values, not only on input shapes:
     // let ORT allocate this time.
@@ -315,6 +317,7 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
     outs.clear();
     outs.resize(n_out);
     known = false;
+    value_dependent = true;
     st = api.Run()(session_, run_options_, input_names_.data(), in_vals.data(), n_in,
                    output_names_.data(), n_out, out_vals.data());
   }
@@ -346,7 +349,10 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
     std::lock_guard<std::mutex> lock(shapes_mu_);
     // Bounded: a workload with unbounded distinct shapes should not grow this forever.
     if (out_shapes_.size() >= 4096) out_shapes_.clear();
-    out_shapes_.emplace(std::move(key), std::move(shapes));
+    if (value_dependent)
+      out_shapes_[key].clear();  // never preallocated again (ORT logs each failed try)
+    else
+      out_shapes_.emplace(std::move(key), std::move(shapes));
   }
   return outs;
 }
