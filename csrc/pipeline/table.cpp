@@ -124,7 +124,36 @@ bool crop_of(const Region& r, const ImageView& page, float margin, int* x, int* 
 struct Decoded {
   TableGrid grid;
   std::vector<TableRect> cells;  // page pixels, one per grid cell (empty rect: no box)
+  // The grid method on a turned region: `cells` (and the pieces) are in the page's frame turned
+  // back by `angle` radians about (cx, cy).
+  float angle = 0, cx = 0, cy = 0;
 };
+
+Point2f turned(float x, float y, float angle, float cx, float cy) {
+  const float c = std::cos(angle), s = std::sin(angle);
+  return {cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c};
+}
+
+// The turn of the page's text (radians, the median slope of the top edges of its horizontal lines
+// at least 3 times as long as high: a table's cells are often shorter); 0 below 0.15 degrees or
+// above 5 (not a scan's turn).
+float text_angle(const DocumentResult& doc) {
+  std::vector<float> a;
+  for (const OcrLine& l : doc.ocr.lines) {
+    if (l.turns % 2 != 0) continue;
+    const int k = l.turns;  // the text's top-left corner, then its top-right
+    const Point2f p0 = l.box.p[k % 4], p1 = l.box.p[(k + 1) % 4];
+    const float dx = p1.x - p0.x, dy = p1.y - p0.y;
+    const TableRect b = aabb(l.box);
+    if (!(std::fabs(dx) > 3.f * b.height()) || !std::isfinite(dy)) continue;
+    a.push_back(std::atan(dy / dx));
+  }
+  if (a.size() < 3) return 0.f;
+  std::nth_element(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(a.size() / 2), a.end());
+  const float m = a[a.size() / 2];
+  const float deg = std::fabs(m) * 180.f / 3.14159265f;
+  return deg >= 0.15f && deg <= 5.f ? m : 0.f;
+}
 
 float median_of(std::vector<float> v) {
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -240,14 +269,34 @@ Decoded run_model(const Model& model, const std::vector<std::string>& classes, M
 
 // The grid method on the crop: rules in its darkness map, rows and columns from them and the
 // text; cells in page pixels.
-Decoded run_grid(const ImageView& page, int x, int y, int w, int h, float hmed,
-                 const std::vector<Piece>& pieces) {
+Decoded run_grid(const ImageView& page, int x, int y, int w, int h, float hmed, float angle,
+                 std::vector<Piece>& pieces) {
   // One map pixel per source pixel up to 4 Mpx of region; coarser above (the min keeps a rule).
   const double px = static_cast<double>(w) * h;
   const int cell = std::max(1, static_cast<int>(std::ceil(std::sqrt(px / (4.0 * (1 << 20))))));
   const int mw = (w + cell - 1) / cell, mh = (h + cell - 1) / cell;
   std::vector<std::uint8_t> map(checked_product({mw, mh}, "table darkness map"));
   luminance_min_map(page, x, y, w, h, cell, map.data());
+  // A turned scan: the map and the pieces turned back about the crop's centre (nearest map
+  // pixel), so that a turned rule is one thin line again.
+  const float cx = x + 0.5f * w, cy = y + 0.5f * h;
+  if (angle != 0.f) {
+    std::vector<std::uint8_t> back(map.size(), 255);
+    for (int v = 0; v < mh; ++v)
+      for (int u = 0; u < mw; ++u) {
+        const Point2f p = turned(x + (u + 0.5f) * cell, y + (v + 0.5f) * cell, angle, cx, cy);
+        const int su = static_cast<int>(std::floor((p.x - x) / cell));
+        const int sv = static_cast<int>(std::floor((p.y - y) / cell));
+        if (su >= 0 && su < mw && sv >= 0 && sv < mh)
+          back[static_cast<std::size_t>(v) * mw + u] = map[static_cast<std::size_t>(sv) * mw + su];
+      }
+    map.swap(back);
+    for (Piece& p : pieces) {
+      const Point2f c = turned(0.5f * (p.r.x0 + p.r.x1), 0.5f * (p.r.y0 + p.r.y1), -angle, cx, cy);
+      const float hw = 0.5f * p.r.width(), hh = 0.5f * p.r.height();
+      p.r = {c.x - hw, c.y - hh, c.x + hw, c.y + hh};
+    }
+  }
   // Dark: below the middle between the paper (the 90th percentile) and the ink (the 1st).
   std::vector<int> hist(256, 0);
   for (std::uint8_t v : map) ++hist[v];
@@ -268,6 +317,7 @@ Decoded run_grid(const ImageView& page, int x, int y, int w, int h, float hmed,
   local.reserve(pieces.size());
   for (const Piece& p : pieces) local.push_back({p.r.x0 - x, p.r.y0 - y, p.r.x1 - x, p.r.y1 - y});
   Decoded d;
+  d.angle = angle, d.cx = cx, d.cy = cy;
   d.grid = grid_table(rules, local, static_cast<float>(w), static_cast<float>(h));
   for (const GridCell& g : d.grid.cells)
     d.cells.push_back({x + g.poly[0], y + g.poly[1], x + g.poly[4], y + g.poly[5]});
@@ -341,6 +391,16 @@ void fill(const Decoded& d, const std::vector<Piece>& pieces, TableStructure* t)
     c.row = g.row, c.col = g.col, c.row_span = g.row_span, c.col_span = g.col_span;
     c.header = g.header;
     c.box = {d.cells[k].x0, d.cells[k].y0, d.cells[k].x1, d.cells[k].y1};
+    if (d.angle != 0.f) {  // the turned frame's rectangle back on the page: its bounds
+      const TableRect& r = d.cells[k];
+      Quad q;
+      q.p[0] = turned(r.x0, r.y0, d.angle, d.cx, d.cy);
+      q.p[1] = turned(r.x1, r.y0, d.angle, d.cx, d.cy);
+      q.p[2] = turned(r.x1, r.y1, d.angle, d.cx, d.cy);
+      q.p[3] = turned(r.x0, r.y1, d.angle, d.cx, d.cy);
+      const TableRect b = aabb(q);
+      c.box = {b.x0, b.y0, b.x1, b.y1};
+    }
     std::vector<int>& ids = in[k];
     std::sort(ids.begin(), ids.end(), [&](int a, int b) {
       return pieces[a].r.y0 + pieces[a].r.y1 < pieces[b].r.y0 + pieces[b].r.y1;
@@ -505,7 +565,7 @@ void recognize_table_region(const TableStageModels& models, const PipelineConfig
   std::vector<Piece> pieces;
   for (int i : region.lines)
     add_line(doc.ocr.lines[static_cast<std::size_t>(i)], i, true, kSplitGap, &pieces);
-  Decoded d = run_grid(page, x, y, w, h, hmed, pieces);
+  Decoded d = run_grid(page, x, y, w, h, hmed, text_angle(doc), pieces);
   if (d.grid.cells.empty()) return;
   mark_header(d.grid);
   fill(d, pieces, &t);
