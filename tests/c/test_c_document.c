@@ -36,6 +36,8 @@
 
 static int g_failures = 0;
 static size_t g_tables = 0; /* regions with has_table seen by the last check_document */
+static size_t g_cell_texts = 0; /* cells with text in them, likewise */
+static int g_model_tables = 0;  /* tables whose method is "model", likewise */
 
 #define CHECK(cond)                                                            \
   do {                                                                         \
@@ -264,6 +266,8 @@ static void check_document(edgeocr_document_t d, int width, int height, size_t c
   int w = 0, h = 0, body_started = 0, bottom_started = 0;
   memset(counts, 0, 12 * sizeof counts[0]);
   g_tables = 0;
+  g_cell_texts = 0;
+  g_model_tables = 0;
   CHECK_STATUS(edgeocr_document_page_size(d, &w, &h), OK, NULL);
   CHECK(w == width && h == height);
   CHECK_STATUS(edgeocr_document_region_count(d, &n_regions), OK, NULL);
@@ -321,6 +325,7 @@ static void check_document(edgeocr_document_t d, int width, int height, size_t c
       CHECK(g.type == EDGEOCR_REGION_TABLE);
       CHECK(g.table_rows > 0 && g.table_cols > 0 && g.table_cell_count > 0);
       CHECK(strcmp(g.table_method, "model") == 0 || strcmp(g.table_method, "grid") == 0);
+      g_model_tables += strcmp(g.table_method, "model") == 0;
       for (c = 0; c < g.table_cell_count; ++c) {
         edgeocr_table_cell_t cell;
         cell.struct_size = sizeof cell;
@@ -328,6 +333,7 @@ static void check_document(edgeocr_document_t d, int width, int height, size_t c
         CHECK(cell.row >= 0 && cell.col >= 0 && cell.row_span >= 1 && cell.col_span >= 1);
         CHECK(cell.row + cell.row_span <= g.table_rows && cell.col + cell.col_span <= g.table_cols);
         CHECK(cell.text != NULL && strlen(cell.text) == cell.text_size);
+        g_cell_texts += cell.text_size > 0;
         CHECK(cell.header == 0 || cell.header == 1);
         total_slots += (size_t)cell.row_span * (size_t)cell.col_span;
         for (k = 0; k < cell.line_count; ++k) {
@@ -421,6 +427,10 @@ static int test_parse(void) {
     CHECK(counts[EDGEOCR_REGION_TITLE] >= 2);
     CHECK(counts[EDGEOCR_REGION_TEXT] >= 4);
     CHECK(counts[EDGEOCR_REGION_TABLE] >= 1);
+    /* Its table as cells (4 x 4 with their texts): from the table model when there is one, else
+       the grid method (docs/tables.md). */
+    CHECK(g_tables >= 1 && g_cell_texts >= 12);
+    CHECK(in.table == NULL ? g_model_tables == 0 : g_model_tables >= 1);
     CHECK(counts[EDGEOCR_REGION_FIGURE] >= 1);
     CHECK(counts[EDGEOCR_REGION_FIGURE_CAPTION] + counts[EDGEOCR_REGION_TABLE_CAPTION] >= 1);
     first.struct_size = sizeof first;
@@ -432,9 +442,8 @@ static int test_parse(void) {
     if (md) {
       CHECK(strncmp(md, "# ", 2) == 0); /* the furniture left out, the title first */
       CHECK(strstr(md, "](figure-1)") != NULL);
-      /* A table whose structure was recognised is a pipe table or HTML (until then its lines are
-         a paragraph). */
-      CHECK(g_tables == 0 || strstr(md, "\n|") != NULL || strstr(md, "<table>") != NULL);
+      /* The table is a pipe table or HTML. */
+      CHECK(strstr(md, "\n|") != NULL || strstr(md, "<table>") != NULL);
     }
     /* The same text, at the same address, when asked again; other options, other strings. */
     CHECK_STATUS(edgeocr_document_markdown(d, "figure-", 0, &md2, &md2_size), OK, NULL);
