@@ -8,6 +8,8 @@ ENGINE is one of:
 * ``edgeocr``: ``edgeocr.Predictor(threads=N).parse(path)`` (the default model set and the
   document models; ``--max-memory-mb``: under that budget), its page dict as the document JSON
   gives it.
+* ``edgeocr-grid``: the same with ``table_method="grid"``: tables by the grid method alone (ruled
+  lines and text alignment, docs/tables.md), to set against the table model's.
 * ``edgeocr-ocr``: ``Predictor.predict`` alone, every line a text region in the OCR's own order:
   what the page text and reading order are without layout analysis (a reference, not timed
   against the target).
@@ -41,15 +43,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _blocks  # noqa: E402
 
-ENGINES = ("edgeocr", "edgeocr-ocr", "rapid-1.4.4", "rapid-3.10")
+ENGINES = ("edgeocr", "edgeocr-grid", "edgeocr-ocr", "rapid-1.4.4", "rapid-3.10")
 FURNITURE = ("header", "footer", "page_number")
 
 
 class Edgeocr:
-    def __init__(self, threads: int, max_memory_mb: int | None, models: str | None):
+    def __init__(self, threads: int, max_memory_mb: int | None, models: str | None, **settings):
         import edgeocr
 
         kw = {"max_memory_mb": max_memory_mb} if max_memory_mb else {}
+        kw.update(settings)
         self.predictor = edgeocr.Predictor(models=models, threads=threads, **kw)
 
     def __call__(self, path: str, lang: str) -> dict:
@@ -186,6 +189,8 @@ def make_reader(args):
     name = args.engine
     if name == "edgeocr":
         return Edgeocr(args.threads, args.max_memory_mb, args.models)
+    if name == "edgeocr-grid":
+        return Edgeocr(args.threads, args.max_memory_mb, args.models, table_method="grid")
     if name == "edgeocr-ocr":
         return EdgeocrLines(args.threads, args.models)
     if name in ("rapid-1.4.4", "rapid-3.10"):

@@ -13,7 +13,8 @@ Pages: ``--pages-dir DIR`` (a folder tools/gen_doc_pages.py made, or any with it
 ``docparse.jsonl``), or ``--make N`` pages of ``--seed S`` made into ``--work-dir`` (default: a
 temporary folder) before anything is timed. Engines (benchmarks/_doc_engines.py): ``edgeocr``
 (``--max-memory-mb``: under that budget), ``rapid-1.4.4``, ``rapid-3.10`` (from
-``--anchors-python``), ``edgeocr-ocr`` (OCR lines alone, for reference; ``--engines`` picks).
+``--anchors-python``), ``edgeocr-grid`` (tables by the grid method alone), ``edgeocr-ocr`` (OCR
+lines alone, for reference; ``--engines`` picks).
 Each engine runs in a worker process of its own, loaded once; every engine reads all the pages
 in one block, blocks alternated A B C, C B A, ... with a pause between them
 (benchmarks/_blocks.py), ``--rounds`` times. Printed: pages/s (median over rounds), the time
@@ -131,7 +132,7 @@ def main(argv=None) -> int:
             n,
             python=args.anchors_python if n in ANCHORS else None,
             threads=args.threads,
-            max_memory_mb=args.max_memory_mb if n == "edgeocr" else None,
+            max_memory_mb=args.max_memory_mb if n in ("edgeocr", "edgeocr-grid") else None,
             models=args.models if n.startswith("edgeocr") else None,
         )
         for n in names
