@@ -192,3 +192,18 @@ def test_table_settings_are_checked():
         edgeocr.Predictor(models="document", table_method="best")
     with pytest.raises(edgeocr.InvalidInputError, match="table_min_fit"):
         edgeocr.Predictor(models="document", table_min_fit=1.5)
+
+
+def test_a_budget_too_small_for_a_table_run_reads_tables_by_the_grid():
+    # table_side 2048: a run needs 2048^2 x 272 bytes (over 1 GiB), more than the whole budget;
+    # the page is parsed, its table by the grid method, and the note says why.
+    _paths()
+    page = DATA.parent / "doc_two_column.png"
+    p = edgeocr.Predictor(
+        models="document", threads=2, precision="fp32", max_memory_mb=300, table_side=2048
+    )
+    tables = [r.table for r in p.parse(str(page)).regions if r.table is not None]
+    assert tables
+    for t in tables:
+        assert t.method == "grid" and "memory budget of 300 MiB" in t.note, t.note
+        assert (t.rows, t.cols) == (4, 4)
