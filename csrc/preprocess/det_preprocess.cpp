@@ -26,6 +26,10 @@ int round_to_32(int v) {
   return std::max(r, 32);
 }
 
+int round_up_to_32(int v) {
+  return std::max((v + 31) / 32 * 32, 32);
+}
+
 // Grow-only per-thread scratch, so steady-state calls do not allocate.
 struct DetScratch {
   std::vector<int> xofs;    // 2 per output column: byte offsets of the left/right source pixel
@@ -169,17 +173,28 @@ void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w,
     const int m = std::min(src_w, src_h);
     if (m < p.limit_side_len) ratio = static_cast<double>(p.limit_side_len) / m;
   }
+  // An enlargement that max_upscale capped (above 1) is rounded up: rounding to the nearest
+  // multiple of 32 could undo most of it on a strip (27 px high, 1.5x: 40 -> 32, read at 1.19x,
+  // where the text of a (27, 300) label was missed). Uncapped, PaddleOCR's rounding is kept.
+  const bool capped = ratio > p.max_upscale && p.max_upscale > 1.f;
   ratio = std::min(ratio, static_cast<double>(p.max_upscale));
   double w = std::trunc(src_w * ratio);
   double h = std::trunc(src_h * ratio);
   const double long_side = std::max(w, h);
+  bool shrunk = false;
   if (long_side > p.max_side_len) {
     const double cap = static_cast<double>(p.max_side_len) / long_side;
     w = std::trunc(w * cap);
     h = std::trunc(h * cap);
+    shrunk = true;
   }
-  *out_w = round_to_32(static_cast<int>(w));
-  *out_h = round_to_32(static_cast<int>(h));
+  auto side = [&](double v) {
+    const int n = static_cast<int>(v);
+    const int u = round_up_to_32(n);
+    return capped && !shrunk && u <= p.max_side_len ? u : round_to_32(n);
+  };
+  *out_w = side(w);
+  *out_h = side(h);
 }
 
 void det_preprocess(const ImageView& src, int out_w, int out_h, const NormalizeParams& norm,

@@ -15,7 +15,9 @@ namespace edgeocr {
 // the long side <= limit_side_len; kMin: enlarge so the short side >= limit_side_len), at most
 // max_upscale (>= 1; PaddleOCR has no such cap), then the long side is capped at max_side_len, then
 // each side is rounded to a multiple of 32 (at least 32). Rounding is half-to-even, as Python's
-// round() that PaddleOCR uses.
+// round() that PaddleOCR uses; when a max_upscale above 1 capped the enlargement (and
+// max_side_len did not shrink it) each side is rounded up instead, within max_side_len, so the
+// rounding never undoes the enlargement of a strip.
 void det_target_size(int src_w, int src_h, const DetResizeParams& p, int* out_w, int* out_h);
 
 // Bilinear resize of src to out_w x out_h (pixel-centre aligned like OpenCV INTER_LINEAR:

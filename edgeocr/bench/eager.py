@@ -228,12 +228,19 @@ def det_target_size(
             ratio = limit_side_len / max(w, h)
     elif min(w, h) < limit_side_len:
         ratio = limit_side_len / min(w, h)
+    capped = ratio > float(np.float32(max_upscale)) and max_upscale > 1
     ratio = min(ratio, float(np.float32(max_upscale)))
     rw, rh = int(w * ratio), int(h * ratio)
     if max(rw, rh) > max_side_len:
         cap = max_side_len / max(rw, rh)
         rw, rh = int(rw * cap), int(rh * cap)
-    return max(int(round(rw / 32) * 32), 32), max(int(round(rh / 32) * 32), 32)
+        capped = False
+
+    def side(v):  # a capped enlargement is rounded up (within max_side_len), as the core does
+        up = max(-(-v // 32) * 32, 32)
+        return up if capped and up <= max_side_len else max(int(round(v / 32) * 32), 32)
+
+    return side(rw), side(rh)
 
 
 def det_preprocess(

@@ -112,9 +112,12 @@ def test_bench_rejects_unknown_contender(two_images, capsys):
 def test_python_steps_match_kernels():
     """The Python contenders' det size and CTC decoding agree with edgeocr's kernels."""
     k = edgeocr._core.kernels
-    for w, h in [(720, 268), (460, 46), (4000, 3000), (33, 1000)]:
+    for w, h in [(720, 268), (460, 46), (4000, 3000), (33, 1000), (300, 27), (1990, 30)]:
         assert det_target_size(w, h, "min", 736, 2000) == k.det_target_size(w, h, "min", 736, 2000)
         assert det_target_size(w, h, "max", 960, 4000) == k.det_target_size(w, h, "max", 960, 4000)
+        for cap in (1.5, 2.0):
+            want = k.det_target_size(w, h, "min", 736, 2000, cap)
+            assert det_target_size(w, h, "min", 736, 2000, cap) == want
     rng = np.random.default_rng(7)
     charset = ["", *"abcdefghij"]
     for _ in range(20):

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import default_goldens
 import numpy as np
 import pytest
 
@@ -67,6 +68,20 @@ def test_tiled_det_reads_the_same_lines(v4_paths):
     r = same.predict(PAGE)
     assert [(ln.text, ln.score) for ln in r.lines] == [(ln.text, ln.score) for ln in whole.lines]
     assert all(np.array_equal(a.box, b.box) for a, b in zip(r.lines, whole.lines))
+
+
+def test_tiled_det_at_the_default_scale(v4_paths):
+    # The twin of the test above at the shipped default (a 1088 x 416 frame: 2 tiles of at most
+    # 0.4 Mpx): the same lines, and what both read recorded in tests/data/golden/default_scale.json
+    # (tools/make_goldens.py).
+    got = default_goldens.compute("det_tiles")
+    assert not default_goldens.differences(default_goldens.load()["det_tiles"], got)
+    whole, tiled = got["whole"], got["tiled"]
+    assert [normalize_text(ln["text"]) for ln in tiled] == [
+        normalize_text(ln["text"]) for ln in whole
+    ]
+    for a, b in zip(tiled, whole):
+        assert polygon_iou(np.array(a["box"]), np.array(b["box"])) > 0.5
 
 
 def test_tiled_det_holds_less_runtime_memory(v4_paths):

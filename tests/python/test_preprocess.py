@@ -138,18 +138,30 @@ def test_det_max_upscale_caps_only_the_enlargement():
     for w, h in cases:
         for cap in (1.0, 1.5, 2.0, 1000.0):
             got = kernels.det_target_size(w, h, "min", 736, 2000, cap)
+            capped = min(w, h) < 736 and 736 / min(w, h) > cap > 1
             ratio = min(736 / min(w, h), cap) if min(w, h) < 736 else 1.0
             rw, rh = int(w * ratio), int(h * ratio)
             if max(rw, rh) > 2000:
                 s = 2000 / max(rw, rh)
                 rw, rh = int(rw * s), int(rh * s)
-            assert got == (max(round(rw / 32) * 32, 32), max(round(rh / 32) * 32, 32)), (w, h, cap)
+                capped = False
+
+            def side(v, capped=capped):
+                # A capped enlargement is rounded up (within the long-side cap), else to nearest.
+                up = max(-(-v // 32) * 32, 32)
+                return up if capped and up <= 2000 else max(round(v / 32) * 32, 32)
+
+            assert got == (side(rw), side(rh)), (w, h, cap)
             # A cap never shrinks and never changes a 'max' rule, which does not enlarge.
             assert kernels.det_target_size(w, h, "max", 960, 4000, cap) == kernels.det_target_size(
                 w, h, "max", 960, 4000
             )
     with pytest.raises(InvalidInputError, match="max_upscale"):
         kernels.det_target_size(100, 100, "min", 736, 2000, 0.5)
+    # A 300 x 27 strip at 1.5x: 450 x 40 rounded up to 480 x 64 (to the nearest, 448 x 32 would
+    # read it at 1.19x high); uncapped, PaddleOCR's rounding.
+    assert kernels.det_target_size(300, 27, "min", 736, 2000, 1.5) == (480, 64)
+    assert kernels.det_target_size(300, 27, "min", 32, 2000, 1.5) == (352, 32)
 
 
 def crop_size(quad):
