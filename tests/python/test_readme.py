@@ -282,3 +282,38 @@ def test_c_api_doc_is_the_headers():
     assert sorted(table) == sorted(statuses), (
         f"docs/c-api.md's status table: {set(table) ^ statuses}"
     )
+
+
+def test_pipeline_config_defaults_table_is_the_code():
+    """docs/pipeline-config.md's "How the defaults compare": edgeocr's column starts with each
+    setting's default as edgeocr.PipelineConfig has it (it once said det_max_upscale 2 after the
+    default became 1.5)."""
+    import dataclasses
+
+    from edgeocr.config import PipelineConfig
+
+    text = (REPO / "docs" / "pipeline-config.md").read_text(encoding="utf-8")
+    section = text.split("## How the defaults compare", 1)[1].split("\n## ", 1)[0]
+    defaults = {f.name: f.default for f in dataclasses.fields(PipelineConfig)}
+    checked = 0
+    for row in section.splitlines():
+        cols = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cols) < 2:
+            continue
+        names = re.findall(r"`([a-z_]+)`", cols[0])
+        if len(names) != 1 or names[0] not in defaults or cols[0] != f"`{names[0]}`":
+            continue
+        want = defaults[names[0]]
+        if not isinstance(want, (bool, int, float, str)):
+            continue
+        first = re.split(r"[\s:;(]", cols[1].replace("`", ""), maxsplit=1)[0]
+        if isinstance(want, bool):
+            got = {"on": True, "off": False}.get(first)
+        elif isinstance(want, (int, float)):
+            m = re.fullmatch(r"(\d+)\^(\d+)", first)
+            got = int(m[1]) ** int(m[2]) if m else float(first)
+        else:
+            got = first
+        assert got == want, f"{names[0]}: the docs say {cols[1][:40]!r}, the code {want!r}"
+        checked += 1
+    assert checked >= 10, checked
