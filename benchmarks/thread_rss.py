@@ -63,6 +63,11 @@ def main(argv=None) -> int:
     ap.add_argument("--bar", type=float, default=1.05, help="largest ratio that passes")
     ap.add_argument("--trim", action="store_true", help="malloc_trim(0) after each round")
     ap.add_argument(
+        "--paths",
+        action="store_true",
+        help="give predict() the file paths (decoded in every call) instead of decoded images",
+    )
+    ap.add_argument(
         "--memory-arena",
         choices=["shared", "session", "off"],
         default=None,
@@ -82,7 +87,7 @@ def main(argv=None) -> int:
     )[: args.calls]
     if not files:
         raise SystemExit(f"thread_rss: no .png/.jpg images in {args.images}")
-    images = [load_image(str(p)) for p in files]
+    images = [str(p) for p in files] if args.paths else [load_image(str(p)) for p in files]
     kw = {"models": args.models} if args.models else {}
     if args.memory_arena:
         kw["memory_arena"] = {"shared": "shared", "session": True, "off": False}[args.memory_arena]
