@@ -368,7 +368,11 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
     quads.push_back(l.box);
     texts.push_back(l.text);
   }
-  std::vector<Region> regions = order_regions(layout, quads, texts, image.width, image.height);
+  std::vector<std::vector<BoxF>> pieces;  // the lines' text pieces for the text-grid rule
+  pieces.reserve(ocr_result.lines.size());
+  for (const OcrLine& l : ocr_result.lines) pieces.push_back(line_pieces(l));
+  std::vector<Region> regions =
+      order_regions(layout, quads, texts, image.width, image.height, {}, pieces);
   // The lines in document order: each region's lines, regions in order.
   doc.ocr.timings = ocr_result.timings;
   doc.ocr.det_width = ocr_result.det_width;

@@ -40,6 +40,11 @@ int table_input_side(const Model& table, const PipelineConfig& c);
 std::size_t table_run_bytes(const Model& table, const PipelineConfig& c,
                             const MemoryProfile& profile);
 
+// A line's text pieces as the table stage reads them (page pixels): the line's bounds, or its
+// runs of words split where the gap between two words is wider than 0.8 times the line's height
+// (docs/tables.md, "Texts in cells"). The reading order's text-grid rule reads the same pieces.
+std::vector<BoxF> line_pieces(const OcrLine& line);
+
 // What the stage uses besides the region: the model (null: none) and its classes.
 struct TableStageModels {
   const Model* model = nullptr;

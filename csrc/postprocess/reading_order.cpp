@@ -302,9 +302,154 @@ BoxF quad_bounds(const Quad& q) {
   return {x0, y0, x1, y1};
 }
 
+// A text piece of a line (its bounds, or a run of its words between wide gaps) for the
+// text-grid rule.
+struct GridPiece {
+  BoxF b;
+  int line = 0;
+};
+
+// True when the text holds a word: two letters in a row (ASCII letters, or any non-ASCII
+// character: CJK, accented Latin), so a grid of numbers and symbols (a matrix) is no table.
+bool has_word(const std::string& t) {
+  int run = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(t[i]);
+    if (c >= 0x80) {
+      if ((c & 0xC0) == 0x80) continue;          // a continuation byte: same character
+      if (++run >= 2 || c >= 0xE0) return true;  // a CJK character is a word by itself
+    } else if (std::isalpha(c)) {
+      if (++run >= 2) return true;
+    } else {
+      run = 0;
+    }
+  }
+  return false;
+}
+
+// Merges x intervals (sorted on return) that overlap or lie closer than `tol`.
+void merge_intervals(std::vector<std::pair<float, float>>* iv, float tol) {
+  std::sort(iv->begin(), iv->end());
+  std::vector<std::pair<float, float>> out;
+  for (const auto& v : *iv) {
+    if (!out.empty() && v.first <= out.back().second + tol)
+      out.back().second = std::max(out.back().second, v.second);
+    else
+      out.push_back(v);
+  }
+  *iv = std::move(out);
+}
+
+// The text grids among `pcs` (docs in the header, step 2): each run of rows whose pieces break
+// into >= kGridCols aligned columns over >= kGridRows consecutive rows, as the set of its lines.
+constexpr int kGridCols = 3;
+constexpr int kGridRows = 3;
+constexpr float kGridRowGap = 2.f;     // x the line height: the most space between two rows
+constexpr float kGridColGap = 0.3f;    // x the line height: the narrowest gap between columns
+constexpr float kGridCellWidth = 6.f;  // x the line height: the widest median piece
+std::vector<std::vector<int>> text_grids(std::vector<GridPiece> pcs, float hmed,
+                                         const std::vector<std::string>& texts) {
+  std::vector<std::vector<int>> out;
+  if (pcs.size() < static_cast<std::size_t>(kGridCols * kGridRows) || !(hmed > 0.f)) return out;
+  std::sort(pcs.begin(), pcs.end(), [](const GridPiece& a, const GridPiece& b) {
+    return yc(a.b) != yc(b.b) ? yc(a.b) < yc(b.b) : a.b.x0 < b.b.x0;
+  });
+  // Rows: a piece joins the row whose band it shares half of its (or the row's) height with.
+  struct Row {
+    BoxF band;
+    std::vector<std::pair<float, float>> xs;  // the pieces' x extents, merged
+    std::vector<int> lines;
+  };
+  std::vector<Row> rows;
+  for (const GridPiece& pc : pcs) {
+    if (rows.empty() ||
+        y_overlap(rows.back().band, pc.b) < 0.5f * std::min(height(rows.back().band), height(pc.b)))
+      rows.push_back({pc.b, {}, {}});
+    Row& r = rows.back();
+    r.band = unite(r.band, pc.b);
+    r.xs.push_back({pc.b.x0, pc.b.x1});
+    r.lines.push_back(pc.line);
+  }
+  for (Row& r : rows) merge_intervals(&r.xs, 0.f);
+  const std::size_t n = rows.size();
+  auto columns_of = [&](std::size_t a, std::size_t b) {  // rows [a, b)
+    std::vector<std::pair<float, float>> iv;
+    for (std::size_t k = a; k < b; ++k) iv.insert(iv.end(), rows[k].xs.begin(), rows[k].xs.end());
+    merge_intervals(&iv, kGridColGap * hmed);
+    return iv;
+  };
+  auto close = [&](std::size_t upper, std::size_t lower) {
+    return rows[lower].band.y0 - rows[upper].band.y1 <= kGridRowGap * hmed;
+  };
+  // A row consistent with a grid's columns: each of its pieces within one column.
+  auto fits = [&](std::size_t k, const std::vector<std::pair<float, float>>& cols) {
+    if (rows[k].xs.size() < 2) return false;
+    for (const auto& x : rows[k].xs) {
+      int hit = 0;
+      for (const auto& c : cols)
+        if (x.first < c.second && x.second > c.first) ++hit;
+      if (hit != 1) return false;
+    }
+    return true;
+  };
+  std::size_t i = 0, floor = 0;  // rows below `floor` belong to an earlier grid
+  while (i < n) {
+    if (rows[i].xs.size() < static_cast<std::size_t>(kGridCols)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    std::vector<std::pair<float, float>> cols = columns_of(i, j);
+    while (j < n && rows[j].xs.size() >= static_cast<std::size_t>(kGridCols) && close(j - 1, j)) {
+      std::vector<std::pair<float, float>> wider = cols;
+      wider.insert(wider.end(), rows[j].xs.begin(), rows[j].xs.end());
+      merge_intervals(&wider, kGridColGap * hmed);
+      if (wider.size() < static_cast<std::size_t>(kGridCols)) break;
+      cols = std::move(wider);
+      ++j;
+    }
+    if (j - i < static_cast<std::size_t>(kGridRows)) {
+      i = j;
+      continue;
+    }
+    // Guards: cells, not lines of running text (columns of body text are long lines), and
+    // words, not a matrix of numbers.
+    std::vector<float> widths;
+    std::vector<int> lines;
+    for (std::size_t k = i; k < j; ++k) {
+      for (const auto& x : rows[k].xs) widths.push_back(x.second - x.first);
+      lines.insert(lines.end(), rows[k].lines.begin(), rows[k].lines.end());
+    }
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    int worded = 0;
+    for (int l : lines)
+      if (static_cast<std::size_t>(l) < texts.size() &&
+          has_word(texts[static_cast<std::size_t>(l)]))
+        ++worded;
+    if (median(widths) > kGridCellWidth * hmed || worded < 2) {
+      i = j;
+      continue;
+    }
+    // Rows next to the run whose pieces fall in its columns (a header of spanning cells, a row
+    // with empty cells) join it.
+    std::size_t a = i, b = j;
+    while (a > floor && close(a - 1, a) && fits(a - 1, cols)) --a;
+    while (b < n && close(b - 1, b) && fits(b, cols)) ++b;
+    for (std::size_t k = a; k < b; ++k)
+      lines.insert(lines.end(), rows[k].lines.begin(), rows[k].lines.end());
+    std::sort(lines.begin(), lines.end());
+    lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+    out.push_back(std::move(lines));
+    i = floor = b;
+  }
+  return out;
+}
+
 std::vector<Region> order_regions(const std::vector<Region>& layout, const std::vector<Quad>& lines,
                                   const std::vector<std::string>& texts, int W, int H,
-                                  const ReadingOrderParams& p) {
+                                  const ReadingOrderParams& p,
+                                  const std::vector<std::vector<BoxF>>& line_pieces) {
   const float fw = static_cast<float>(std::max(W, 1)), fh = static_cast<float>(std::max(H, 1));
   auto clipped = [&](const BoxF& b) {
     return BoxF{std::clamp(b.x0, 0.f, fw), std::clamp(b.y0, 0.f, fh), std::clamp(b.x1, 0.f, fw),
@@ -388,11 +533,114 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const std::
   for (std::size_t i = 0; i < n_lines; ++i)
     if (owner[i] >= 0)
       regs[static_cast<std::size_t>(owner[i])].lines.push_back(static_cast<int>(i));
-  // Stray lines: grouped top to bottom into text regions of their own.
+  // Text grids (borderless tables, tables the layout model calls text, equation or figure): the
+  // pieces of a set of lines and their median line height.
+  auto pieces_of = [&](const std::vector<int>& ls, float* hmed) {
+    std::vector<GridPiece> pcs;
+    std::vector<float> hs;
+    for (int i : ls) {
+      const std::size_t u = static_cast<std::size_t>(i);
+      hs.push_back(lh[u]);
+      bool any = false;
+      if (u < line_pieces.size())
+        for (const BoxF& b : line_pieces[u])
+          if (finite(b) && width(b) > 0.f && height(b) > 0.f) {
+            pcs.push_back({b, i});
+            any = true;
+          }
+      if (!any) pcs.push_back({lb[u], i});
+    }
+    *hmed = median(std::move(hs));
+    return pcs;
+  };
+  auto bounds_of = [&](const std::vector<int>& ls) {
+    BoxF b = lb[static_cast<std::size_t>(ls[0])];
+    for (int i : ls) b = unite(b, lb[static_cast<std::size_t>(i)]);
+    return clipped(b);
+  };
+  {
+    std::vector<Region> split;
+    for (Region& r : regs) {
+      const bool text = r.type == RegionType::kText;
+      if ((!text && r.type != RegionType::kEquation && r.type != RegionType::kFigure) ||
+          r.lines.size() < 3)
+        continue;
+      float hmed = 0.f;
+      std::vector<GridPiece> pcs = pieces_of(r.lines, &hmed);
+      const std::vector<std::vector<int>> grids = text_grids(std::move(pcs), hmed, texts);
+      if (grids.empty()) continue;
+      std::size_t in_grid = 0;
+      for (const auto& g : grids) in_grid += g.size();
+      if (!text) {
+        // An equation or figure whose lines are mostly a grid's is that table (its box kept).
+        if (5 * in_grid >= 3 * r.lines.size()) r.type = RegionType::kTable;
+        continue;
+      }
+      if (grids.size() == 1 && in_grid == r.lines.size()) {
+        r.type = RegionType::kTable;
+        continue;
+      }
+      // A text region holding a grid and other text: the grid's lines are a table region, the
+      // lines above, between and below the grids text regions.
+      std::vector<char> taken(n_lines, 0);
+      std::vector<float> tops;
+      for (const auto& g : grids) {
+        Region t = r;
+        t.type = RegionType::kTable;
+        t.lines = g;
+        t.box = bounds_of(g);
+        tops.push_back(t.box.y0);
+        for (int l : g) taken[static_cast<std::size_t>(l)] = 1;
+        split.push_back(std::move(t));
+      }
+      std::vector<std::vector<int>> rest(grids.size() + 1);
+      for (int l : r.lines) {
+        if (taken[static_cast<std::size_t>(l)]) continue;
+        std::size_t k = 0;
+        for (float top : tops)
+          if (yc(lb[static_cast<std::size_t>(l)]) > top) ++k;
+        rest[k].push_back(l);
+      }
+      r.lines.clear();  // dropped below when no text is left
+      bool first = true;
+      for (auto& ls : rest) {
+        if (ls.empty()) continue;
+        Region t = r;
+        t.lines = std::move(ls);
+        t.box = bounds_of(t.lines);
+        if (first) {
+          r = std::move(t);
+          first = false;
+        } else {
+          split.push_back(std::move(t));
+        }
+      }
+    }
+    for (Region& t : split) regs.push_back(std::move(t));
+  }
+  // Stray lines: grids among them are tables, the rest grouped top to bottom into text regions
+  // of their own.
   {
     std::vector<int> stray;
     for (std::size_t i = 0; i < n_lines; ++i)
       if (owner[i] < 0) stray.push_back(static_cast<int>(i));
+    if (stray.size() >= static_cast<std::size_t>(kGridCols * kGridRows)) {
+      float hmed = 0.f;
+      std::vector<char> taken(n_lines, 0);
+      std::vector<GridPiece> pcs = pieces_of(stray, &hmed);
+      for (std::vector<int>& g : text_grids(std::move(pcs), hmed, texts)) {
+        Region t;
+        t.type = RegionType::kTable;
+        t.from_layout = false;
+        t.box = bounds_of(g);
+        for (int l : g) taken[static_cast<std::size_t>(l)] = 1;
+        t.lines = std::move(g);
+        regs.push_back(std::move(t));
+      }
+      stray.erase(std::remove_if(stray.begin(), stray.end(),
+                                 [&](int l) { return taken[static_cast<std::size_t>(l)] != 0; }),
+                  stray.end());
+    }
     std::sort(stray.begin(), stray.end(), [&](int a, int b) {
       return lb[a].y0 != lb[b].y0 ? lb[a].y0 < lb[b].y0
                                   : (lb[a].x0 != lb[b].x0 ? lb[a].x0 < lb[b].x0 : a < b);

@@ -35,6 +35,19 @@ struct ReadingOrderParams {
 //    with an equation (sharing half the smaller height) and right of it, joins the nearest
 //    such equation (its box grows to hold it). Text-like regions left without lines are
 //    dropped (figures, tables and equations stay).
+//    Text grids: the lines' pieces (`line_pieces[i]`: line i's runs of words between wide gaps,
+//    as the table stage splits them; the line's bounds where empty) are put in rows (sharing
+//    half the height); a grid is a run of >= 3 rows, each within 2 line heights of the last,
+//    each of >= 3 pieces, whose pieces together leave >= 3 columns (x extents merged when
+//    closer than 0.3 line heights), the median piece no wider than 6 line heights (columns of
+//    running text are longer lines) and >= 2 of its lines holding a word (two letters, or a
+//    CJK character: a matrix of numbers is no table); rows next to it whose >= 2 pieces each
+//    fall in one of its columns (a header with spans, a row with empty cells) join it. A text
+//    region whose lines are one grid becomes a table; one that also holds other text is split
+//    into the grids' tables (boxed by their lines) and text regions for the lines above,
+//    between and below them. An equation or figure region >= 60% of whose lines are in grids
+//    becomes a table (its box kept). Grids among the stray lines become tables before the
+//    rest are grouped.
 // 3. Furniture: header, footer and page-number regions, ordered apart (above the page's middle:
 //    before the body, else after it), top to bottom then left to right. A text region in the
 //    top (bottom) 6% of the page, above (below) every other region by 1.5 of its line heights,
@@ -63,7 +76,8 @@ struct ReadingOrderParams {
 // max_ordered) and L lines.
 std::vector<Region> order_regions(const std::vector<Region>& layout, const std::vector<Quad>& lines,
                                   const std::vector<std::string>& texts, int width, int height,
-                                  const ReadingOrderParams& params = {});
+                                  const ReadingOrderParams& params = {},
+                                  const std::vector<std::vector<BoxF>>& line_pieces = {});
 
 // The axis-aligned bounds of a quad (non-finite corners count as 0).
 BoxF quad_bounds(const Quad& q);

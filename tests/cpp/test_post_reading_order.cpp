@@ -230,6 +230,141 @@ TEST(an_equations_number_beside_it_joins_it) {
   CHECK(out[1].type == RegionType::kText && out[1].lines == std::vector<int>({2}));
 }
 
+namespace {
+
+// A borderless table's cells as OCR lines: rows x cols cells of height 30, 42 apart, each
+// `cell_w` wide at columns `pitch` apart from (x, y); texts from `words` in turn.
+void grid_lines(std::vector<Quad>& lines, std::vector<std::string>& texts, float x, float y,
+                int rows, int cols, float cell_w, const std::vector<std::string>& words,
+                float pitch = 200.f) {
+  std::size_t k = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c, ++k) {
+      const float x0 = x + pitch * c, y0 = y + 42.f * r;
+      lines.push_back(quad(x0, y0, x0 + cell_w, y0 + 30));
+      texts.push_back(words[k % words.size()]);
+    }
+}
+
+std::size_t count_type(const std::vector<Region>& out, RegionType t) {
+  std::size_t n = 0;
+  for (const Region& r : out) n += r.type == t;
+  return n;
+}
+
+}  // namespace
+
+TEST(a_text_region_holding_a_grid_of_cells_is_a_table) {
+  // A borderless table the layout model calls text: 5 rows of 4 short cells.
+  std::vector<Region> layout = {reg(RegionType::kText, 90, 90, 910, 320)};
+  std::vector<Quad> lines;
+  std::vector<std::string> texts;
+  grid_lines(lines, texts, 100, 100, 5, 4, 90, {"Method", "0.81", "North", "12%", "45.1"});
+  const auto out = order_regions(layout, lines, texts, 1000, 1000);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(out.size() == 1);
+  CHECK(out[0].type == RegionType::kTable && out[0].from_layout);
+  CHECK(out[0].lines.size() == 20);
+}
+
+TEST(a_text_region_with_a_paragraph_and_a_grid_is_split) {
+  // A paragraph of 3 lines, then a 4 x 3 grid (cells split from whole lines by their pieces:
+  // each row is one OCR line with wide word gaps), then a line of text.
+  std::vector<Region> layout = {reg(RegionType::kText, 90, 90, 910, 600)};
+  std::vector<Quad> lines;
+  std::vector<std::string> texts;
+  std::vector<std::vector<BoxF>> pieces;
+  for (int k = 0; k < 3; ++k) {
+    lines.push_back(quad(100, 100 + 42.f * k, 900, 130 + 42.f * k));
+    texts.push_back("the running text of a paragraph");
+    pieces.push_back({});
+  }
+  for (int r = 0; r < 4; ++r) {
+    const float y = 260 + 42.f * r;
+    lines.push_back(quad(100, y, 590, y + 30));
+    texts.push_back("Region 3,508 90%");
+    pieces.push_back({{100, y, 220, y + 30}, {300, y, 390, y + 30}, {500, y, 590, y + 30}});
+  }
+  lines.push_back(quad(100, 500, 900, 530));
+  texts.push_back("more running text below the table");
+  pieces.push_back({});
+  const auto out = order_regions(layout, lines, texts, 1000, 1000, {}, pieces);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(out.size() == 3);
+  CHECK(out[0].type == RegionType::kText && out[0].lines == std::vector<int>({0, 1, 2}));
+  CHECK(out[1].type == RegionType::kTable && out[1].lines == std::vector<int>({3, 4, 5, 6}));
+  CHECK(out[1].box.y0 == 260.f && out[1].box.x1 == 590.f);
+  CHECK(out[2].type == RegionType::kText && out[2].lines == std::vector<int>({7}));
+  // Without the pieces the rows are one long line each: no grid, one text region.
+  const auto whole = order_regions(layout, lines, texts, 1000, 1000);
+  CHECK(whole.size() == 1 && whole[0].type == RegionType::kText);
+}
+
+TEST(equations_and_figures_holding_a_grid_of_words_are_tables) {
+  std::vector<Region> layout = {reg(RegionType::kEquation, 90, 90, 910, 300),
+                                reg(RegionType::kFigure, 90, 400, 910, 610)};
+  std::vector<Quad> lines;
+  std::vector<std::string> texts;
+  grid_lines(lines, texts, 100, 100, 4, 4, 90, {"方法", "5,497", "西部", "87.8"});
+  grid_lines(lines, texts, 100, 410, 4, 4, 90, {"Site", "0.5", "East", "7"});
+  const auto out = order_regions(layout, lines, texts, 1000, 1000);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(out.size() == 2);
+  CHECK(out[0].type == RegionType::kTable && out[0].box.x0 == 90.f);
+  CHECK(out[1].type == RegionType::kTable && out[1].box.y1 == 610.f);
+}
+
+TEST(running_text_matrices_and_charts_are_no_tables) {
+  std::vector<Region> layout;
+  std::vector<Quad> lines;
+  std::vector<std::string> texts;
+  // Three columns of body text inside one text region (lines 250 px wide, 30 high: running
+  // text, longer than cells).
+  layout.push_back(reg(RegionType::kText, 90, 40, 910, 260));
+  grid_lines(lines, texts, 100, 50, 5, 3, 250, {"the survey found that most households"}, 280);
+  // Two columns of body text: two pieces a row.
+  layout.push_back(reg(RegionType::kText, 90, 290, 910, 500));
+  grid_lines(lines, texts, 100, 300, 5, 2, 150, {"prefer bills"});
+  // A matrix in an equation: numbers only.
+  layout.push_back(reg(RegionType::kEquation, 90, 530, 910, 700));
+  grid_lines(lines, texts, 100, 540, 3, 3, 40, {"1", "0", "-2", "x"});
+  // A justified paragraph: one piece a line.
+  layout.push_back(reg(RegionType::kText, 90, 720, 910, 900));
+  for (int k = 0; k < 4; ++k) {
+    lines.push_back(quad(100, 730 + 42.f * k, 900, 760 + 42.f * k));
+    texts.push_back("a justified line of running text");
+  }
+  // A chart: tick labels in one column and one row.
+  layout.push_back(reg(RegionType::kFigure, 1000, 40, 1900, 700));
+  for (int k = 0; k < 5; ++k) {
+    lines.push_back(quad(1010, 60 + 100.f * k, 1050, 90 + 100.f * k));
+    texts.push_back(std::to_string(10 * k) + " units");
+    lines.push_back(quad(1100 + 150.f * k, 650, 1180 + 150.f * k, 680));
+    texts.push_back("Year " + std::to_string(2000 + k));
+  }
+  const auto out = order_regions(layout, lines, texts, 2000, 1000);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(count_type(out, RegionType::kTable) == 0);
+  CHECK(count_type(out, RegionType::kEquation) == 1);
+  CHECK(count_type(out, RegionType::kFigure) == 1);
+}
+
+TEST(a_grid_among_stray_lines_is_a_table) {
+  // No region at all: a paragraph of stray lines and, below it, a 4 x 5 grid of stray cells.
+  std::vector<Quad> lines;
+  std::vector<std::string> texts;
+  for (int k = 0; k < 3; ++k) {
+    lines.push_back(quad(100, 100 + 42.f * k, 900, 130 + 42.f * k));
+    texts.push_back("a stray paragraph of running text");
+  }
+  grid_lines(lines, texts, 100, 300, 4, 5, 100, {"Site", "0.801", "East", "3,195", "46%"});
+  const auto out = order_regions({}, lines, texts, 1100, 1000);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(out.size() == 2);
+  CHECK(out[0].type == RegionType::kText && out[0].lines.size() == 3);
+  CHECK(out[1].type == RegionType::kTable && !out[1].from_layout && out[1].lines.size() == 20);
+}
+
 TEST(regions_inside_tables_and_figures_and_duplicates_are_dropped) {
   std::vector<Region> layout = {reg(RegionType::kTable, 100, 100, 900, 500, 0.8f),
                                 reg(RegionType::kText, 120, 120, 400, 200, 0.95f),  // in the table
