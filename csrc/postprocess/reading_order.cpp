@@ -571,19 +571,18 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const std::
       if (grids.empty()) continue;
       std::size_t in_grid = 0;
       for (const auto& g : grids) in_grid += g.size();
-      if (!text) {
-        // An equation or figure whose lines are mostly a grid's is that table (its box kept).
-        if (5 * in_grid >= 3 * r.lines.size()) r.type = RegionType::kTable;
-        continue;
-      }
+      // An equation or figure is one when most of its lines are a grid's.
+      if (!text && 5 * in_grid < 3 * r.lines.size()) continue;
       if (grids.size() == 1 && in_grid == r.lines.size()) {
-        r.type = RegionType::kTable;
+        r.type = RegionType::kTable;  // its box kept
         continue;
       }
-      // A text region holding a grid and other text: the grid's lines are a table region, the
-      // lines above, between and below the grids text regions.
+      // A region holding grids and other text: each grid's lines are a table region (boxed by
+      // them; an equation's or figure's table keeps its box's sides and, where no text was cut
+      // off, its top and bottom), the lines above, between and below them text regions.
       std::vector<char> taken(n_lines, 0);
       std::vector<float> tops;
+      const std::size_t first_table = split.size();
       for (const auto& g : grids) {
         Region t = r;
         t.type = RegionType::kTable;
@@ -601,7 +600,15 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const std::
           if (yc(lb[static_cast<std::size_t>(l)]) > top) ++k;
         rest[k].push_back(l);
       }
+      if (!text)
+        for (std::size_t g = 0; g < grids.size(); ++g) {
+          BoxF& b = split[first_table + g].box;
+          b.x0 = std::min(b.x0, r.box.x0), b.x1 = std::max(b.x1, r.box.x1);
+          if (rest[g].empty() && g == 0) b.y0 = std::min(b.y0, r.box.y0);
+          if (rest[g + 1].empty() && g + 1 == grids.size()) b.y1 = std::max(b.y1, r.box.y1);
+        }
       r.lines.clear();  // dropped below when no text is left
+      r.type = RegionType::kText;
       bool first = true;
       for (auto& ls : rest) {
         if (ls.empty()) continue;

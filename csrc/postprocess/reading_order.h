@@ -46,8 +46,9 @@ struct ReadingOrderParams {
 //    region whose lines are one grid becomes a table; one that also holds other text is split
 //    into the grids' tables (boxed by their lines) and text regions for the lines above,
 //    between and below them. An equation or figure region >= 60% of whose lines are in grids
-//    becomes a table (its box kept). Grids among the stray lines become tables before the
-//    rest are grouped.
+//    is treated so too, its tables keeping its box's sides (and its top and bottom where no
+//    text was cut off: a caption it holds becomes a text region). Grids among the stray lines
+//    become tables before the rest are grouped.
 // 3. Furniture: header, footer and page-number regions, ordered apart (above the page's middle:
 //    before the body, else after it), top to bottom then left to right. A text region in the
 //    top (bottom) 6% of the page, above (below) every other region by 1.5 of its line heights,

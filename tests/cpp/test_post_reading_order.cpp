@@ -314,6 +314,20 @@ TEST(equations_and_figures_holding_a_grid_of_words_are_tables) {
   CHECK(out[1].type == RegionType::kTable && out[1].box.y1 == 610.f);
 }
 
+TEST(a_figure_holding_a_caption_and_a_grid_gives_the_caption_and_the_table) {
+  std::vector<Region> layout = {reg(RegionType::kFigure, 90, 60, 910, 300)};
+  std::vector<Quad> lines = {quad(100, 65, 600, 90)};
+  std::vector<std::string> texts = {"Table 2: the costs"};
+  grid_lines(lines, texts, 100, 100, 4, 4, 90, {"Site", "0.5", "East", "7"});
+  const auto out = order_regions(layout, lines, texts, 1000, 1000);
+  CHECK(each_line_once(out, lines.size()));
+  CHECK(out.size() == 2);
+  CHECK(out[0].type == RegionType::kTableCaption && out[0].lines == std::vector<int>({0}));
+  CHECK(out[1].type == RegionType::kTable && out[1].lines.size() == 16);
+  CHECK(out[1].box.x0 == 90.f && out[1].box.x1 == 910.f && out[1].box.y0 == 100.f &&
+        out[1].box.y1 == 300.f);
+}
+
 TEST(running_text_matrices_and_charts_are_no_tables) {
   std::vector<Region> layout;
   std::vector<Quad> lines;
