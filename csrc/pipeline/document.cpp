@@ -228,6 +228,7 @@ DocumentParser::DocumentParser(std::shared_ptr<const Pipeline> ocr, DocumentMode
   check_layout_model(*models.layout, models.layout_labels);
   if (models.table) {
     check_table_model(*models.table, models.table_tokens);
+    models.table->set_outputs_depend_on_values();  // its steps
     impl_->table_classes = table_classes(models.table_tokens);
   }
   impl_->models = std::move(models);
@@ -258,6 +259,7 @@ const DocumentModels& DocumentParser::models() const {
     check_layout_model(*m.layout, m.layout_labels);
     if (m.table) {
       check_table_model(*m.table, m.table_tokens);
+      m.table->set_outputs_depend_on_values();  // its steps
       impl_->table_classes = table_classes(m.table_tokens);
     }
     impl_->models = std::move(m);

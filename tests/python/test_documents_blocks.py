@@ -67,8 +67,23 @@ def parsed(predictor):
 
 
 def _text_lines(doc) -> list[list[str]]:
-    """The words of each line that has text, in the page's (reading) order."""
-    return [[str(w.text) for w in line.words if str(w.text).strip()] for line in doc.lines
+    """The words of each line that has text, in the blocks' order: the regions in reading
+    order, each region's lines in its order, except a table with cells: its lines cell by cell
+    (a line in the first cell that names it), then those no cell names."""
+    index = {id(line): k for k, line in enumerate(doc.lines)}
+    order = []
+    for region in doc.regions:
+        mine = [index[id(line)] for line in region.lines]
+        table = region.table
+        if table is not None and table.cells:
+            first = []
+            for cell in table.cells:
+                first += [k for k in cell.lines if k in mine and k not in first]
+            mine = first + [k for k in mine if k not in first]
+        order += mine
+    assert sorted(order) == list(range(len(doc.lines)))  # every line in one region
+    lines = [doc.lines[k] for k in order]
+    return [[str(w.text) for w in line.words if str(w.text).strip()] for line in lines
             if str(line.text).strip()]  # fmt: skip
 
 

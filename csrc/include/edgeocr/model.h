@@ -1,6 +1,7 @@
 // Model: one ONNX graph executed by ONNX Runtime through its C API.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -83,6 +84,11 @@ class Model {
   // written straight into pool blocks: no tensor allocation in steady state.
   std::vector<Tensor> run(const std::vector<TensorView>& inputs) const;
 
+  // The output shapes depend on the input values, not only on their shapes (a decoder's steps:
+  // SLANet): outputs are never preallocated. Without it such a model's second run of a shape
+  // fails inside ONNX Runtime (which logs it) and is run again.
+  void set_outputs_depend_on_values() const { value_dependent_outputs_ = true; }
+
  private:
   Model() = default;
   void init(const SessionOptions& opts, std::shared_ptr<MemoryPool> pool);
@@ -98,6 +104,7 @@ class Model {
 
   // Output shapes seen per input-shape key, so later calls preallocate (an empty entry: shapes
   // that depend on the input values, never preallocated).
+  mutable std::atomic<bool> value_dependent_outputs_{false};
   mutable std::mutex shapes_mu_;
   mutable std::map<std::vector<std::int64_t>, std::vector<std::vector<std::int64_t>>> out_shapes_;
 };

@@ -282,7 +282,8 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
   std::vector<Tensor> outs(n_out);
   std::vector<std::vector<std::int64_t>> known_shapes;
   bool known = false;
-  {
+  const bool value_dependent_model = value_dependent_outputs_.load();
+  if (!value_dependent_model) {
     std::lock_guard<std::mutex> lock(shapes_mu_);
     auto it = out_shapes_.find(key);
     // An empty entry: this model's output shapes depend on the input values (SLANet's steps).
@@ -345,7 +346,7 @@ std::vector<Tensor> Model::run(const std::vector<TensorView>& in) const {
     if (t.bytes()) std::memcpy(t.data(), src, t.bytes());
     shapes[i] = t.shape;
   }
-  {
+  if (!value_dependent_model) {
     std::lock_guard<std::mutex> lock(shapes_mu_);
     // Bounded: a workload with unbounded distinct shapes should not grow this forever.
     if (out_shapes_.size() >= 4096) out_shapes_.clear();
