@@ -1,7 +1,7 @@
 // Document parsing: a page's layout regions (title, text, table, figure, ...) found by a layout
 // model, the OCR lines assigned to them, tables as cells, all in reading order; Markdown out.
-// The shared types of docs/document-parsing.md: doc-table adds to the table structs
-// (append-only).
+// The types of docs/document-parsing.md; the table stage (pipeline/table.h) fills the table
+// structs.
 #pragma once
 
 #include <cstdint>
