@@ -361,6 +361,24 @@ class Table:
         }
 
 
+# The region types of a parsed page, in the core's order (csrc/include/edgeocr/document.h,
+# region_type_name): Region.type is one of them.
+REGION_TYPES = (
+    "text",
+    "title",
+    "list",
+    "figure",
+    "figure_caption",
+    "table",
+    "table_caption",
+    "header",
+    "footer",
+    "page_number",
+    "reference",
+    "equation",
+)
+
+
 @dataclass
 class Region:
     """One layout region of a page, in reading order.

@@ -25,27 +25,14 @@ line is in exactly one block.
 
 from __future__ import annotations
 
+from ..results import REGION_TYPES
 from .layout import furniture_side, page_blocks, page_lines, page_number, page_size
 from .text import attr, version, xml_text
 
 NAMESPACE = "http://www.loc.gov/standards/alto/ns-v4#"
 SCHEMA_LOCATION = f"{NAMESPACE} http://www.loc.gov/standards/alto/v4/alto-4-2.xsd"
-# The region types of a parsed page (csrc/include/edgeocr/document.h, region_type_name) and the
-# heading levels: each a StructureTag of a parsed document.
-REGION_TYPES = (
-    "text",
-    "title",
-    "list",
-    "figure",
-    "figure_caption",
-    "table",
-    "table_caption",
-    "header",
-    "footer",
-    "page_number",
-    "reference",
-    "equation",
-)
+# The region types of a parsed page and the heading levels: each a StructureTag of a parsed
+# document.
 HEADING_LEVELS = (1, 2, 3)
 
 

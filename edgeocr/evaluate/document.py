@@ -36,23 +36,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..results import REGION_TYPES
 from .teds import TableError, adjacency_counts, cells_from_html, normalize_cells, teds
 from .text import edit_distance, join_ws, normalize_text
 
-TYPES = (
-    "text",
-    "title",
-    "list",
-    "figure",
-    "figure_caption",
-    "table",
-    "table_caption",
-    "header",
-    "footer",
-    "page_number",
-    "reference",
-    "equation",
-)
+TYPES = REGION_TYPES
 FURNITURE = ("header", "footer", "page_number")
 TEXT_TYPES = ("text", "title", "list", "figure_caption", "table_caption", "reference")
 # The CDLA layout model's classes: lists and page numbers are scored as what CDLA labels them.

@@ -202,3 +202,13 @@ def test_cli_markdown_and_json(tmp_path):
     assert p.returncode == 0, p.stderr
     tree = json.loads(p.stdout)
     assert [r["type"] for r in tree["pages"][0]["regions"]][:3] == ["header", "title", "title"]
+
+
+def test_region_types_are_the_cores():
+    """edgeocr.results.REGION_TYPES (the writers' and the metrics' list) names the core's types:
+    each is a name region_type_of_label maps to itself, and parsed regions use only these."""
+    from edgeocr import _core
+    from edgeocr.results import REGION_TYPES
+
+    assert len(set(REGION_TYPES)) == len(REGION_TYPES) == 12
+    assert [_core.region_type_of_label(t) for t in REGION_TYPES] == list(REGION_TYPES)
