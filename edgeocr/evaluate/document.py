@@ -36,11 +36,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..results import REGION_TYPES
 from .teds import TableError, adjacency_counts, cells_from_html, normalize_cells, teds
 from .text import edit_distance, join_ws, normalize_text
 
-TYPES = REGION_TYPES
+# The core's region types: edgeocr.results.REGION_TYPES, written out here because the metrics
+# load without the package (tests/python/test_evaluate.py; test_document checks they are equal).
+TYPES = (
+    "text",
+    "title",
+    "list",
+    "figure",
+    "figure_caption",
+    "table",
+    "table_caption",
+    "header",
+    "footer",
+    "page_number",
+    "reference",
+    "equation",
+)
 FURNITURE = ("header", "footer", "page_number")
 TEXT_TYPES = ("text", "title", "list", "figure_caption", "table_caption", "reference")
 # The CDLA layout model's classes: lists and page numbers are scored as what CDLA labels them.

@@ -212,3 +212,6 @@ def test_region_types_are_the_cores():
 
     assert len(set(REGION_TYPES)) == len(REGION_TYPES) == 12
     assert [_core.region_type_of_label(t) for t in REGION_TYPES] == list(REGION_TYPES)
+    from edgeocr.evaluate.document import TYPES
+
+    assert TYPES == REGION_TYPES  # the metrics' own copy
