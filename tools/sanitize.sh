@@ -85,7 +85,10 @@ configure_build() {
 
 # The deferred recheck model's C test (test_c_regressions recheck) needs a known recheck set:
 # the default set's files, found through the installed edgeocr (as tests/python/test_cpp.py does).
-recheck_env=$(python3 - 2>/dev/null <<'PY'
+# -P: not the checkout's edgeocr/ (the current folder), which has no compiled core after a
+# non-editable install (CI's Ray stage makes one); that import failed silently and the test skipped.
+recheck_err="${TMPDIR:-/tmp}/edgeocr-sanitize-recheck.$$.err"
+recheck_env=$(python3 -P - 2>"$recheck_err" <<'PY'
 import shlex
 from edgeocr.models import MODEL_SETS
 p = MODEL_SETS["ppocr-v6-tiny-recheck"].paths() or {}
@@ -95,7 +98,12 @@ for role in ("det", "cls", "rec", "recheck"):
 if p.get("keys"):
     print(f"export EDGEOCR_TEST_RECHECK_KEYS={shlex.quote(str(p['keys']))}")
 PY
-)
+) || true
+if [[ -z $recheck_env ]]; then
+  echo "sanitize.sh: no recheck set found through the installed edgeocr:" >&2
+  tail -5 "$recheck_err" >&2
+fi
+rm -f "$recheck_err"
 eval "$recheck_env"
 
 if [[ $run_ctest == 1 ]]; then
