@@ -117,12 +117,12 @@ say "image decoders: aarch64 (qemu) vs x86 pixels on every PNG and JPEG of tests
 # out-of-range coefficients unlike its Neon and C ones (JSIMD_FORCENONE=1 gives both the C
 # IDCT's pixels), so its damaged blocks differ. docs/reliability.md says so.
 DECODE_DIFFERS="tests/data/malformed/corrupt_scan.jpg"
-codec_src=("$ROOT"/csrc/codec/{image,jpeg,png}.cpp)
-aarch64-linux-gnu-g++ -O2 -std=c++17 -I"$ROOT/csrc" -I"$ROOT/csrc/include" -I"$CODECS/include" \
-  "$ROOT/tools/decode_hash.cpp" "${codec_src[@]}" "$CODECS"/lib/{libspng,libjpeg,libz}.a \
-  -o "$BUILD/decode_hash"
+# aarch64: the decoder the build above compiled into libedgeocr (libedgeocr_codec.a), not a copy.
+aarch64-linux-gnu-g++ -O2 -std=c++17 -I"$ROOT/csrc" -I"$ROOT/csrc/include" \
+  "$ROOT/tools/decode_hash.cpp" "$BUILD/libedgeocr_codec.a" \
+  "$CODECS"/lib/{libspng,libjpeg,libz}.a -o "$BUILD/decode_hash"
 g++ -O2 -std=c++17 -I"$ROOT/csrc" -I"$ROOT/csrc/include" "$ROOT/tools/decode_hash.cpp" \
-  "${codec_src[@]}" -lspng -ljpeg -lz -o "$BUILD/decode_hash_x86"
+  "$ROOT"/csrc/codec/{image,jpeg,png}.cpp -lspng -ljpeg -lz -o "$BUILD/decode_hash_x86"
 mapfile -t images < <(cd "$ROOT" && find tests/data -type f \( -name '*.png' -o -name '*.jpg' \) | sort)
 DEV_IMAGES=${EDGEOCR_SHARED_DIR:-$ROOT/../shared}/datasets/dev/images  # the dev set's scans too
 [ -d "$DEV_IMAGES" ] && mapfile -t -O "${#images[@]}" images < <(
