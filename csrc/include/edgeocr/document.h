@@ -1,6 +1,6 @@
 // Document parsing: a page's layout regions (title, text, table, figure, ...) found by a layout
 // model, the OCR lines assigned to them, tables as cells, all in reading order; Markdown out.
-// The types of docs/document-parsing.md; the table stage (pipeline/table.h) fills the table
+// The types of docs/document-parsing.md; the table stage (document/table_stage.h) fills the table
 // structs.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The table stage of DocumentParser (docs/tables.md): a table region's cells from the
 // table-structure model (SLANet / SLANet-plus) on the region's crop, or from the grid method
-// (ruled lines + text alignment, csrc/postprocess/table_structure.h) when there is no model or its
+// (ruled lines + text alignment, csrc/document/table_structure.h) when there is no model or its
 // grid is unusable; the region's OCR lines (split at wide word gaps where they cross cells) as
 // the cells' texts.
 #pragma once

@@ -1,4 +1,4 @@
-#include "postprocess/table_structure.h"
+#include "document/table_structure.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "postprocess/reading_order.h"
+#include "document/reading_order.h"
 
 #include <algorithm>
 #include <cctype>

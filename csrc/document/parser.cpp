@@ -1,5 +1,5 @@
 // DocumentParser: layout model + the shared OCR pipeline + (doc-table's) table recogniser, lines
-// assigned to regions, reading order (csrc/postprocess/reading_order.h).
+// assigned to regions, reading order (csrc/document/reading_order.h).
 #include "edgeocr/document.h"
 
 #include <algorithm>
@@ -10,9 +10,9 @@
 #include "common/checked.h"
 #include "edgeocr/status.h"
 #include "pipeline/model_checks.h"
-#include "pipeline/table.h"
-#include "postprocess/layout.h"
-#include "postprocess/reading_order.h"
+#include "document/table_stage.h"
+#include "document/layout_decode.h"
+#include "document/reading_order.h"
 #include "preprocess/preprocess.h"
 
 namespace edgeocr {
@@ -398,7 +398,7 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
   return doc;
 }
 
-// The table stage (csrc/pipeline/table.h) on one table region. Under a budget the call's
+// The table stage (csrc/document/table_stage.h) on one table region. Under a budget the call's
 // reservation holds a table run when one fits the budget; when none does, the grid method reads
 // the table and its note says why.
 void DocumentParser::recognize_table(const ImageView& page, Region& region, DocumentResult& doc,

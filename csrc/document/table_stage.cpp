@@ -1,6 +1,6 @@
-// The table stage (csrc/pipeline/table.h): model or grid method on a table region, texts into
+// The table stage (csrc/document/table_stage.h): model or grid method on a table region, texts into
 // cells. The rules are described in docs/tables.md.
-#include "pipeline/table.h"
+#include "document/table_stage.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "common/checked.h"
 #include "edgeocr/memory_pool.h"
 #include "edgeocr/status.h"
-#include "postprocess/table_structure.h"
+#include "document/table_structure.h"
 #include "preprocess/preprocess.h"
 
 namespace edgeocr {
