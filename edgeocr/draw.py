@@ -8,9 +8,11 @@ text from both sources (OCR and the PDF's own text layer), each label says which
 came from and the lines of the PDF's layer are dashed. A legend below the page names the colours.
 
 Colours are Paul Tol's "muted" qualitative scheme (SRON, "Colour schemes and templates"), made
-to stay apart for readers with any common colour-vision deficiency; furniture is grey and told
-apart by its pattern, not its hue. The review page (edgeocr/documents/review.py) uses the same
-colours.
+to stay apart for readers with any common colour-vision deficiency; furniture is near black and
+also told apart by its pattern. tests/python/test_review.py checks that every two colours stay
+apart (CIELAB distance) under simulated protanopia, deuteranopia and tritanopia (Machado et al.
+2009), and that label text on each reads at WCAG's 4.5:1. The review page
+(edgeocr/documents/review.py) uses the same colours.
 
 Labels never cover each other: each is placed at the first free spot of a list of places around
 its box (above it, inside its top, below it, on either side), then further down along its box,
@@ -38,12 +40,13 @@ REGION_COLORS = {
     "table_caption": "#882255",  # wine
     "reference": "#DDCC77",  # sand
     "equation": "#AA4499",  # purple
-    "header": "#666666",
-    "footer": "#666666",
-    "page_number": "#666666",
+    # Furniture: near black, told apart by its pattern (dashed, hatched) as much as its colour.
+    "header": "#222222",
+    "footer": "#222222",
+    "page_number": "#222222",
 }
-# A type this module does not know (a newer core's): drawn in black.
-OTHER_COLOR = "#000000"
+# A type this palette does not know (a newer core's): Tol's pale grey, his colour for "bad data".
+OTHER_COLOR = "#DDDDDD"
 TEXT_SOURCES = ("ocr", "pdf")
 
 
@@ -243,6 +246,16 @@ def _dashed(img, pts, color, thickness: int, dash: float, gap: float, closed: bo
             cv2.line(img, p, q, color, thickness, cv2.LINE_AA)
 
 
+def _furniture_dash(st: _Style) -> tuple:
+    """(dash, gap) of furniture's outline: gaps wider than the line is thick."""
+    return max(8.0, 8 * st.unit), max(4.0 + st.box, 5 * st.unit)
+
+
+def _line_dash(st: _Style) -> tuple:
+    """(dash, gap) of the lines from the PDF's text layer."""
+    return max(4.0, 4 * st.unit), max(3.0, 3 * st.unit)
+
+
 def _clip_box(box, width: int, height: int):
     """A region's (x0, y0, x1, y1) as ints inside the page, or None when not finite or empty."""
     try:
@@ -262,14 +275,18 @@ def _tint(img, box, color, alpha: float) -> None:
     roi[:] = (roi * (1 - alpha) + np.array(color) * alpha).astype(np.uint8)
 
 
-def _hatch(img, box, color, spacing: int) -> None:
+def _hatch(img, box, color, spacing: int, alpha: float = 0.45) -> None:
+    """Diagonal lines ``spacing`` apart over ``box``, blended at ``alpha`` (the text under them
+    stays readable)."""
     import cv2
 
     x0, y0, x1, y1 = box
     roi = img[y0 : y1 + 1, x0 : x1 + 1]
     h, w = roi.shape[:2]
+    lines = roi.copy()
     for c in range(-h, w, max(4, spacing)):
-        cv2.line(roi, (c, h), (c + h, 0), color, 1, cv2.LINE_AA)
+        cv2.line(lines, (c, h), (c + h, 0), color, 1, cv2.LINE_AA)
+    roi[:] = cv2.addWeighted(lines, alpha, roi, 1 - alpha, 0)
 
 
 def _darker(color, f: float = 0.7) -> tuple:
@@ -278,17 +295,23 @@ def _darker(color, f: float = 0.7) -> tuple:
 
 def drawing_labels(result, width: int, height: int):
     """The labels of a parsed page's drawing: ``(texts, rects, margin)`` for its regions in
-    reading order, placed by :func:`place_labels` on a ``width`` x ``height`` page (boxes that
-    are not finite are placed at the page's corner)."""
+    reading order, placed by :func:`place_labels` on a ``width`` x ``height`` page; a region
+    whose box is not finite is not drawn and has no label (its rect is None)."""
     st = _style(width, height)
     mixed = len(page_sources(result)) > 1
-    texts, boxes, sizes = [], [], []
+    texts, boxes, sizes, drawn = [], [], [], []
     for k, r in enumerate(result.regions):
         texts.append(region_label(result, k, mixed))
-        boxes.append(_clip_box(r.box, width, height) or (0, 0, 0, 0))
-        w, h, _ = _text_size(texts[-1], st)
-        sizes.append((w, h))
-    rects, margin = place_labels(boxes, sizes, width, height, gap=max(1.0, st.unit))
+        box = _clip_box(r.box, width, height)
+        if box is not None:
+            w, h, _ = _text_size(texts[-1], st)
+            boxes.append(box)
+            sizes.append((w, h))
+            drawn.append(k)
+    placed, margin = place_labels(boxes, sizes, width, height, gap=max(1.0, st.unit))
+    rects = [None] * len(texts)
+    for k, rect in zip(drawn, placed):
+        rects[k] = tuple(float(v) for v in rect)
     return texts, rects, margin
 
 
@@ -335,7 +358,7 @@ def draw_document(result, image, *, lines: bool = True, legend: bool = True) -> 
                     continue
                 ink = _darker(color, 0.6)
                 if mixed and text_source(line) == "pdf":
-                    _dashed(page, pts, ink, 1, 4 * st.unit, 3 * st.unit)
+                    _dashed(page, pts, ink, 1, *_line_dash(st))
                 else:
                     pts32 = np.round(pts).astype(np.int32).reshape(-1, 1, 2)
                     cv2.polylines(page, [pts32], True, ink, 1, cv2.LINE_AA)
@@ -346,7 +369,7 @@ def draw_document(result, image, *, lines: bool = True, legend: bool = True) -> 
         x0, y0, x1, y1 = box
         if r.furniture:
             corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-            _dashed(page, corners, color, st.box, 8 * st.unit, 5 * st.unit)
+            _dashed(page, corners, color, st.box, *_furniture_dash(st))
         else:
             cv2.rectangle(page, (x0, y0), (x1, y1), color, st.box, cv2.LINE_AA)
 
@@ -360,6 +383,8 @@ def draw_document(result, image, *, lines: bool = True, legend: bool = True) -> 
         cv2.line(canvas, (width, 0), (width, height - 1), (200, 200, 200), 1)
 
     for k, (text, rect) in enumerate(zip(texts, rects)):
+        if rect is None:
+            continue
         r, color = regions[k], colors[k]
         x0, y0, x1, y1 = (round(v) for v in rect)
         box = clipped[k]
@@ -444,7 +469,7 @@ def _draw_legend(canvas, rows, top: int, row_h: int, st: _Style) -> None:
                 if kind == "hatch":
                     _hatch(canvas, box, color, round(9 * st.unit))
                     _dashed(canvas, [box[:2], (box[2], box[1]), box[2:], (box[0], box[3])],
-                            color, st.box, 8 * st.unit, 5 * st.unit)  # fmt: skip
+                            color, st.box, *_furniture_dash(st))  # fmt: skip
                 else:
                     cv2.rectangle(canvas, box[:2], box[2:], color, st.box, cv2.LINE_AA)
             elif kind == "cell":
@@ -456,7 +481,7 @@ def _draw_legend(canvas, rows, top: int, row_h: int, st: _Style) -> None:
             elif kind == "dash":
                 y0, y1 = sy0 + th // 3, sy1 - th // 3
                 _dashed(canvas, [(x, y0), (x + 2 * sw - 1, y0), (x + 2 * sw - 1, y1), (x, y1)],
-                        color, 1, 4 * st.unit, 3 * st.unit)  # fmt: skip
+                        color, 1, *_line_dash(st))  # fmt: skip
             cv2.putText(
                 canvas,
                 text,

@@ -19,7 +19,7 @@ import os
 
 from .._numpy import np
 from ..errors import InvalidInputError, OutputError
-from .pages import is_document, open_document
+from .pages import check_dpi, is_document, open_document
 
 
 class PageImages:
@@ -45,6 +45,10 @@ class PageImages:
                 "its source is not a file (give the document: source=)"
             )
         dpi = float(getattr(result, "dpi", 0) or 0) or None
+        try:  # a PDF page is rendered again at its dpi; an image's (its file's, any) is no matter
+            check_dpi(dpi)
+        except InvalidInputError:
+            dpi = None
         key = (id(src) if not isinstance(src, (str, os.PathLike)) else os.fspath(src), dpi)
         if key != self._key:
             self.close()
