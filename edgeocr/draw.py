@@ -124,33 +124,44 @@ def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
     """Places a label of ``sizes[i]`` (w, h) near each box ``boxes[i]`` (x0, y0, x1, y1) on a
     ``width`` x ``height`` page so that no two labels overlap (nor come closer than ``gap``).
 
-    Returns ``(rects, margin)``: each label's (x0, y0, x1, y1), and the width of the margin
-    right of the page that labels with no room on the page went to (0 when none did; their
-    rects are then at x >= ``width``). Boxes are placed in the order given (the reading order),
-    each at the first free spot of: above its top-left corner, inside its top-left corner,
-    above its top-right corner, inside its top-right corner, below its bottom-left corner,
-    left of its top-left corner, right of its top-right corner; then down its left edge and
-    its right edge a label height at a time; else the margin, in the first free slot at or
-    below its top (then above it). O(n^2) in the number of boxes, vectorised.
+    Returns ``(rects, margin)``: each label's (x0, y0, x1, y1) as an (n, 4) array, and the width
+    of the margin right of the page that labels with no room on the page went to (0 when none
+    did; their rects are then at x >= ``width``). Boxes are placed in the order given (the
+    reading order), each at the first free spot of: above its top-left corner, inside its
+    top-left corner, above its top-right corner, inside its top-right corner, below its
+    bottom-left corner, left of its top-left corner, right of its top-right corner; then down
+    its left edge and its right edge a label height at a time (at most 50 steps each); else the
+    margin, in the first free slot at or below its top. Labels placed so far are looked up in a
+    grid of cells as large as the largest label, so a page of thousands of regions takes time
+    about linear in their number.
     """
     n = len(boxes)
     rects = np.zeros((n, 4), np.float64)
-    placed = np.zeros((n, 4), np.float64)  # rects grown by the gap, of labels placed so far
-    count = 0
+    if n == 0:
+        return rects, 0
+    sizes = [(float(w), float(h)) for w, h in sizes]
+    cw = max(max(w for w, _ in sizes) + 2 * gap, 1.0)
+    ch = max(max(h for _, h in sizes) + 2 * gap, 1.0)
+    grid: dict = {}  # (column, row) -> the labels (grown by the gap) that reach into that cell
     margin_x = float(width) + gap  # where margin labels start
     margin_w = 0.0
-    margin: list[tuple[float, float]] = []  # y intervals taken in the margin
+    margin = _Intervals()  # y ranges taken in the margin
+
+    def cells(x0, y0, x1, y1):
+        for ix in range(math.floor(x0 / cw), math.floor(x1 / cw) + 1):
+            for iy in range(math.floor(y0 / ch), math.floor(y1 / ch) + 1):
+                yield ix, iy
 
     def free(x0, y0, x1, y1) -> bool:
-        if count == 0:
-            return True
-        p = placed[:count]
-        hit = (p[:, 0] < x1) & (p[:, 2] > x0) & (p[:, 1] < y1) & (p[:, 3] > y0)
-        return not bool(hit.any())
+        for cell in cells(x0, y0, x1, y1):
+            for p in grid.get(cell, ()):
+                if p[0] < x1 and p[2] > x0 and p[1] < y1 and p[3] > y0:
+                    return False
+        return True
 
     for i in range(n):
         bx0, by0, bx1, by1 = (float(v) for v in boxes[i])
-        lw, lh = float(sizes[i][0]), float(sizes[i][1])
+        lw, lh = sizes[i]
         spots = [
             (bx0, by0 - lh),
             (bx0, by0),
@@ -161,7 +172,7 @@ def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
             (bx1, by0),
         ]
         step = max(lh, 1.0)
-        steps = min(int((by1 - by0) / step), 200)
+        steps = min(int((by1 - by0) / step), 50) if by1 > by0 else 0
         spots += [(bx0, by0 + k * step) for k in range(1, steps + 1)]
         spots += [(bx1 - lw, by0 + k * step) for k in range(1, steps + 1)]
         spot = None
@@ -171,29 +182,42 @@ def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
             if free(x - gap, y - gap, x + lw + gap, y + lh + gap):
                 spot = (x, y)
                 break
-        if spot is None:  # the margin: the first free slot at or below the box's top, else above
-            y = _margin_slot(margin, max(0.0, by0), lh + gap)
-            margin.append((y, y + lh + gap))
-            margin.sort()
+        if spot is None:  # the margin: the first free slot at or below the box's top
+            y = margin.take(max(0.0, by0) if math.isfinite(by0) else 0.0, lh + gap)
             margin_w = max(margin_w, lw + 2 * gap)
             spot = (margin_x, y)
         x, y = spot
         rects[i] = (x, y, x + lw, y + lh)
-        placed[count] = (x - gap, y - gap, x + lw + gap, y + lh + gap)
-        count += 1
+        grown = (x - gap, y - gap, x + lw + gap, y + lh + gap)
+        for cell in cells(*grown):
+            grid.setdefault(cell, []).append(grown)
     return rects, int(math.ceil(margin_w))
 
 
-def _margin_slot(taken: list, want: float, h: float) -> float:
-    """The first y >= ``want`` where [y, y + h) meets no interval of ``taken`` (sorted)."""
-    y = want
-    for a, b in taken:
-        if b <= y:
-            continue
-        if a >= y + h:
-            break
-        y = b
-    return y
+class _Intervals:
+    """Disjoint ranges [a, b) of a line, kept sorted and merged where they touch."""
+
+    def __init__(self):
+        self.starts: list = []
+        self.ends: list = []
+
+    def take(self, want: float, h: float) -> float:
+        """Takes the first free range of length ``h`` starting at or after ``want``."""
+        import bisect
+
+        i = bisect.bisect_right(self.ends, want)  # the first range ending after ``want``
+        y = want
+        while i < len(self.starts) and self.starts[i] < y + h:
+            y = max(y, self.ends[i])
+            i += 1
+        # Insert [y, y + h) before range i, merging with its neighbours where they touch.
+        lo = i - 1 if i > 0 and self.ends[i - 1] >= y else i
+        hi = i + 1 if i < len(self.starts) and self.starts[i] <= y + h else i
+        start = min([y] + self.starts[lo:hi])
+        end = max([y + h] + self.ends[lo:hi])
+        self.starts[lo:hi] = [start]
+        self.ends[lo:hi] = [end]
+        return y
 
 
 # ---- the drawing --------------------------------------------------------------------------
