@@ -120,6 +120,11 @@ def bgr_copy(image) -> np.ndarray:
 # ---- label placement ----------------------------------------------------------------------
 
 
+# Up to this many boxes, a label's spot is first sought where it covers no other box (a check of
+# every box for every spot: quadratic, so not on a hostile page of thousands).
+AVOID_BOXES_UP_TO = 1000
+
+
 def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
     """Places a label of ``sizes[i]`` (w, h) near each box ``boxes[i]`` (x0, y0, x1, y1) on a
     ``width`` x ``height`` page so that no two labels overlap (nor come closer than ``gap``).
@@ -131,9 +136,11 @@ def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
     top-left corner, above its top-right corner, inside its top-right corner, below its
     bottom-left corner, left of its top-left corner, right of its top-right corner; then down
     its left edge and its right edge a label height at a time (at most 50 steps each); else the
-    margin, in the first free slot at or below its top. Labels placed so far are looked up in a
-    grid of cells as large as the largest label, so a page of thousands of regions takes time
-    about linear in their number.
+    margin, in the first free slot at or below its top. A spot that covers none of the other
+    boxes is taken before one that does (up to ``AVOID_BOXES_UP_TO`` boxes: the text under a
+    label stays its own region's). Labels placed so far are looked up in a grid of cells as
+    large as the largest label, so a page of thousands of regions takes time about linear in
+    their number.
     """
     n = len(boxes)
     rects = np.zeros((n, 4), np.float64)
@@ -146,6 +153,7 @@ def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
     margin_x = float(width) + gap  # where margin labels start
     margin_w = 0.0
     margin = _Intervals()  # y ranges taken in the margin
+    others = np.asarray(boxes, np.float64).reshape(-1, 4) if n <= AVOID_BOXES_UP_TO else None
 
     def cells(x0, y0, x1, y1):
         for ix in range(math.floor(x0 / cw), math.floor(x1 / cw) + 1):
@@ -175,13 +183,29 @@ def place_labels(boxes, sizes, width: int, height: int, gap: float = 2.0):
         steps = min(int((by1 - by0) / step), 50) if by1 > by0 else 0
         spots += [(bx0, by0 + k * step) for k in range(1, steps + 1)]
         spots += [(bx1 - lw, by0 + k * step) for k in range(1, steps + 1)]
+        spots = [
+            (x, y) for x, y in spots if x >= 0 and y >= 0 and x + lw <= width and y + lh <= height
+        ]
         spot = None
-        for x, y in spots:
-            if x < 0 or y < 0 or x + lw > width or y + lh > height:
-                continue
-            if free(x - gap, y - gap, x + lw + gap, y + lh + gap):
-                spot = (x, y)
-                break
+        if others is not None and spots:  # first the spots that cover no other box
+            xy = np.asarray(spots)
+            covers = (
+                (others[None, :, 0] < xy[:, 0:1] + lw)
+                & (others[None, :, 2] > xy[:, 0:1])
+                & (others[None, :, 1] < xy[:, 1:2] + lh)
+                & (others[None, :, 3] > xy[:, 1:2])
+            )
+            covers[:, i] = False
+            for k in np.flatnonzero(~covers.any(axis=1)):
+                x, y = spots[k]
+                if free(x - gap, y - gap, x + lw + gap, y + lh + gap):
+                    spot = (x, y)
+                    break
+        if spot is None:
+            for x, y in spots:
+                if free(x - gap, y - gap, x + lw + gap, y + lh + gap):
+                    spot = (x, y)
+                    break
         if spot is None:  # the margin: the first free slot at or below the box's top
             y = margin.take(max(0.0, by0) if math.isfinite(by0) else 0.0, lh + gap)
             margin_w = max(margin_w, lw + 2 * gap)
