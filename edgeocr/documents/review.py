@@ -17,8 +17,8 @@ overlay and the page's Markdown rendered beside it:
   a Content-Security-Policy that forbids scripts and any network access; every text of the page
   is escaped (a page that reads ``<script>`` shows it), characters XML cannot hold dropped;
 * size: each page image is scaled to at most ``max_side`` pixels (1600) on its longer side and
-  written as JPEG, its quality lowered (then its size) until it fits ``max_image_bytes``
-  (400 KB).
+  written as WebP (JPEG where OpenCV has no WebP), its quality lowered (then its size) until it
+  fits ``max_image_bytes`` (400 KB).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .text import attr, version, xml_text
 
 MAX_SIDE = 1600
 MAX_IMAGE_BYTES = 400_000
-JPEG_QUALITY = 75
+IMAGE_QUALITY = 75
 # Characters of a region's text the hover tip shows (the Markdown pane has it all).
 TIP_CHARS = 280
 # A badge's font size, as a share of the page's width (at least 9 CSS px); its size in ems
@@ -55,33 +55,61 @@ def unescaped(md: str) -> str:
     return _ESCAPED.sub(r"\1", md)
 
 
-def encode_page(image, max_side: int = MAX_SIDE, max_bytes: int = MAX_IMAGE_BYTES) -> bytes:
-    """A page image as JPEG bytes for the review page: scaled to at most ``max_side`` pixels
-    on its longer side, gray when the page is, its quality lowered and then its size until it
-    is at most ``max_bytes``."""
+def encode_page(
+    image, max_side: int = MAX_SIDE, max_bytes: int = MAX_IMAGE_BYTES
+) -> tuple[str, bytes]:
+    """A page image for the review page: ``(mime type, bytes)``, WebP where OpenCV writes it
+    (about two thirds of a JPEG's size on text pages; every current browser reads it), else
+    JPEG; scaled to at most ``max_side`` pixels on its longer side, its quality lowered and
+    then its size until it is at most ``max_bytes``."""
     import cv2
 
     from ..draw import bgr_copy
 
     img = bgr_copy(image)
-    if (img[:, :, 0] == img[:, :, 1]).all() and (img[:, :, 1] == img[:, :, 2]).all():
-        img = np.ascontiguousarray(img[:, :, 0])
     h, w = img.shape[:2]
     scale = min(1.0, max_side / max(h, w))
-    quality = JPEG_QUALITY
+    quality = IMAGE_QUALITY
+    kind = _image_kind()
     for _ in range(40):
         size = (max(1, round(w * scale)), max(1, round(h * scale)))
         small = img if size == (w, h) else cv2.resize(img, size, interpolation=cv2.INTER_AREA)
-        ok, data = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, quality])
-        if not ok:
-            raise InvalidInputError("the page image cannot be encoded as JPEG")
+        data = _encode(kind, small, quality)
         if len(data) <= max_bytes or (quality <= 40 and max(size) <= 200):
-            return data.tobytes()
+            break
         if quality > 40:
             quality -= 15
         else:
             scale *= 0.8
+    return ("image/webp" if kind == ".webp" else "image/jpeg"), data
+
+
+def _encode(kind: str, img, quality: int) -> bytes:
+    import cv2
+
+    flag = cv2.IMWRITE_WEBP_QUALITY if kind == ".webp" else cv2.IMWRITE_JPEG_QUALITY
+    ok, data = cv2.imencode(kind, img, [flag, quality])
+    if not ok:
+        raise InvalidInputError(f"the page image cannot be encoded as {kind[1:].upper()}")
     return data.tobytes()
+
+
+_KIND: list = []
+
+
+def _image_kind() -> str:
+    """ ".webp" where this OpenCV writes WebP (checked once), else ".jpg"."""
+    if not _KIND:
+        import cv2
+
+        try:
+            ok, _ = cv2.imencode(
+                ".webp", np.zeros((8, 8), np.uint8), [cv2.IMWRITE_WEBP_QUALITY, 75]
+            )
+        except cv2.error:
+            ok = False
+        _KIND.append(".webp" if ok else ".jpg")
+    return _KIND[0]
 
 
 def _pct(v: float, whole: float) -> str:
@@ -274,13 +302,13 @@ class ReviewWriter:
         pictures: dict = {}  # figure region -> its crop, a data: URI
         try:
             image = self.images.get(r)
-            page_jpeg = encode_page(image, self.max_side, self.max_image_bytes)
-            img_html = f'<img src="{_data_uri(page_jpeg)}" alt="page {k}"'
+            encoded = encode_page(image, self.max_side, self.max_image_bytes)
+            img_html = f'<img src="{_data_uri(*encoded)}" alt="page {k}"'
             for i, reg in enumerate(r.regions):
                 x0, y0, x1, y1 = (round(v) for v in _finite_box(reg.box, w, h))
                 if reg.type == "figure" and x1 - x0 >= 4 and y1 - y0 >= 4:
                     crop = image[y0:y1, x0:x1]
-                    pictures[i] = _data_uri(encode_page(crop, FIGURE_SIDE, FIGURE_BYTES))
+                    pictures[i] = _data_uri(*encode_page(crop, FIGURE_SIDE, FIGURE_BYTES))
         except EdgeOCRError as e:
             notes.append(f"the page image could not be read again: {e}")
 
@@ -426,8 +454,8 @@ class ReviewWriter:
         self.images.close()
 
 
-def _data_uri(jpeg: bytes) -> str:
-    return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+def _data_uri(mime: str, data: bytes) -> str:
+    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
 
 
 def _css_name(region_type: str) -> str:

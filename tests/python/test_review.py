@@ -42,6 +42,7 @@ from edgeocr.models import document_model_paths
 from edgeocr.results import DocumentResult, OcrLine, Region, Table, TableCell
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+IMAGE_URIS = ("data:image/webp;base64,", "data:image/jpeg;base64,")
 PAGE = DATA / "doc_two_column.png"
 MARKUP = [  # the markup page's paragraphs, line by line
     [
@@ -231,6 +232,28 @@ def test_the_core_escapes_are_undone():
     assert unescaped("plain") == "plain"
 
 
+def test_review_page_of_pages_it_cannot_show(tmp_path):
+    # A page that failed, a page whose image is gone, a page of a source it was not given: the
+    # review page says so on each and still shows what it has; an OCR result is refused.
+    doc, img = _made_page()
+    png = tmp_path / "made.png"
+    cv2.imwrite(str(png), img)
+    doc.source = str(png)
+    gone = DocumentResult(lines=[], regions=doc.regions, width=600, height=400,
+                          source=str(tmp_path / "gone.png"))  # fmt: skip
+    failed = DocumentResult(lines=[], source="x.pdf", page=3, error=InvalidInputError("<bad>"))
+    report = write_document([doc, gone, failed], tmp_path / "r.html", format="html")
+    assert report.pages == 3 and [f[1] for f in report.failed] == [3]
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.count('<section class="page"') == 3
+    assert "could not be read again" in page and "this page could not be read: &lt;bad&gt;" in page
+    assert page.count("data:image/") == 1  # the first page's image only
+    assert page.count('class="r t-title"') == 2  # the regions of both pages that have them
+    with pytest.raises(InvalidInputError, match="parsed pages"):
+        write_document([edgeocr.OcrResult(lines=[])], tmp_path / "ocr.html", format="html")
+    assert not (tmp_path / "ocr.html").exists()
+
+
 # ---- real pages: the layout model ------------------------------------------------------------
 
 
@@ -349,7 +372,7 @@ def test_review_page_is_self_contained_and_inert(two_column, markup, tmp_path):
     assert not [a for a in p.attrs if a[1].startswith("on")]  # no event handlers
     for tag, name, value in p.attrs:
         if name in ("src", "href"):
-            assert value.startswith(("data:image/jpeg;base64,", "#")), (tag, value[:40])
+            assert value.startswith((*IMAGE_URIS, "#")), (tag, value[:40])
     csp = [v for t, k, v in p.attrs if t == "meta" and k == "content" and "default-src" in v]
     assert csp == ["default-src 'none'; img-src data:; style-src 'unsafe-inline'"]
     # Each region is one box and one badge; the markup page's markup reads as text.
@@ -372,13 +395,13 @@ def test_review_page_images_are_bounded(two_column, tmp_path):
     page = (tmp_path / "small.html").read_text(encoding="utf-8")
     import base64
 
-    data = [base64.b64decode(m) for m in re.findall(r'src="data:image/jpeg;base64,([^"]+)"', page)]
+    found = re.findall(r'src="data:image/(?:webp|jpeg);base64,([^"]+)"', page)
+    data = [base64.b64decode(m) for m in found]
     assert data
     pic = cv2.imdecode(np.frombuffer(data[0], np.uint8), cv2.IMREAD_UNCHANGED)
     assert max(pic.shape[:2]) <= 400 and len(data[0]) <= 20_000
-    assert pic.ndim == 3  # the page has a coloured figure
-    gray = np.full((30, 40, 3), 200, np.uint8)
-    assert cv2.imdecode(np.frombuffer(encode_page(gray), np.uint8), cv2.IMREAD_UNCHANGED).ndim == 2
+    mime, small = encode_page(np.full((30, 40, 3), 200, np.uint8))
+    assert mime in ("image/webp", "image/jpeg") and small[:4] in (b"RIFF", b"\xff\xd8\xff\xe0")
     with pytest.raises(InvalidInputError):
         ReviewWriter(f, max_side=0)
 
@@ -487,9 +510,7 @@ def test_review_page_in_chromium(chromium, two_column, markup, tmp_path):
     assert chromium.evaluate("document.scripts.length") == 0
     assert chromium.evaluate("document.querySelectorAll('[onerror], [onload]').length") == 0
     # Nothing but the file itself and its own data: images was asked for.
-    assert all(
-        u.startswith((path.as_uri(), "data:image/jpeg;base64,")) for u in chromium.requests()
-    )
+    assert all(u.startswith((path.as_uri(), *IMAGE_URIS)) for u in chromium.requests())
     pages = json.loads(chromium.evaluate(_GEOMETRY))
     shot = cv2.imdecode(np.frombuffer(chromium.screenshot(), np.uint8), cv2.IMREAD_COLOR)
     assert len(pages) == 2
