@@ -305,8 +305,11 @@ class ReviewWriter:
             encoded = encode_page(image, self.max_side, self.max_image_bytes)
             img_html = f'<img src="{_data_uri(*encoded)}" alt="page {k}"'
             for i, reg in enumerate(r.regions):
-                x0, y0, x1, y1 = (round(v) for v in _finite_box(reg.box, w, h))
-                if reg.type == "figure" and x1 - x0 >= 4 and y1 - y0 >= 4:
+                box = _finite_box(reg.box, w, h)
+                if box is None or reg.type != "figure":
+                    continue
+                x0, y0, x1, y1 = (round(v) for v in box)
+                if x1 - x0 >= 4 and y1 - y0 >= 4:
                     crop = image[y0:y1, x0:x1]
                     pictures[i] = _data_uri(*encode_page(crop, FIGURE_SIDE, FIGURE_BYTES))
         except EdgeOCRError as e:
@@ -324,10 +327,18 @@ class ReviewWriter:
             line += n + 1
 
         # Badges: placed where they cover no other badge (draw.place_labels), in page pixels; a
-        # margin right of the page takes those with no room.
-        texts = [str(i + 1) for i in range(len(r.regions))]
+        # margin right of the page takes those with no room. A region whose box is not finite
+        # has neither box nor badge (its Markdown block still shows).
         boxes = [_finite_box(reg.box, w, h) for reg in r.regions]
-        rects, margin = place_labels(boxes, [_badge_size(t, w) for t in texts], w, h, gap=0.002 * w)
+        shown = [i for i, b in enumerate(boxes) if b is not None]
+        placed, margin = place_labels(
+            [boxes[i] for i in shown],
+            [_badge_size(str(i + 1), w) for i in shown],
+            w,
+            h,
+            gap=0.002 * w,
+        )
+        rects = dict(zip(shown, placed))
         fw = w + margin
         parts = [
             f'<section class="page" id="p{k}"><h2>{xml_text(head)}'
@@ -341,8 +352,7 @@ class ReviewWriter:
             parts.append(f'{img_html} style="width:{_pct(w, fw)}">')
         # Larger regions first: a smaller one lies over them and takes the pointer.
         order = sorted(
-            range(len(r.regions)),
-            key=lambda i: -(boxes[i][2] - boxes[i][0]) * (boxes[i][3] - boxes[i][1]),
+            shown, key=lambda i: -(boxes[i][2] - boxes[i][0]) * (boxes[i][3] - boxes[i][1])
         )
         for i in order:
             reg = r.regions[i]
@@ -357,7 +367,7 @@ class ReviewWriter:
                 f'<a class="{cls}" id="p{k}-r{i + 1}" href="{target}" style="{pos}">'
                 f'<span class="tip">{self._tip(r, i, first_line.get(i), mixed)}</span></a>'
             )
-        for i in range(len(r.regions)):
+        for i in shown:
             reg = r.regions[i]
             bx0, by0, _, _ = rects[i]
             target = f"#p{k}-m{i + 1}" if i in by_region else f"#p{k}-r{i + 1}"
@@ -402,7 +412,8 @@ class ReviewWriter:
             facts.append(f"table {reg.table.rows} x {reg.table.cols} ({reg.table.method})")
         if lines is not None:
             a, b = lines
-            facts.append(f"Markdown lines {a}-{b}" if b > a else f"Markdown line {a}")
+            where = f"lines {a}-{b}" if b > a else f"line {a}"
+            facts.append(f"{where} of the page's Markdown")
         elif reg.furniture:
             facts.append("not in the Markdown (furniture)")
         else:
@@ -463,16 +474,16 @@ def _css_name(region_type: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", str(region_type)) or "other"
 
 
-def _finite_box(box, w: int, h: int) -> tuple:
+def _finite_box(box, w: int, h: int) -> tuple | None:
+    """A region's box clipped to the page, or None when it is not 4 finite numbers."""
     import math
 
     try:
         x0, y0, x1, y1 = (float(v) for v in box)
     except (TypeError, ValueError):
-        return (0.0, 0.0, 0.0, 0.0)
-    vals = [x0, y0, x1, y1]
-    if not all(math.isfinite(v) for v in vals):
-        return (0.0, 0.0, 0.0, 0.0)
+        return None
+    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
+        return None
     x0, x1 = sorted((min(max(x0, 0.0), float(w)), min(max(x1, 0.0), float(w))))
     y0, y1 = sorted((min(max(y0, 0.0), float(h)), min(max(y1, 0.0), float(h))))
     return (x0, y0, x1, y1)

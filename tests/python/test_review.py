@@ -219,6 +219,38 @@ def test_a_page_with_text_from_both_sources_says_which():
     assert drawing_labels(plain, 600, 400)[0] == ["1 header", "2 title h1"]
 
 
+def test_a_hostile_page_is_drawn_and_reviewed(tmp_path):
+    # 2000 regions (a hostile layout model, thousands of stray lines): boxes huge, negative,
+    # inverted, infinite, NaN; types the palette does not know, some not ASCII, some markup.
+    rng = np.random.default_rng(3)
+    vals = rng.uniform(-200, 900, (2000, 4))
+    vals[::50] = np.inf
+    vals[1::50, 0] = np.nan
+    vals[2::50] = [1e30, -1e30, 5, 5]
+    types = ["text", "title", "table", "footer", "图表", "<b>x</b>", "sidebar"]
+    regions = [
+        Region(types[k % len(types)], score=0.5, box=tuple(v), furniture=k % 7 == 3)
+        for k, v in enumerate(vals)
+    ]
+    doc = DocumentResult(lines=[], regions=regions, width=600, height=400)
+    img = np.full((400, 600, 3), 255, np.uint8)
+    out = doc.draw(img)
+    texts, rects, margin = drawing_labels(doc, 600, 400)
+    placed = sorted(r for r in rects if r is not None)
+    assert len(placed) == 2000 - 80 and margin > 0  # not the 40 infinite and 40 NaN boxes
+    for i, a in enumerate(placed):  # a sweep: no two labels overlap
+        for b in placed[i + 1 :]:
+            if b[0] >= a[2]:
+                break
+            assert not _overlap(a, b), (a, b)
+    assert out.shape[0] > 400 and out.shape[1] == 600 + margin
+    cv2.imwrite(str(tmp_path / "page.png"), img)
+    doc.source = str(tmp_path / "page.png")
+    page = _review([doc], tmp_path / "hostile.html")
+    assert page.count('<a class="r ') == 2000 - 80
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+
+
 def test_draw_needs_the_page_it_was_parsed_from():
     doc, img = _made_page()
     with pytest.raises(InvalidInputError, match="600 x 400"):
@@ -249,6 +281,7 @@ def test_review_page_of_pages_it_cannot_show(tmp_path):
     assert "could not be read again" in page and "this page could not be read: &lt;bad&gt;" in page
     assert page.count("data:image/") == 1  # the first page's image only
     assert page.count('class="r t-title"') == 2  # the regions of both pages that have them
+    assert page.count('class="r t-text"') == 2  # not the one whose box is NaN
     with pytest.raises(InvalidInputError, match="parsed pages"):
         write_document([edgeocr.OcrResult(lines=[])], tmp_path / "ocr.html", format="html")
     assert not (tmp_path / "ocr.html").exists()
