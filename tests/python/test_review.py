@@ -354,6 +354,25 @@ def markup(predictor, markup_png):
     return doc
 
 
+def test_markdown_blocks_are_the_markdown(two_column, markup):
+    # The core's markdown_blocks: to_markdown is their texts joined by blank lines, each block
+    # from the region it names (furniture only when asked for).
+    for doc in (two_column, markup):
+        for furniture in (False, True):
+            blocks = doc.markdown_blocks(furniture=furniture)
+            md = doc.to_markdown(furniture=furniture)
+            assert "\n\n".join(text for _, text in blocks) + "\n" == md
+            assert all(0 <= k < len(doc.regions) for k, _ in blocks)
+            assert [k for k, _ in blocks] == sorted(k for k, _ in blocks)
+            has = any(doc.regions[k].furniture for k, _ in blocks)
+            assert has == (furniture and doc is two_column)  # the markup page has none
+    kinds = {}
+    for k, text in two_column.markdown_blocks():
+        kinds.setdefault(two_column.regions[k].type, text)
+    assert kinds["title"].startswith("# ") and kinds["table"].startswith("| Stage |")
+    assert kinds["figure"] == "![Figure 1: Pages per second by model](figure-1)"
+
+
 def test_two_column_drawing(two_column):
     doc = two_column
     out = doc.draw()
