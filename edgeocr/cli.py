@@ -162,8 +162,8 @@ def cmd_predict(args) -> int:
                     f"{t['rec'] * 1000:.0f})",
                     file=sys.stderr,
                 )
-        if drawings is not None:
-            drawings.add(r)
+        if drawings is not None and not drawings.add_reporting(r):
+            failures += 1
         progress.step()
     return 1 if failures else 0
 
@@ -219,8 +219,8 @@ def _predict_document(p, path: str, args, n_files: int, drawings=None, parse=Fal
             failures += 1
             error(f"{path}: page {r.page + 1}", r.error, r.page)
             continue
-        if drawings is not None:
-            drawings.add(r)
+        if drawings is not None and not drawings.add_reporting(r):
+            failures += 1
         if args.json:
             print(r.to_json())
             continue

@@ -138,6 +138,20 @@ class DrawingFolder:
         self.written.append(path)
         return path
 
+    def add_reporting(self, result, err=None) -> bool:
+        """:meth:`add`, but a page whose image cannot be read again is reported on ``err``
+        (default: standard error) instead of raised: False then. What the command line does,
+        so that a page it cannot draw does not cost the document it writes."""
+        import sys
+
+        try:
+            self.add(result)
+            return True
+        except InvalidInputError as e:
+            page = int(getattr(result, "page", 0) or 0) + 1
+            print(f"{result.source}: page {page}: cannot draw it: {e}", file=err or sys.stderr)
+            return False
+
     def close(self) -> None:
         self.images.close()
 

@@ -258,13 +258,14 @@ def run_cli(args, predictor, files: list[str]) -> int:
             return iter(())
 
     def on_page(r):
+        nonlocal failures
         note = text_note(r)
         if note:
             print(f"{r.source}: page {r.page + 1} {note}", file=sys.stderr)
         if getattr(r, "error", None) is not None:
             print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
-        elif drawings is not None:
-            drawings.add(r)
+        elif drawings is not None and not drawings.add_reporting(r):
+            failures += 1
 
     pdf_source = None
     if fmt == "pdf" and len(files) == 1:

@@ -26,7 +26,7 @@ import pytest
 from headless_chromium import Chromium, find_chromium
 
 import edgeocr
-from edgeocr.documents.drawings import PageImages, page_image
+from edgeocr.documents.drawings import DrawingFolder, PageImages, page_image
 from edgeocr.documents.output import write_document
 from edgeocr.documents.review import encode_page, unescaped
 from edgeocr.draw import (
@@ -524,8 +524,16 @@ def test_pdf_pages_are_drawn_from_their_image_read_again(predictor, markup_png, 
     assert doc.draw(img).shape[1] == doc.width
     with PageImages(source=pdf.read_bytes()) as images:  # the document as bytes
         assert images.get(doc).shape[:2] == (doc.height, doc.width)
+    gone = DocumentResult(lines=[], source=str(tmp_path / "gone.pdf"), page=1)
     with pytest.raises(InvalidInputError, match="not a file"):
-        PageImages().get(DocumentResult(lines=[], source=str(tmp_path / "gone.pdf")))
+        PageImages().get(gone)
+    # The command line reports a page it cannot draw and goes on (the document it writes stays).
+    import io
+
+    folder, err = DrawingFolder(tmp_path / "drawn"), io.StringIO()
+    assert folder.add_reporting(doc) and not folder.add_reporting(gone, err)
+    assert "gone.pdf: page 2: cannot draw it" in err.getvalue()
+    assert [Path(p).name for p in folder.written] == ["one-p1.png"]
 
 
 # ---- the review page in a browser ---------------------------------------------------------------
