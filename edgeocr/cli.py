@@ -118,17 +118,22 @@ def cmd_predict(args) -> int:
         from .documents.output import run_cli as write_documents
 
         return write_documents(args, p, files)
-    if args.draw:
-        os.makedirs(args.draw, exist_ok=True)  # an OSError (a file there) is reported by main
+    drawings = None
+    if args.draw:  # an OSError (a file there) is reported by main
+        from .documents.drawings import drawing_folder
+
+        drawings = drawing_folder(args.draw, args.password, p)
+    # With a layout model among the models, --draw draws the parsed page (regions, reading order).
+    parse = drawings is not None and "layout" in p.roles
     progress = Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
     failures = 0
     for path in files:
         if _is_document(path, args):  # PDF, multi-page TIFF: page by page
-            failures += _predict_document(p, path, args, len(files))
+            failures += _predict_document(p, path, args, len(files), drawings, parse)
             progress.step()
             continue
         try:
-            r = p.predict(path)
+            r = p.parse(path) if parse else p.predict(path)
         except EdgeOCRError as e:
             failures += 1
             if args.json:
@@ -157,12 +162,8 @@ def cmd_predict(args) -> int:
                     f"{t['rec'] * 1000:.0f})",
                     file=sys.stderr,
                 )
-        if args.draw:
-            import cv2
-
-            out = os.path.join(args.draw, os.path.splitext(os.path.basename(path))[0] + ".png")
-            if not cv2.imwrite(out, r.draw(path)):
-                raise OSError(f"cannot write {out}")
+        if drawings is not None and not drawings.add_reporting(r):
+            failures += 1
         progress.step()
     return 1 if failures else 0
 
@@ -184,9 +185,10 @@ def _is_document(path: str, args) -> bool:
     return asked or is_document(path)
 
 
-def _predict_document(p, path: str, args, n_files: int) -> int:
-    """The pages of one document, printed as they come (text, or one JSON object per page).
-    Returns the number of failures (pages, or 1 for a document that cannot be opened)."""
+def _predict_document(p, path: str, args, n_files: int, drawings=None, parse=False) -> int:
+    """The pages of one document, printed as they come (text, or one JSON object per page),
+    each drawn into ``drawings`` (a DrawingFolder; parsed pages with ``parse``). Returns the
+    number of failures (pages, or 1 for a document that cannot be opened)."""
     from .errors import EdgeOCRError
 
     def error(where: str, e: EdgeOCRError, page: int | None = None) -> None:
@@ -199,7 +201,7 @@ def _predict_document(p, path: str, args, n_files: int) -> int:
             print(f"{where}: error: {e}", file=sys.stderr)
 
     try:
-        pages = p.predict_pages(
+        pages = (p.parse_pages if parse else p.predict_pages)(
             path,
             args.pages,
             dpi=args.dpi,
@@ -217,6 +219,8 @@ def _predict_document(p, path: str, args, n_files: int) -> int:
             failures += 1
             error(f"{path}: page {r.page + 1}", r.error, r.page)
             continue
+        if drawings is not None and not drawings.add_reporting(r):
+            failures += 1
         if args.json:
             print(r.to_json())
             continue
@@ -363,10 +367,11 @@ def add_output_arguments(p) -> None:
     p.add_argument(
         "--format",
         "-f",
-        choices=("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf"),
-        help="write every input's pages, in order, as one document: plain text, Markdown or the "
-        "JSON document tree (pages parsed: layout regions, tables, reading order; "
-        "docs/document-parsing.md), JSON lines, Tesseract TSV, hOCR, ALTO v4 or a searchable PDF "
+        choices=("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf", "html"),
+        help="write every input's pages, in order, as one document: plain text, Markdown, the "
+        "JSON document tree or the review page, html (pages parsed: layout regions, tables, "
+        "reading order; docs/document-parsing.md), JSON lines, Tesseract TSV, hOCR, ALTO v4 or a "
+        "searchable PDF "
         "(default with -o: from its extension: .md, .json, .jsonl, .tsv, .hocr, .xml, .pdf)",
     )
     p.add_argument(
@@ -394,7 +399,11 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     add_model_arguments(p)
     p.add_argument("--json", action="store_true", help="one JSON object per image (JSON lines)")
     p.add_argument(
-        "--draw", metavar="OUT_DIR", help="write annotated copies of the images here (not pages)"
+        "--draw",
+        metavar="OUT_DIR",
+        help="write a picture of each page here (NAME.png; NAME-p3.png for page 3 of a PDF or "
+        "TIFF): the parsed page's regions, reading order and tables when the pages are parsed "
+        "(a layout model among the models, --format markdown/json/html), else the lines",
     )
     add_page_arguments(p)
     add_output_arguments(p)

@@ -197,8 +197,8 @@ class OcrResult:
 
         import cv2
 
+        from .draw import bgr_copy
         from .errors import InvalidInputError
-        from .image_io import load_image
 
         if (
             isinstance(thickness, bool)
@@ -213,19 +213,7 @@ class OcrResult:
         ):
             raise InvalidInputError(f"color must be 3 numbers in [0, 255] (B, G, R), got {color!r}")
         color = tuple(float(c) for c in color)  # what OpenCV takes (not numpy scalars)
-        if image is None:
-            if self.source is None:
-                raise InvalidInputError("draw() needs the image (this result has no source path)")
-            image = self.source
-        img = load_image(image)
-        if img.ndim == 2:
-            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-        elif img.shape[2] == 2:
-            img = cv2.cvtColor(np.ascontiguousarray(img[:, :, 0]), cv2.COLOR_GRAY2BGR)
-        elif img.shape[2] == 4:
-            img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
-        else:
-            img = img.copy()
+        img = bgr_copy(self._image_to_draw(image))
         for i, line in enumerate(self.lines):
             pts = np.round(line.box).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(img, [pts], True, color, thickness)
@@ -241,6 +229,22 @@ class OcrResult:
                 cv2.LINE_AA,
             )
         return img
+
+    def _image_to_draw(self, image):
+        """``image``, else the source path (an image file; a page of a PDF or of a multi-page
+        file has to be given)."""
+        from .errors import InvalidInputError
+
+        if image is not None:
+            return image
+        if self.source is None:
+            raise InvalidInputError("draw() needs the image (this result has no source path)")
+        if getattr(self, "page", 0) or str(self.source).lower().endswith(".pdf"):
+            raise InvalidInputError(
+                f"draw() needs the image of page {getattr(self, 'page', 0) + 1} of "
+                f"{self.source}: draw(edgeocr.documents.page_image(result))"
+            )
+        return self.source
 
     def __repr__(self) -> str:
         total = self.timings.get("total", 0.0)
@@ -513,9 +517,38 @@ class DocumentResult(PageResult):
         figures."""
         if self._core is None:
             return ""
-        if figure_prefix is None:
-            figure_prefix = "figure-" if self.page == 0 else f"page-{self.page + 1}-figure-"
-        return self._core.markdown(figure_prefix, furniture)
+        return self._core.markdown(self._figure_prefix(figure_prefix), furniture)
+
+    def markdown_blocks(
+        self, *, figure_prefix: str | None = None, furniture: bool = False
+    ) -> list[tuple[int, str]]:
+        """The blocks of :meth:`to_markdown` (same arguments) in order, each with the index in
+        ``regions`` of the region it came from: ``to_markdown()`` is their texts joined by blank
+        lines. A region gives no block (furniture left out, no text), one, or several (a list
+        whose numbering starts again, a references region's entries)."""
+        if self._core is None:
+            return []
+        return [
+            (int(k), text)
+            for k, text in self._core.markdown_blocks(self._figure_prefix(figure_prefix), furniture)
+        ]
+
+    def _figure_prefix(self, figure_prefix: str | None) -> str:
+        if figure_prefix is not None:
+            return figure_prefix
+        return "figure-" if self.page == 0 else f"page-{self.page + 1}-figure-"
+
+    def draw(self, image=None, *, lines: bool = True, legend: bool = True) -> np.ndarray:
+        """What the parser saw, drawn on a BGR copy of ``image`` (the page: a path, array, PIL
+        image or bytes; default the source path, for a page of an image file): each region's box
+        in its type's colour with its reading-order number (from 1) and type, table cells,
+        the lines thin inside their regions (``lines``), furniture dashed and hatched, and a
+        legend below the page (``legend``); labels that found no room on the page go to a margin
+        right of it. A page of a PDF needs its image: ``edgeocr.documents.page_image(result)``.
+        See edgeocr/draw.py."""
+        from .draw import draw_document
+
+        return draw_document(self, self._image_to_draw(image), lines=lines, legend=legend)
 
     def to_dict(self) -> dict:
         """The page of the JSON document tree: page, size, source, its regions in reading order

@@ -310,40 +310,42 @@ std::string table_html(const TableStructure& t) {
   return out;
 }
 
-std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
-  std::vector<std::string> blocks;
+std::vector<MarkdownBlock> markdown_blocks(const DocumentResult& doc, const MarkdownOptions& o) {
+  std::vector<MarkdownBlock> blocks;
   int figures = 0;
   for (std::size_t k = 0; k < doc.regions.size(); ++k) {
     const Region& r = doc.regions[k];
+    const int at = static_cast<int>(k);
     if (r.furniture && !o.furniture) continue;
     switch (r.type) {
       case RegionType::kTitle: {
         const std::string text = joined(doc, r.lines);
         if (text.empty()) break;
         const int level = r.heading_level >= 1 && r.heading_level <= 6 ? r.heading_level : 2;
-        blocks.push_back(std::string(static_cast<std::size_t>(level), '#') + " " + escaped(text));
+        blocks.push_back(
+            {at, std::string(static_cast<std::size_t>(level), '#') + " " + escaped(text)});
         break;
       }
       case RegionType::kFigure: {
         std::string caption;
         for (const Region& c : doc.regions)
-          if (c.caption_of == static_cast<int>(k)) {
+          if (c.caption_of == at) {
             const std::string t = joined(doc, c.lines);
             if (!t.empty()) caption += (caption.empty() ? "" : " ") + t;
           }
         ++figures;
-        blocks.push_back("![" + escaped(caption) + "](" + o.figure_prefix +
-                         std::to_string(figures) + ")");
+        blocks.push_back(
+            {at, "![" + escaped(caption) + "](" + o.figure_prefix + std::to_string(figures) + ")"});
         break;
       }
       case RegionType::kTable: {
         if (r.has_table && !r.table.cells.empty()) {
           std::string t = spans(r.table) ? table_html(r.table) : pipe_table(r.table);
           while (!t.empty() && t.back() == '\n') t.pop_back();
-          blocks.push_back(t);
+          blocks.push_back({at, t});
         } else {
           const std::string text = joined(doc, r.lines);
-          if (!text.empty()) blocks.push_back(escaped(text));
+          if (!text.empty()) blocks.push_back({at, escaped(text)});
         }
         break;
       }
@@ -352,13 +354,14 @@ std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
         if (region_items(doc, r, &items)) {
           if (items[0].start.kind == ItemStart::kReference) {
             for (const Item& it : items)  // a paragraph per entry
-              blocks.push_back(escaped("[" + std::to_string(it.start.number) + "] " + it.text));
+              blocks.push_back(
+                  {at, escaped("[" + std::to_string(it.start.number) + "] " + it.text)});
             break;
           }
           std::string list;
           for (const Item& it : items) {
             if (!list.empty() && it.start.kind == ItemStart::kNumber && it.start.number == 1) {
-              blocks.push_back(list);  // numbering starts again: a list of its own
+              blocks.push_back({at, list});  // numbering starts again: a list of its own
               list.clear();
             }
             if (!list.empty()) list += "\n";
@@ -369,17 +372,21 @@ std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
             else
               list += "- " + escaped(it.text);
           }
-          blocks.push_back(list);
+          blocks.push_back({at, list});
           break;
         }
         const std::string text = joined(doc, r.lines);
-        if (!text.empty()) blocks.push_back(escaped(text));
+        if (!text.empty()) blocks.push_back({at, escaped(text)});
       }
     }
   }
+  return blocks;
+}
+
+std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
   std::string out;
-  for (const std::string& b : blocks) {
-    out += b;
+  for (const MarkdownBlock& b : markdown_blocks(doc, o)) {
+    out += b.text;
     out += "\n\n";
   }
   if (!out.empty()) out.pop_back();  // one newline at the end

@@ -95,6 +95,19 @@ void bind_document(py::module_& m) {
           py::arg("figure_prefix") = "figure-", py::arg("furniture") = false,
           "The page as Markdown (the core's one writer).")
       .def(
+          "markdown_blocks",
+          [](const PyDocument& d, const std::string& figure_prefix, bool furniture) {
+            MarkdownOptions o;
+            o.figure_prefix = figure_prefix;
+            o.furniture = furniture;
+            py::list out;
+            for (const MarkdownBlock& b : markdown_blocks(*d.doc, o))
+              out.append(py::make_tuple(b.region, utf8(b.text)));
+            return out;
+          },
+          py::arg("figure_prefix") = "figure-", py::arg("furniture") = false,
+          "The Markdown's blocks as (region index, text): markdown() is them joined.")
+      .def(
           "table_html",
           [](const PyDocument& d, std::size_t region) {
             if (region >= d.doc->regions.size() || !d.doc->regions[region].has_table)

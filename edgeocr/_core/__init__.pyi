@@ -221,6 +221,10 @@ class Document:
         """
         The page as Markdown (the core's one writer).
         """
+    def markdown_blocks(self, figure_prefix: str = "figure-", furniture: bool = False) -> list:
+        """
+        The Markdown's blocks as (region index, text): markdown() is them joined.
+        """
     def table_html(self, region: typing.SupportsInt | typing.SupportsIndex) -> str: ...
     @property
     def height(self) -> int: ...

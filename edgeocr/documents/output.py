@@ -21,16 +21,18 @@ from dataclasses import dataclass, field
 
 from ..errors import EdgeOCRError, InvalidInputError, OutputError
 from .alto import AltoWriter
+from .drawings import drawing_folder
 from .hocr import HocrWriter
 from .pages import text_note
 from .pdf import SearchablePdf
+from .review import ReviewWriter
 from .text import JsonLinesWriter, JsonTreeWriter, MarkdownWriter, TextWriter
 from .tsv import TsvWriter
 
-FORMATS = ("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf")
+FORMATS = ("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf", "html")
 # The formats of parsed documents (Predictor.parse_pages: layout regions, tables, reading order):
-# Markdown and the JSON document tree. The others write OCR lines (predict_pages).
-PARSED_FORMATS = ("markdown", "json")
+# Markdown, the JSON document tree and the review page. The others write OCR lines (predict_pages).
+PARSED_FORMATS = ("markdown", "json", "html")
 # The formats that write a parsed page's regions as blocks (hOCR, ALTO) and its lines otherwise:
 # `edgeocr predict` parses for them when its models include a layout model (the ``document``
 # set, a bundle with one, layout=).
@@ -43,6 +45,7 @@ _WRITERS = {
     "tsv": TsvWriter,
     "hocr": HocrWriter,
     "alto": AltoWriter,
+    "html": ReviewWriter,  # the review page (review.py); .html files stay hOCR by default
 }
 # The format an output file's extension implies (when none is given).
 _BY_EXTENSION = {
@@ -156,7 +159,7 @@ def write_document(
     on_page=None,
 ) -> DocumentReport:
     """Write ``results`` (`PageResult`s from `Predictor.predict_pages`, or `OcrResult`s of
-    images; for "markdown" and "json", `DocumentResult`s from `Predictor.parse_pages`) to
+    images; for "markdown", "json" and "html", `DocumentResult`s from `Predictor.parse_pages`) to
     ``output`` as one document, consuming them one at a time. hOCR and ALTO write a
     `DocumentResult`'s layout regions as their blocks (ocr_carea, ocr_table, ...; TextBlock,
     Illustration, ...), the other formats its lines in reading order.
@@ -164,7 +167,8 @@ def write_document(
     ``format``: one of :data:`FORMATS` (default: from ``output``'s extension). ``output``: a
     path, or ``"-"`` (standard output) for the text formats. For ``"pdf"``: ``source`` is the
     document the results came from when it was not a path (bytes, an array, a PIL image), and
-    ``password`` opens an encrypted input PDF. ``title``: the hOCR title / ALTO file name
+    ``password`` opens an encrypted input PDF; the same for "html" (the review page, review.py),
+    which reads the pages' images again. ``title``: the hOCR title / ALTO file name
     (default: the first result's source). ``on_page(result)`` is called after each page.
     A page that failed (``result.error``) is kept without text (an image page that could not be
     decoded is left out of a PDF) and listed in the report; an error of the output itself raises
@@ -175,7 +179,7 @@ def write_document(
     if output == "-":
         if fmt == "pdf":
             raise InvalidInputError("a PDF goes to a file (-o OUT.pdf), not standard output")
-        _write_text(results, sys.stdout, fmt, title, report, on_page)
+        _write_text(results, sys.stdout, fmt, title, report, on_page, source, password)
         sys.stdout.flush()
         return report
     with AtomicFile(output, binary=fmt == "pdf") as out:
@@ -189,7 +193,7 @@ def write_document(
             finally:
                 builder.close()
         else:
-            _write_text(results, out.file, fmt, title, report, on_page)
+            _write_text(results, out.file, fmt, title, report, on_page, source, password)
         if report.pages == 0:
             raise InvalidInputError(f"{report.output}: no pages came out, so nothing was written")
         out.commit()
@@ -205,15 +209,19 @@ def _count(r, report: DocumentReport, on_page) -> None:
         on_page(r)
 
 
-def _write_text(results, out, fmt, title, report, on_page) -> None:
+def _write_text(results, out, fmt, title, report, on_page, source=None, password=None) -> None:
+    # The review page reads the pages' images again: from the document when it is not a path.
+    options = {"source": source, "password": password} if fmt == "html" else {}
     writer = None
     for r in results:
         if writer is None:
-            writer = _WRITERS[fmt](out, title if title is not None else str(r.source or ""))
+            writer = _WRITERS[fmt](
+                out, title if title is not None else str(r.source or ""), **options
+            )
         writer.add(r)
         _count(r, report, on_page)
     if writer is None:
-        writer = _WRITERS[fmt](out, title or "")
+        writer = _WRITERS[fmt](out, title or "", **options)
     writer.finish()
 
 
@@ -226,8 +234,12 @@ def run_cli(args, predictor, files: list[str]) -> int:
     out = args.output or "-"
     fmt = format_for(out, args.format or ("jsonl" if args.json else None))
     failures = 0
-    parse = fmt in PARSED_FORMATS or (fmt in BLOCK_FORMATS and "layout" in predictor.roles)
+    draw = getattr(args, "draw", None)
+    # --draw DIR: each page drawn (drawings.py); with a layout model, as the parsed page.
+    blocks = fmt in BLOCK_FORMATS or draw
+    parse = fmt in PARSED_FORMATS or (blocks and "layout" in predictor.roles)
     read = predictor.parse_pages if parse else predictor.predict_pages
+    drawings = drawing_folder(draw, getattr(args, "password", None), predictor) if draw else None
 
     def pages_of(path):
         nonlocal failures
@@ -246,24 +258,31 @@ def run_cli(args, predictor, files: list[str]) -> int:
             return iter(())
 
     def on_page(r):
+        nonlocal failures
         note = text_note(r)
         if note:
             print(f"{r.source}: page {r.page + 1} {note}", file=sys.stderr)
         if getattr(r, "error", None) is not None:
             print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
+        elif drawings is not None and not drawings.add_reporting(r):
+            failures += 1
 
     pdf_source = None
     if fmt == "pdf" and len(files) == 1:
         pdf_source = files[0]
-    report = write_document(
-        itertools.chain.from_iterable(pages_of(f) for f in files),
-        out,
-        fmt,
-        source=pdf_source,
-        password=getattr(args, "password", None),
-        title=files[0] if len(files) == 1 else "",
-        on_page=on_page,
-    )
+    try:
+        report = write_document(
+            itertools.chain.from_iterable(pages_of(f) for f in files),
+            out,
+            fmt,
+            source=pdf_source,
+            password=getattr(args, "password", None),
+            title=files[0] if len(files) == 1 else "",
+            on_page=on_page,
+        )
+    finally:
+        if drawings is not None:
+            drawings.close()
     failures += len(report.failed)
     if out != "-":
         print(

@@ -29,7 +29,7 @@ LAYERS = (
     (0, "core", ("edgeocr._core", "edgeocr.errors", "edgeocr._runtime", "edgeocr.config",
                  "edgeocr.image_io", "edgeocr.progress", "edgeocr.c_config", "edgeocr.results",
                  "edgeocr.model", "edgeocr.models", "edgeocr.extras", "edgeocr._not_built",
-                 "edgeocr._lazy", "edgeocr._numpy")),
+                 "edgeocr._lazy", "edgeocr._numpy", "edgeocr.draw")),
     (1, "engine", ("edgeocr.engine", "edgeocr.sources")),
     (1, "documents", ("edgeocr.documents",)),
     (2, "api", ("edgeocr.predictor", "edgeocr.cli", "edgeocr")),

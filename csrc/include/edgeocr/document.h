@@ -153,6 +153,19 @@ struct MarkdownOptions {
 // Markdown writer: Python and the C API call it. Thread-safe.
 std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& options = {});
 
+// One block of a page's Markdown and the region it came from (an index into doc.regions).
+struct MarkdownBlock {
+  int region = -1;
+  std::string text;  // without the blank line that separates blocks
+};
+
+// The blocks to_markdown writes, in order, each with its region: to_markdown is their texts,
+// each followed by a blank line, less the last newline. A region gives no block (furniture left
+// out, no text), one, or several (a list whose numbering starts again, a references region's
+// entries); a figure's block holds its captions, which also have their own. Thread-safe.
+std::vector<MarkdownBlock> markdown_blocks(const DocumentResult& doc,
+                                           const MarkdownOptions& options = {});
+
 // A table as HTML (<table><thead>...</thead><tbody>...</tbody></table>, rowspan/colspan where
 // cells span; text escaped).
 std::string table_html(const TableStructure& table);
