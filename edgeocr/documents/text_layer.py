@@ -38,6 +38,7 @@ NaN when no line could be compared.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import difflib
 import math
@@ -82,6 +83,8 @@ NEIGHBOUR_SIDE_EM = 6.0
 # right-aligned numbers of different widths.
 COLUMN_GAP_EM = 0.5
 COLUMN_GAP_SHARE = 0.4
+# A band of more words than this around one gap is a crowd (a hostile page), not a column.
+MAX_BAND_WORDS = 2000
 # Baselines of one run of characters differ by at most this (a sub- or superscript is a run of
 # its own, joined to its line by vertical overlap).
 BASELINE_TOL_EM = 0.2
@@ -105,7 +108,7 @@ RULE_MIN_LEN_PT = 3.0
 WHITE = 240
 
 # Verdicts: a share of the page's characters (not whitespace, not inferred by PDFium).
-INVISIBLE_SHARE = 0.5  # invisible (render mode 3/7) or under an opaque image
+INVISIBLE_SHARE = 0.5  # invisible (render mode 3) or under an opaque image
 UNMAPPED_SHARE = 0.1  # of the visible ones: no usable Unicode (0, U+FFFD, private use, controls)
 OUTSIDE_SHARE = 0.5  # outside the page as displayed
 # An image hides text drawn before it when it is opaque and at least this share of the page
@@ -117,8 +120,11 @@ MAX_HIDING_IMAGES = 64
 # trusted when the median similarity of the sample reaches TRUST_AGREEMENT.
 MIN_SAMPLE_CHARS = 4
 TRUST_AGREEMENT = 0.6
-# A crop is the line's box grown by this share of its height on every side.
+# A crop is the line's box grown by this share of its height on every side; of a longer line
+# only its first words up to CROP_ASPECT times its height are read (a recogniser squeezes a
+# longer crop into its widest input and misreads it).
 CROP_PAD = 0.15
+CROP_ASPECT = 20.0
 
 _FONT_BOLD = 1 << 18  # PDF 32000-1, table 123: ForceBold
 _FONT_ITALIC = 1 << 6
@@ -127,7 +133,9 @@ _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|extrab|ultrab", re.I)
 _ITALIC_NAME = re.compile(r"italic|oblique|ital|kursiv|it$|obl$", re.I)
 # The standard 14 fonts: their names say their style, whatever their descriptors say.
 _BASE14 = ("Helvetica", "Times", "Courier", "Symbol", "ZapfDingbats")
-_INVISIBLE_MODES = (3, 7)  # FPDF_TEXTRENDERMODE_INVISIBLE, _CLIP
+# FPDF_TEXTRENDERMODE_INVISIBLE. Not mode 7 (clip only): glyphs used to clip an image show as
+# text.
+_INVISIBLE_MODES = (3,)
 _FILL_STROKE = 2  # FPDF_TEXTRENDERMODE_FILL_STROKE: stroked glyphs, a synthetic bold
 
 
@@ -172,7 +180,7 @@ class PageText:
     note: str
     chars: int = 0  # characters looked at (not whitespace, not inferred by PDFium)
     unmapped: int = 0  # without a usable Unicode value
-    invisible: int = 0  # render mode 3/7, or under an opaque image
+    invisible: int = 0  # render mode 3, or under an opaque image
     outside: int = 0  # outside the page as displayed
     under_image: int = 0  # of `invisible`: drawn, then covered by an opaque image
     chars_capped: bool = False  # the page has more than max_chars characters
@@ -217,6 +225,8 @@ class _Geometry:
             raise InvalidInputError("the page has no area: its page-to-pixel map is singular")
         self.A = np.linalg.inv(b)
         self.t = -self.A @ np.array(o, dtype=np.float64)
+        self._a = self.A.tolist()
+        self._t = self.t.tolist()
         self.width, self.height = width, height
         # pixels per point (the render scale)
         self.scale = math.sqrt(abs(float(np.linalg.det(self.A))))
@@ -227,13 +237,11 @@ class _Geometry:
 
     def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple:
         """A user-space rectangle -> its pixel bounds (x0, y0, x1, y1)."""
-        c = self.points(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64))
-        return (
-            float(c[:, 0].min()),
-            float(c[:, 1].min()),
-            float(c[:, 0].max()),
-            float(c[:, 1].max()),
-        )
+        (a, b), (c, d) = self._a
+        e, f = self._t
+        xs = (a * x0 + b * y0, a * x1 + b * y0, a * x1 + b * y1, a * x0 + b * y1)
+        ys = (c * x0 + d * y0, c * x1 + d * y0, c * x1 + d * y1, c * x0 + d * y1)
+        return min(xs) + e, min(ys) + f, max(xs) + e, max(ys) + f
 
 
 def _mul(m1: tuple, m2: tuple) -> tuple:
@@ -557,193 +565,185 @@ def _char_text(code: int) -> str:
 
 
 class _Chars:
-    """The page's characters as parallel lists (user space), and the counts of the verdict."""
+    """The page's characters (those kept: not whitespace, with a usable Unicode value) and the
+    counts of the verdict.
+
+    Per character: ``rows`` (raw index, origin x, y, baseline direction a, b and "up" c, d of
+    its matrix, extent s0..s1 along the baseline from the origin, em size, font index, synthetic
+    bold, hidden, paint order, whitespace before it), ``text``; after ``_place``, device
+    geometry (``dev`` corners, ``origin``, ``em_px``, ``angle``) and ``keep``.
+    """
 
     def __init__(self, page, geo: _Geometry, objs: _Objects, max_chars: int):
         import pypdfium2.raw as raw
 
         self.total = self.unmapped = self.invisible = self.outside = self.under_image = 0
-        self.capped = False
-        cols = ("raw", "text", "ox", "oy", "a", "b", "c", "d", "s0", "s1", "em", "font", "bold2")
-        self.cols = {k: [] for k in cols}
-        self.space_before: list[int] = []  # whitespace seen since the previous kept character
+        self.capped = self.lines_hidden = False
+        self.rows: list[tuple] = []
+        self.text: list[str] = []
         self.fonts: list[_Font] = []
+        self.n = 0
         tp = raw.FPDFText_LoadPage(page.raw)
         if not tp:
-            self.n_raw = 0
             return
         try:
-            n = raw.FPDFText_CountChars(tp)
-            n = max(0, int(n))
+            n = max(0, int(raw.FPDFText_CountChars(tp)))
             if n > max_chars:
                 self.capped, n = True, max_chars
-            self.n_raw = n
             self._read(raw, tp, n, objs)
         finally:
             raw.FPDFText_ClosePage(tp)
         self._place(geo, objs)
 
+    def _object(self, raw, tp, i: int, obj: int, objs: _Objects, font_index: dict):
+        """What the characters of text object ``obj`` share: render mode, font, paint order and
+        matrix (None when it has no usable matrix)."""
+        handle = ctypes.cast(ctypes.c_void_p(obj), raw.FPDF_PAGEOBJECT)
+        mode = raw.FPDFTextObj_GetTextRenderMode(handle) if obj else 0
+        font = raw.FPDFTextObj_GetFont(handle) if obj else None
+        fkey = (ctypes.cast(font, ctypes.c_void_p).value or 0) if font else 0
+        if fkey not in font_index:
+            font_index[fkey] = len(self.fonts)
+            self.fonts.append(_read_font(raw, font))
+        m = raw.FS_MATRIX()
+        matrix = None
+        if raw.FPDFText_GetMatrix(tp, i, m):
+            a, b, c, d = m.a, m.b, m.c, m.d
+            em = raw.FPDFText_GetFontSize(tp, i) * math.hypot(c, d)
+            la = math.hypot(a, b)
+            if math.isfinite(em) and em > 0 and math.isfinite(la) and la > 0:
+                upright = abs(b) <= 1e-6 * la and abs(c) <= 1e-6 * la and a > 0 and d > 0
+                matrix = (a / la, b / la, c, d, em, upright)
+        return mode, font_index[fkey], objs.order.get(obj, 0), matrix
+
     def _read(self, raw, tp, n: int, objs: _Objects) -> None:
         get_unicode, is_generated = raw.FPDFText_GetUnicode, raw.FPDFText_IsGenerated
-        get_object, map_error = raw.FPDFText_GetTextObject, raw.FPDFText_HasUnicodeMapError
-        get_matrix, get_origin = raw.FPDFText_GetMatrix, raw.FPDFText_GetCharOrigin
-        get_size, get_loose = raw.FPDFText_GetFontSize, raw.FPDFText_GetLooseCharBox
-        get_box = raw.FPDFText_GetCharBox
-        m, rect = raw.FS_MATRIX(), raw.FS_RECTF()
+        map_error, get_origin = raw.FPDFText_HasUnicodeMapError, raw.FPDFText_GetCharOrigin
+        get_loose, get_box = raw.FPDFText_GetLooseCharBox, raw.FPDFText_GetCharBox
+        # The text object's address as an int, without a pointer object per character.
+        get_object = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)(
+            ctypes.cast(raw.FPDFText_GetTextObject, ctypes.c_void_p).value
+        )
+        tpv = ctypes.cast(tp, ctypes.c_void_p).value
+        rect = raw.FS_RECTF()
         ox, oy = ctypes.c_double(), ctypes.c_double()
         bl, br, bb, bt = (ctypes.c_double() for _ in range(4))
         p_ox, p_oy = ctypes.byref(ox), ctypes.byref(oy)
         p_box = tuple(ctypes.byref(v) for v in (bl, br, bb, bt))
-        cols = self.cols
-        c_raw, c_text, c_ox, c_oy = cols["raw"], cols["text"], cols["ox"], cols["oy"]
-        c_a, c_b, c_c, c_d = cols["a"], cols["b"], cols["c"], cols["d"]
-        c_s0, c_s1, c_em, c_font, c_bold2 = (
-            cols["s0"], cols["s1"], cols["em"], cols["font"], cols["bold2"]
-        )  # fmt: skip
-        obj_cache: dict[int, tuple] = {}  # text object address -> (mode, font index, order)
-        font_index: dict[int, int] = {}  # font address -> index in self.fonts
+        rows, texts = self.rows, self.text
+        obj_cache: dict[int, tuple] = {}
+        font_index: dict[int, int] = {}
         spaces = 0
-        prev_key, prev_raw = None, -2
-        self.obj_order: list[int] = []
+        prev_key, prev_raw, prev = None, -2, None
+        total = unmapped = 0
         for i in range(n):
             code = get_unicode(tp, i)
             if (
                 is_generated(tp, i) == 1
-                or (code >= 0x20 and chr(code).isspace())
-                or code
-                in (
-                    9,
-                    10,
-                    13,
-                )
+                or code in (9, 10, 13)
+                or (code >= 32 and chr(code).isspace())
             ):
                 spaces += 1
                 continue
-            self.total += 1
-            obj = get_object(tp, i)
-            key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+            total += 1
+            key = get_object(tpv, i) or 0
             info = obj_cache.get(key)
             if info is None:
-                mode = raw.FPDFTextObj_GetTextRenderMode(obj) if key else 0
-                font = raw.FPDFTextObj_GetFont(obj) if key else None
-                fkey = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
-                if fkey not in font_index:
-                    font_index[fkey] = len(self.fonts)
-                    self.fonts.append(_read_font(raw, font))
-                info = (mode, font_index[fkey], objs.order.get(key, 0))
-                obj_cache[key] = info
-            mode, fidx, order = info
-            if mode in _INVISIBLE_MODES:
-                self.invisible += 1
+                info = obj_cache[key] = self._object(raw, tp, i, key, objs, font_index)
+            mode, fidx, order, matrix = info
+            if matrix is None or _unusable(code) or map_error(tp, i) == 1:
+                unmapped += 1
                 continue
-            if _unusable(code) or map_error(tp, i) == 1:
-                self.unmapped += 1
+            if not get_origin(tp, i, p_ox, p_oy):
+                unmapped += 1
                 continue
-            if not get_matrix(tp, i, m) or not get_origin(tp, i, p_ox, p_oy):
-                self.unmapped += 1
-                continue
-            a, b, c, d = m.a, m.b, m.c, m.d
-            size = get_size(tp, i)
-            em = size * math.hypot(c, d)
-            la = math.hypot(a, b)
-            if not (math.isfinite(em) and em > 0 and math.isfinite(la) and la > 0):
-                self.unmapped += 1
-                continue
+            ux, uy, c, d, em, upright = matrix
             x0, y0 = ox.value, oy.value
-            if abs(b) <= 1e-6 * la and abs(c) <= 1e-6 * la and a > 0 and d > 0:
-                # Upright: the loose box's horizontal extent is the glyph's advance.
+            if upright:
+                # The loose box's horizontal extent is the glyph's advance.
                 if get_loose(tp, i, rect):
                     s0, s1 = rect.left - x0, rect.right - x0
                 else:
                     s0, s1 = 0.0, 0.5 * em
-            else:
+            elif get_box(tp, i, *p_box):
                 # Turned: the glyph's box projected on its baseline direction.
-                ux, uy = a / la, b / la
-                if get_box(tp, i, *p_box):
-                    proj = [
-                        (px - x0) * ux + (py - y0) * uy
-                        for px in (bl.value, br.value)
-                        for py in (bb.value, bt.value)
-                    ]
-                    s0, s1 = min(proj), max(proj)
-                else:
-                    s0, s1 = 0.0, 0.5 * em
-            if not (math.isfinite(s0) and math.isfinite(s1)) or s1 - s0 > 50 * em:
+                proj = [
+                    (px - x0) * ux + (py - y0) * uy
+                    for px in (bl.value, br.value)
+                    for py in (bb.value, bt.value)
+                ]
+                s0, s1 = min(proj), max(proj)
+            else:
+                s0, s1 = 0.0, 0.5 * em
+            if not (math.isfinite(s0) and math.isfinite(s1) and math.isfinite(x0 + y0)):
+                unmapped += 1
+                continue
+            if s1 - s0 > 50 * em:
                 s0, s1 = 0.0, 0.5 * em
             if (
                 spaces == 0
                 and prev_raw == i - 1
                 and key == prev_key
-                and c_ox[-1] == x0
-                and c_oy[-1] == y0
-                and c_s1[-1] == s1
+                and prev[1] == x0
+                and prev[2] == y0
+                and prev[8] == s1
             ):
                 # One glyph, several characters (a ligature mapped to "ff", "Th"): PDFium gives
                 # each the glyph's box; they are one character here.
-                c_text[-1] += _char_text(code)
+                texts[-1] += _char_text(code)
                 prev_raw = i
                 continue
+            prev = (
+                i, x0, y0, ux, uy, c, d, s0, max(s0, s1), em, fidx, mode == _FILL_STROKE,
+                mode in _INVISIBLE_MODES, order, spaces,
+            )  # fmt: skip
+            rows.append(prev)
+            texts.append(_char_text(code))
             prev_key, prev_raw = key, i
-            c_raw.append(i)
-            c_text.append(_char_text(code))
-            c_ox.append(x0)
-            c_oy.append(y0)
-            c_a.append(a)
-            c_b.append(b)
-            c_c.append(c)
-            c_d.append(d)
-            c_s0.append(s0)
-            c_s1.append(max(s1, s0))
-            c_em.append(em)
-            c_font.append(fidx)
-            c_bold2.append(mode == _FILL_STROKE)
-            self.space_before.append(spaces)
-            self.obj_order.append(order)
             spaces = 0
+        self.total, self.unmapped = total, unmapped
 
     def _place(self, geo: _Geometry, objs: _Objects) -> None:
         """Device geometry of every kept character: direction, em box corners, and which are
         outside the page or under an image (those are dropped and counted)."""
-        cols = self.cols
-        k = len(cols["raw"])
-        self.n = k
+        k = self.n = len(self.rows)
         if k == 0:
             return
-        f = np.float64
-        ox, oy = np.array(cols["ox"], f), np.array(cols["oy"], f)
-        a, b = np.array(cols["a"], f), np.array(cols["b"], f)
-        c, d = np.array(cols["c"], f), np.array(cols["d"], f)
-        em = np.array(cols["em"], f)
-        la = np.hypot(a, b)
-        ux, uy = a / la, b / la
+        arr = np.array(self.rows, dtype=np.float64)
+        ox, oy, ux, uy, c, d, s0, s1, em = (arr[:, j] for j in range(1, 10))
+        fidx = arr[:, 10].astype(np.int64)
+        self.raw_index = arr[:, 0].astype(np.int64).tolist()
+        self.font_index = fidx.tolist()
+        self.bold2 = arr[:, 11] > 0
+        self.spaces = arr[:, 14].astype(np.int64).tolist()
         # The em box's "up": perpendicular to the baseline, on the side of the matrix's y axis.
         side = np.where(ux * d - uy * c >= 0, 1.0, -1.0)
         vx, vy = -uy * side, ux * side
-        asc = np.array([self.fonts[i].ascent for i in cols["font"]], f) * em
-        desc = np.array([self.fonts[i].descent for i in cols["font"]], f) * em
-        s0, s1 = np.array(cols["s0"], f), np.array(cols["s1"], f)
+        asc = np.array([f.ascent for f in self.fonts], np.float64)[fidx] * em
+        desc = np.array([f.descent for f in self.fonts], np.float64)[fidx] * em
         # corners (k, 4, 2) in user space: bottom-left, bottom-right, top-right, top-left
-        corners = np.empty((k, 4, 2), f)
+        corners = np.empty((k, 4, 2), np.float64)
         for j, (s, t) in enumerate(((s0, desc), (s1, desc), (s1, asc), (s0, asc))):
             corners[:, j, 0] = ox + s * ux + t * vx
             corners[:, j, 1] = oy + s * uy + t * vy
         dev = geo.points(corners)
         origin = geo.points(np.stack([ox, oy], axis=1))
         du = np.stack([ux, uy], axis=1) @ geo.A.T
-        du /= np.linalg.norm(du, axis=1, keepdims=True)
+        du /= np.maximum(np.linalg.norm(du, axis=1, keepdims=True), 1e-12)
         dv = np.stack([vx, vy], axis=1) @ geo.A.T
         self.em_px = em * np.linalg.norm(dv, axis=1)
         self.angle = np.degrees(np.arctan2(du[:, 1], du[:, 0]))
         self.dev, self.origin = dev, origin
         centre = dev.mean(axis=1)
-        out = (
-            (centre[:, 0] < 0)
-            | (centre[:, 1] < 0)
-            | (centre[:, 0] > geo.width)
-            | (centre[:, 1] > geo.height)
-        )
-        keep = ~out
+        out = ~(
+            (centre[:, 0] >= 0)
+            & (centre[:, 1] >= 0)
+            & (centre[:, 0] <= geo.width)
+            & (centre[:, 1] <= geo.height)
+        )  # NaN is outside too
         self.outside = int(out.sum())
+        hidden = arr[:, 12] > 0
+        self.invisible = int(hidden.sum())
         # Drawn, then covered by a later opaque image that is large enough to be a scan.
         area = geo.width * geo.height
         hiding = sorted(
@@ -755,7 +755,7 @@ class _Chars:
             key=lambda im: -(im[2] - im[0]) * (im[3] - im[1]),
         )[:MAX_HIDING_IMAGES]
         if hiding:
-            order = np.array(self.obj_order, np.int64)
+            order = arr[:, 13]
             under = np.zeros(k, bool)
             for x0, y0, x1, y1, when, _ in hiding:
                 under |= (
@@ -765,11 +765,14 @@ class _Chars:
                     & (centre[:, 1] >= y0)
                     & (centre[:, 1] <= y1)
                 )
-            under &= keep
+            under &= ~hidden
             self.under_image = int(under.sum())
             self.invisible += self.under_image
-            keep &= ~under
-        self.keep = keep
+            hidden |= under
+        # The lines are the text the page shows; where most of its text is not shown (another
+        # tool's OCR layer over a scan), they are that hidden text, to be checked against OCR.
+        self.lines_hidden = self.invisible > INVISIBLE_SHARE * self.total
+        self.keep = ~out & (hidden if self.lines_hidden else ~hidden)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -789,49 +792,73 @@ def _is_cjk(ch: str) -> bool:
 
 
 class _Frame:
-    """Characters of one direction in that direction's frame: x along the baseline, y down."""
+    """Characters of one direction in that direction's frame: x along the baseline, y down.
+    Positions (0..k-1) index the frame's lists; ``idx`` maps them to the page's characters."""
 
     def __init__(self, chars: _Chars, idx: np.ndarray, angle: float):
         t = math.radians(angle)
-        self.du = np.array([math.cos(t), math.sin(t)])
-        self.dn = np.array([-math.sin(t), math.cos(t)])
+        self.du = (math.cos(t), math.sin(t))
+        self.dn = (-math.sin(t), math.cos(t))
+        du, dn = np.array(self.du), np.array(self.dn)
         dev = chars.dev[idx]
-        px = dev @ self.du  # (k, 4)
-        py = dev @ self.dn
-        self.idx = idx
-        self.x0, self.x1 = px.min(axis=1), px.max(axis=1)
-        self.top, self.bot = py.min(axis=1), py.max(axis=1)
-        self.base = chars.origin[idx] @ self.dn
-        self.em = chars.em_px[idx]
-        self._texts = chars.cols["text"]
+        px = dev @ du  # (k, 4)
+        py = dev @ dn
+        self.idx = idx.tolist()
+        self.x0, self.x1 = px.min(axis=1).tolist(), px.max(axis=1).tolist()
+        self.top, self.bot = py.min(axis=1).tolist(), py.max(axis=1).tolist()
+        self.base = (chars.origin[idx] @ dn).tolist()
+        self.em = chars.em_px[idx].tolist()
+        self.text = [chars.text[i] for i in self.idx]
+        self.raw = [chars.raw_index[i] for i in self.idx]
+        self.spaces = [chars.spaces[i] for i in self.idx]
 
     def texts(self, pos: list[int]) -> str:
         """The text of the characters at ``pos``."""
-        return "".join(self._texts[self.idx[k]] for k in pos)
+        return "".join(self.text[k] for k in pos)
+
+    def extent(self, pos: list[int]) -> tuple[float, float, float, float]:
+        """(x0, x1, top, bot) of the characters at ``pos``."""
+        return (
+            min(self.x0[k] for k in pos),
+            max(self.x1[k] for k in pos),
+            min(self.top[k] for k in pos),
+            max(self.bot[k] for k in pos),
+        )
 
     def quad(self, x0: float, top: float, x1: float, bot: float) -> np.ndarray:
         """The frame's rectangle as a device quad, clockwise from its top-left."""
-        pts = [(x0, top), (x1, top), (x1, bot), (x0, bot)]
-        return np.array([x * self.du + y * self.dn for x, y in pts], dtype=np.float32)
+        (ux, uy), (nx, ny) = self.du, self.dn
+        return np.array(
+            [
+                (x * ux + y * nx, x * uy + y * ny)
+                for x, y in ((x0, top), (x1, top), (x1, bot), (x0, bot))
+            ],
+            dtype=np.float32,
+        )
+
+
+def _median(v: list) -> float:
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
 def _vertical_rules(rules: list, frame: _Frame) -> tuple:
     """The rules across a frame's baseline direction: (x, y0, y1) sorted by x, in frame
     coordinates (for the test "does a rule separate these two characters")."""
+    (ux, uy), (nx, ny) = frame.du, frame.dn
     out = []
     for x0, y0, x1, y1 in rules:
-        c = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
-        px, py = c @ frame.du, c @ frame.dn
-        if px.max() - px.min() <= 0.5 * (py.max() - py.min()):
-            out.append((float((px.min() + px.max()) / 2), float(py.min()), float(py.max())))
+        px = [x * ux + y * uy for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+        py = [x * nx + y * ny for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+        if max(px) - min(px) <= 0.5 * (max(py) - min(py)):
+            out.append(((min(px) + max(px)) / 2, min(py), max(py)))
     out.sort()
     return [r[0] for r in out], out
 
 
 def _rule_between(vr: tuple, xa: float, xb: float, ya: float, yb: float) -> bool:
     """Whether a rule of ``vr`` crosses the gap (xa, xb) at the heights ya..yb (frame)."""
-    import bisect
-
     xs, rules = vr
     if not xs or xb <= xa:
         return False
@@ -844,11 +871,11 @@ def _rule_between(vr: tuple, xa: float, xb: float, ya: float, yb: float) -> bool
 
 
 def _runs(frame: _Frame, vr: tuple) -> list[list[int]]:
-    """Positions (into the frame's arrays) of runs: characters in content-stream order that
+    """Positions (into the frame's lists) of runs: characters in content-stream order that
     follow each other on one baseline."""
     runs: list[list[int]] = []
     cur: list[int] = []
-    x0, x1, base, em = frame.x0, frame.x1, frame.base, frame.em
+    x0, x1, base, em, top, bot = frame.x0, frame.x1, frame.base, frame.em, frame.top, frame.bot
     for k in range(len(frame.idx)):
         if cur:
             p = cur[-1]
@@ -857,8 +884,8 @@ def _runs(frame: _Frame, vr: tuple) -> list[list[int]]:
             if (
                 abs(base[k] - base[p]) <= BASELINE_TOL_EM * e
                 and -OVERLAP_TOL_EM * e <= gap <= LINE_GAP_MAX_EM * e
-                and 0.5 <= em[k] / em[p] <= 2.0
-                and not _rule_between(vr, x1[p], x0[k], frame.top[k], frame.bot[k])
+                and 0.5 * em[p] <= em[k] <= 2.0 * em[p]
+                and not (vr[0] and _rule_between(vr, x1[p], x0[k], top[k], bot[k]))
             ):
                 cur.append(k)
                 continue
@@ -875,14 +902,13 @@ def _lines_of(frame: _Frame, vr: tuple) -> list[list[int]]:
     x0, x1, top, bot, em = frame.x0, frame.x1, frame.top, frame.bot, frame.em
     info = []
     for r in runs:
-        sl = np.array(r)
         info.append(
-            (float(x0[sl].min()), float(x1[sl].max()), float(np.median(top[sl])),
-             float(np.median(bot[sl])), float(em[sl].max()), r)
+            (min(x0[k] for k in r), max(x1[k] for k in r), _median([top[k] for k in r]),
+             _median([bot[k] for k in r]), max(em[k] for k in r), r)
         )  # fmt: skip
     info.sort(key=lambda t: t[0])
-    bucket = max(1.0, float(np.median(em)))
-    max_em = float(em.max())
+    bucket = max(1.0, _median(em))
+    max_em = max(em)
     open_lines: dict[int, list] = {}  # bucket -> [line]; line = [x1, ctop, cbot, em, runs, n]
     lines: list[list] = []
     for rx0, rx1, rtop, rbot, rem, r in info:
@@ -908,7 +934,7 @@ def _lines_of(frame: _Frame, vr: tuple) -> list[list[int]]:
                 share = ov / min(rh, max(ln[2] - ln[1], 1e-6))
                 if share < LINE_OVERLAP:
                     continue
-                if _rule_between(vr, ln[0], rx0, rtop, rbot):
+                if vr[0] and _rule_between(vr, ln[0], rx0, rtop, rbot):
                     continue
                 key = (-share, abs(gap))
                 if best_key is None or key < best_key:
@@ -928,18 +954,17 @@ def _lines_of(frame: _Frame, vr: tuple) -> list[list[int]]:
     return [[k for r in ln[4] for k in r] for ln in lines]
 
 
-def _words(chars: _Chars, frame: _Frame, pos: list[int]) -> list[list[int]]:
+def _words(frame: _Frame, pos: list[int]) -> list[list[int]]:
     """A line's characters (positions, left to right) cut into words: at a space the file has or
     PDFium infers between two characters that follow each other in the content stream, or at a
     gap over WORD_GAP_EM."""
-    idx, raws, spaces = frame.idx, chars.cols["raw"], chars.space_before
+    x0, x1, em, raw, spaces = frame.x0, frame.x1, frame.em, frame.raw, frame.spaces
     words: list[list[int]] = [[pos[0]]]
     for p, k in zip(pos, pos[1:]):
-        ip, ik = idx[p], idx[k]
-        gap = frame.x0[k] - frame.x1[p]
-        e = max(frame.em[k], frame.em[p])
-        if raws[ik] > raws[ip] and ik == ip + 1:
-            brk = spaces[ik] > 0 or gap > WORD_GAP_EM * e
+        gap = x0[k] - x1[p]
+        e = max(em[k], em[p])
+        if k == p + 1 and raw[k] > raw[p]:
+            brk = spaces[k] > 0 or gap > WORD_GAP_EM * e
         else:
             brk = gap > WORD_GAP_EM * e
         if brk:
@@ -950,24 +975,34 @@ def _words(chars: _Chars, frame: _Frame, pos: list[int]) -> list[list[int]]:
 
 
 class _WordIndex:
-    """Every word box of a frame, rows (x0, x1, top, bot), for the neighbour test."""
+    """Every word box of a frame, (x0, x1, top, bot), for the neighbour test: sorted by bottom
+    and by top so that the band above or below a line is two binary searches away."""
 
     def __init__(self, boxes: list):
-        self.arr = np.array(boxes, dtype=np.float64).reshape(-1, 4)
+        arr = np.array(boxes, dtype=np.float64).reshape(-1, 4)
+        self.by_bot = arr[np.argsort(arr[:, 3], kind="stable")]
+        self.by_top = arr[np.argsort(arr[:, 2], kind="stable")]
+        self.bots = self.by_bot[:, 3]
+        self.tops = self.by_top[:, 2]
 
     def state(self, gx0: float, gx1: float, top: float, bot: float, em: float, above: bool):
         """What the text within NEIGHBOUR_REACH line heights above (below) the line top..bot
         has at its gap gx0..gx1: "gap" (an empty stretch of at least COLUMN_GAP_EM and
         COLUMN_GAP_SHARE of the gap, with text on both sides of it), "ink", or "none" (no text
         there)."""
-        a = self.arr
         h = bot - top
         side = NEIGHBOUR_SIDE_EM * em
         if above:
-            band = (a[:, 3] <= top + 0.3 * h) & (a[:, 3] >= top - NEIGHBOUR_REACH * h)
+            lo = np.searchsorted(self.bots, top - NEIGHBOUR_REACH * h, "left")
+            hi = np.searchsorted(self.bots, top + 0.3 * h, "right")
+            band = self.by_bot[lo:hi]
         else:
-            band = (a[:, 2] >= bot - 0.3 * h) & (a[:, 2] <= bot + NEIGHBOUR_REACH * h)
-        sel = a[band & (a[:, 1] >= gx0 - side) & (a[:, 0] <= gx1 + side)]
+            lo = np.searchsorted(self.tops, bot - 0.3 * h, "left")
+            hi = np.searchsorted(self.tops, bot + NEIGHBOUR_REACH * h, "right")
+            band = self.by_top[lo:hi]
+        if len(band) > MAX_BAND_WORDS:
+            return "ink"  # a crowd of words (hostile): no column is found in it
+        sel = band[(band[:, 1] >= gx0 - side) & (band[:, 0] <= gx1 + side)]
         if len(sel) == 0:
             return "none"
         # The widest stretch of gx0..gx1 that no word of the band covers.
@@ -983,8 +1018,8 @@ class _WordIndex:
         if best < max(COLUMN_GAP_EM * em, COLUMN_GAP_SHARE * (gx1 - gx0)):
             return "ink"
         e0, e1 = best_at
-        left = np.any(sel[:, 1] <= e0 + 1e-6)
-        right = np.any(sel[:, 0] >= e1 - 1e-6)
+        left = bool(np.any(sel[:, 1] <= e0 + 1e-6))
+        right = bool(np.any(sel[:, 0] >= e1 - 1e-6))
         return "gap" if left and right else "none"
 
 
@@ -1000,46 +1035,40 @@ _MARKER = re.compile(
 )
 
 
-def _is_marker(word: list[int], frame: _Frame) -> bool:
-    return bool(_MARKER.fullmatch(frame.texts(word)))
-
-
 def _split_lines(frame: _Frame, lines: list) -> list:
     """Lines (lists of words, each a list of positions) cut at their column gaps (see
     LINE_GAP_MIN_EM)."""
-    boxes = []
-    spans = []
-    for words in lines:
-        for w in words:
-            sl = np.array(w)
-            boxes.append(
-                (float(frame.x0[sl].min()), float(frame.x1[sl].max()),
-                 float(frame.top[sl].min()), float(frame.bot[sl].max()))
-            )  # fmt: skip
-        spans.append(len(words))
+    em = frame.em
+    boxes = [frame.extent(w) for words in lines for w in words]
     if not boxes:
         return []
-    index = _WordIndex(boxes)
+    index = None
     out = []
     k = 0
     for words in lines:
         wb = boxes[k : k + len(words)]
         k += len(words)
-        allpos = np.array([p for w in words for p in w])
-        top = float(np.median(frame.top[allpos]))
-        bot = float(np.median(frame.bot[allpos]))
+        if len(words) == 1:
+            out.append(words)
+            continue
         cur = [words[0]]
+        top = bot = None
         for j in range(1, len(words)):
             gx0, gx1 = wb[j - 1][1], wb[j][0]
-            e = float(
-                min(frame.em[np.array(words[j - 1])].max(), frame.em[np.array(words[j])].max())
-            )
-            gap = gx1 - gx0
+            e = min(max(em[p] for p in words[j - 1]), max(em[p] for p in words[j]))
             cut = False
-            if gap >= LINE_GAP_MIN_EM * e and not (j == 1 and _is_marker(words[0], frame)):
+            if gx1 - gx0 >= LINE_GAP_MIN_EM * e and not (
+                j == 1 and _MARKER.fullmatch(frame.texts(words[0]))
+            ):
+                if index is None:
+                    index = _WordIndex(boxes)
+                if top is None:
+                    allpos = [p for w in words for p in w]
+                    top = _median([frame.top[p] for p in allpos])
+                    bot = _median([frame.bot[p] for p in allpos])
                 up = index.state(gx0, gx1, top, bot, e, True)
                 down = index.state(gx0, gx1, top, bot, e, False)
-                if gap >= LINE_GAP_ONE_SIDE_EM * e:
+                if gx1 - gx0 >= LINE_GAP_ONE_SIDE_EM * e:
                     cut = "gap" in (up, down)
                 else:
                     cut = up == down == "gap"
@@ -1053,40 +1082,36 @@ def _split_lines(frame: _Frame, lines: list) -> list:
 
 
 def _make_line(chars: _Chars, frame: _Frame, words: list[list[int]]) -> LayerLine:
-    idx = frame.idx
-    texts = chars.cols["text"]
-    pos = [p for w in words for p in w]
     out_words = []
     line_text = ""
     for w in words:
-        sl = np.array(w)
-        text = "".join(texts[idx[k]] for k in w)
-        quad = frame.quad(
-            float(frame.x0[sl].min()), float(frame.top[sl].min()),
-            float(frame.x1[sl].max()), float(frame.bot[sl].max()),
-        )  # fmt: skip
-        out_words.append((text, quad))
+        text = frame.texts(w)
+        x0, x1, top, bot = frame.extent(w)
+        out_words.append((text, frame.quad(x0, top, x1, bot)))
         if line_text and not (_is_cjk(line_text[-1]) and _is_cjk(text[0])):
             line_text += " "
         line_text += text
-    sl = np.array(pos)
+    pos = [p for w in words for p in w]
     # The line's box: its characters' em boxes, the height of its core (sub- and superscripts
     # reach out of it) taken as the median top and bottom.
     box = frame.quad(
-        float(frame.x0[sl].min()), float(np.median(frame.top[sl])),
-        float(frame.x1[sl].max()), float(np.median(frame.bot[sl])),
+        min(frame.x0[p] for p in pos), _median([frame.top[p] for p in pos]),
+        max(frame.x1[p] for p in pos), _median([frame.bot[p] for p in pos]),
     )  # fmt: skip
-    gi = idx[sl]
-    fonts = [chars.cols["font"][i] for i in gi]
-    main = max(set(fonts), key=fonts.count)
-    font = chars.fonts[main]
-    n_bold = sum(1 for i in gi if chars.fonts[chars.cols["font"][i]].bold or chars.cols["bold2"][i])
-    n_italic = sum(1 for i in gi if chars.fonts[chars.cols["font"][i]].italic)
+    gi = [frame.idx[p] for p in pos]
+    count: dict[int, int] = {}
+    for i in gi:
+        f = chars.font_index[i]
+        count[f] = count.get(f, 0) + 1
+    font = chars.fonts[max(count, key=count.get)]
+    n_bold = sum(n for f, n in count.items() if chars.fonts[f].bold)
+    n_bold += sum(1 for i in gi if chars.bold2[i] and not chars.fonts[chars.font_index[i]].bold)
+    n_italic = sum(n for f, n in count.items() if chars.fonts[f].italic)
     return LayerLine(
         text=line_text,
         box=box,
         words=out_words,
-        font_size=float(np.median(frame.em[sl])),
+        font_size=float(_median([frame.em[p] for p in pos])),
         weight=font.weight,
         bold=2 * n_bold > len(gi),
         italic=2 * n_italic > len(gi),
@@ -1097,23 +1122,26 @@ def _make_line(chars: _Chars, frame: _Frame, words: list[list[int]]) -> LayerLin
 def _dedupe(lines: list[LayerLine]) -> list[LayerLine]:
     """Drops a line that repeats another one's text at the same place (text drawn twice, a
     common synthetic bold)."""
-    seen: dict[str, list] = {}
+    seen: dict[tuple, list] = {}
     out = []
     for ln in lines:
         b = ln.box
-        x0, y0, x1, y1 = b[:, 0].min(), b[:, 1].min(), b[:, 0].max(), b[:, 1].max()
+        x0, y0 = float(b[:, 0].min()), float(b[:, 1].min())
+        x1, y1 = float(b[:, 0].max()), float(b[:, 1].max())
+        cell = max(1.0, ln.font_size)
+        gx, gy = int(x0 // cell), int(y0 // cell)
         dup = False
-        for u0, v0, u1, v1 in seen.get(ln.text, ()):
-            iw = min(x1, u1) - max(x0, u0)
-            ih = min(y1, v1) - max(y0, v0)
-            if iw > 0 and ih > 0:
-                inter = iw * ih
-                union = (x1 - x0) * (y1 - y0) + (u1 - u0) * (v1 - v0) - inter
-                if inter >= 0.7 * union:
-                    dup = True
-                    break
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for u0, v0, u1, v1 in seen.get((ln.text, gx + dx, gy + dy), ()):
+                    iw = min(x1, u1) - max(x0, u0)
+                    ih = min(y1, v1) - max(y0, v0)
+                    if iw > 0 and ih > 0:
+                        inter = iw * ih
+                        union = (x1 - x0) * (y1 - y0) + (u1 - u0) * (v1 - v0) - inter
+                        dup = dup or inter >= 0.7 * union
         if not dup:
-            seen.setdefault(ln.text, []).append((x0, y0, x1, y1))
+            seen.setdefault((ln.text, gx, gy), []).append((x0, y0, x1, y1))
             out.append(ln)
     return out
 
@@ -1128,14 +1156,13 @@ def _build_lines(chars: _Chars, rules: list) -> list[LayerLine]:
     out: list[tuple] = []
     groups = sorted(set(angles.tolist()), key=lambda g: -int((angles == g).sum()))
     for g in groups:
-        idx = keep[angles == g]
-        frame = _Frame(chars, idx, float(g))
+        frame = _Frame(chars, keep[angles == g], float(g))
         vr = _vertical_rules(rules, frame)
-        lines = [_words(chars, frame, pos) for pos in _lines_of(frame, vr)]
+        lines = [_words(frame, pos) for pos in _lines_of(frame, vr)]
         for words in _split_lines(frame, lines):
             line = _make_line(chars, frame, words)
-            pos = np.array([p for w in words for p in w])
-            out.append((g, float(np.median(frame.top[pos])), float(frame.x0[pos].min()), line))
+            x0, _, top, _ = frame.extent(words[0])
+            out.append((g, top, x0, line))
     # Lines of the main direction first, each direction top to bottom then left to right (in
     # its own frame); the document parser orders them for reading.
     order = {g: k for k, g in enumerate(groups)}
@@ -1213,22 +1240,24 @@ def _verdict(chars: _Chars, n_lines: int) -> tuple[str, str]:
         return "none", "no text layer: the page has no characters"
     inv, unm, out = chars.invisible, chars.unmapped, chars.outside
     said = f"{total} characters"
-    if inv >= INVISIBLE_SHARE * total:
+    if chars.lines_hidden:
         how = (
             f"{chars.under_image} under an opaque image, {inv - chars.under_image} in an "
             "invisible render mode"
         )
-        return "invisible", f"{said}, {inv} of them not shown ({how}): another tool's OCR layer"
-    visible = total - inv
-    if unm >= UNMAPPED_SHARE * max(visible, 1):
-        return "unmapped", (
-            f"{said}, {unm} of the {visible} shown have no usable Unicode value (fonts without a "
-            "usable ToUnicode map: glyph ids, private-use or control codes)"
+        return "invisible", (
+            f"{said}, {inv} of them not shown ({how}): another tool's OCR layer, read into "
+            f"{n_lines} lines (check it against OCR before use)"
         )
-    if out >= OUTSIDE_SHARE * max(visible - unm, 1):
+    if unm >= UNMAPPED_SHARE * total:
+        return "unmapped", (
+            f"{said}, {unm} without a usable Unicode value (fonts without a usable ToUnicode "
+            "map: glyph ids, private-use or control codes)"
+        )
+    if out >= OUTSIDE_SHARE * max(total - unm, 1):
         return "clipped", f"{said}, {out} of them outside the page as displayed"
     extra = [
-        f"{v} {what} dropped"
+        f"{v} {what} left out"
         for v, what in ((inv, "not shown"), (unm, "unmapped"), (out, "outside the page"))
         if v
     ]
@@ -1286,15 +1315,39 @@ def _sample(lines: list, height: int, sample: int) -> list:
     return chosen[:sample]
 
 
+def _span(line: LayerLine) -> tuple[np.ndarray, str]:
+    """The part of ``line`` to read: its quad and text, or its first words up to CROP_ASPECT
+    times its height."""
+    q = np.asarray(line.box, dtype=np.float64)
+    along, down = q[1] - q[0], q[3] - q[0]
+    w, h = float(np.linalg.norm(along)), float(np.linalg.norm(down))
+    if w <= CROP_ASPECT * h or len(line.words) < 2 or h <= 0:
+        return q, line.text
+    u = along / w
+    start = float((np.asarray(line.words[0][1][0], np.float64) - q[0]) @ u)
+    end, texts = start, []
+    for text, wq in line.words:
+        e = float((np.asarray(wq[1], np.float64) - q[0]) @ u)
+        if texts and e - start > CROP_ASPECT * h:
+            break
+        end = e
+        texts.append(text)
+    sub = np.array([q[0] + start * u, q[0] + end * u, q[3] + end * u, q[3] + start * u])
+    joined = ""
+    for t in texts:
+        joined += ("" if not joined or (_is_cjk(joined[-1]) and _is_cjk(t[0])) else " ") + t
+    return sub, joined
+
+
 def _crop(image: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
-    """The line's quad (grown by CROP_PAD of its height), warped upright to a rectangle."""
+    """The quad (grown by CROP_PAD of its height), warped upright to a rectangle."""
     import cv2
 
     q = np.asarray(quad, dtype=np.float64)
     along = q[1] - q[0]
     down = q[3] - q[0]
     w, h = float(np.linalg.norm(along)), float(np.linalg.norm(down))
-    if w < 1 or h < 1:
+    if not (w >= 1 and h >= 1):
         return None
     pad = CROP_PAD * h
     ua, ud = along / w, down / h
@@ -1347,16 +1400,17 @@ def check_against_ocr(page_text: PageText, image, recognize, sample: int = 8):
     sims = []
     worst = None
     for ln in picked:
-        crop = _crop(img, ln.box)
+        quad, said = _span(ln)
+        crop = _crop(img, quad)
         if crop is None:
             continue
         got = recognize(crop)
         text = got[0] if isinstance(got, (tuple, list)) else getattr(got, "text", got)
-        a, b = _normalise(ln.text), _normalise(str(text or ""))
+        a, b = _normalise(said), _normalise(str(text or ""))
         s = _similarity(a, b)
         sims.append(s)
         if worst is None or s < worst[0]:
-            worst = (s, ln.text, str(text or ""))
+            worst = (s, said, str(text or ""))
     if not sims:
         return True, float("nan"), "no line could be cropped to compare with OCR"
     agreement = float(np.median(sims))
