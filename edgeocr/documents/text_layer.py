@@ -385,12 +385,18 @@ class _Objects:
         w, h = box[2] - box[0], box[3] - box[1]
         if min(w, h) <= RULE_MAX_THICK_PT:
             # One line or one thin bar: its bounds are the rule (the common case, no segments).
+            # PDFium's bounds of a stroked path reach past the stroke (by its width on every
+            # side): a stroked line is as thick as its stroke, and as much shorter.
+            t = min(w, h)
+            cut = 0.0
+            if stroked and not filled and 0 < thick < t:
+                cut, t = (t - thick) / 2, thick
             if w >= h:
                 y = (box[1] + box[3]) / 2
-                self._add_rule(box[0], y, box[2], y, h)
+                self._add_rule(box[0] + cut, y, box[2] - cut, y, t)
             else:
                 x = (box[0] + box[2]) / 2
-                self._add_rule(x, box[1], x, box[3], w)
+                self._add_rule(x, box[1] + cut, x, box[3] - cut, t)
             return
         self._segments(obj, full, filled, stroked, thick)
 
@@ -609,7 +615,10 @@ class _Chars:
         matrix = None
         if raw.FPDFText_GetMatrix(tp, i, m):
             a, b, c, d = m.a, m.b, m.c, m.d
-            em = raw.FPDFText_GetFontSize(tp, i) * math.hypot(c, d)
+            size = raw.FPDFText_GetFontSize(tp, i)
+            if size < 0:  # a negative size turns the glyphs (and their advance) half round
+                a, b, c, d, size = -a, -b, -c, -d, -size
+            em = size * math.hypot(c, d)
             la = math.hypot(a, b)
             if math.isfinite(em) and em > 0 and math.isfinite(la) and la > 0:
                 upright = abs(b) <= 1e-6 * la and abs(c) <= 1e-6 * la and a > 0 and d > 0

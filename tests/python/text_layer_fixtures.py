@@ -55,8 +55,8 @@ class PdfWriter:
             )
         contents = self.stream(content, compress=len(content) > 4096)
         num = self.add(
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents %d 0 R /Resources << %s>> %s>>"
-            % (size[0], size[1], contents, res, extra)
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %g %g] /Contents %d 0 R "
+            b"/Resources << %s>> %s>>" % (size[0], size[1], contents, res, extra)
         )
         self.pages.append(num)
         return num
@@ -256,12 +256,13 @@ def scan_page(path, shown, layer, *, under: bool = False) -> Path:
 
 
 def visible_and_invisible_page(path) -> Path:
-    """Visible text in one text object, different invisible text (render mode 3) in another."""
+    """Visible text (four lines) in one text object, different invisible text (render mode 3, two
+    lines) in another."""
     w = PdfWriter()
     f1 = standard_font(w, "Helvetica")
-    content = text_ops([(72, 700 - 22 * k, t) for k, t in enumerate(REPORT_LINES[:3])], "F1", 14)
+    content = text_ops([(72, 700 - 22 * k, t) for k, t in enumerate(REPORT_LINES[:4])], "F1", 14)
     content += text_ops(
-        [(72, 500 - 22 * k, t) for k, t in enumerate(REPORT_LINES[3:])], "F1", 14, 3
+        [(72, 500 - 22 * k, t) for k, t in enumerate(REPORT_LINES[4:])], "F1", 14, 3
     )
     w.page((612, 792), content, {"F1": f1})
     return w.write(path)
@@ -313,4 +314,49 @@ def big_table_page(path, rows: int = 100, cols: int = 100) -> Path:
                 b"BT /F1 4 Tf %g %g Td (%d) Tj ET" % (22 + c * cw, 22 + r * rh, r * cols + c)
             )
     w.page((40 + cols * cw, 40 + rows * rh), b"\n".join(ops), {"F1": f1})
+    return w.write(path)
+
+
+def degenerate_page(path) -> Path:
+    """Text in matrices and sizes that mean nothing: a zero matrix, a size of 0, a negative
+    size, 1e30 scales, a zero horizontal scale, huge character spacing; and one good line."""
+    w = PdfWriter()
+    f1 = standard_font(w, "Helvetica")
+    ops = [
+        b"BT /F1 12 Tf 0 0 0 0 100 100 Tm (zero matrix) Tj ET",
+        b"BT /F1 0 Tf 100 200 Td (size zero) Tj ET",
+        b"BT /F1 -12 Tf 100 300 Td (negative size) Tj ET",
+        b"BT /F1 12 Tf 1e30 0 0 1e30 100 400 Tm (huge scale) Tj ET",
+        b"BT /F1 12 Tf 0 Tz 100 450 Td (no width) Tj ET",
+        b"BT /F1 12 Tf 1e20 Tc 100 500 Td (spaced out) Tj ET",
+        b"BT /F1 12 Tf 1e-30 0 0 1e-30 100 550 Tm (tiny scale) Tj ET",
+        b"BT /F1 12 Tf 72 700 Td (A good line of text) Tj ET",
+    ]
+    # Each in its own graphics state (Tz and Tc would carry over to the next text object).
+    w.page((612, 792), b"\n".join(b"q " + op + b" Q" for op in ops), {"F1": f1})
+    return w.write(path)
+
+
+def many_objects_page(path, n_paths: int = 30_000, segments: int = 300_000) -> Path:
+    """``n_paths`` short stroked lines, each its own path object, one path of ``segments``
+    segments, and form XObjects nested 40 deep, each drawing a line; and a line of text."""
+    w = PdfWriter()
+    f1 = standard_font(w, "Helvetica")
+    ops = [b"0.5 w"]
+    for k in range(n_paths):
+        x, y = 20 + (k % 200) * 3, 20 + (k // 200) * 4
+        ops.append(b"%g %g m %g %g l S" % (x, y, x + 2.5, y))
+    big = [
+        b"%g %g m %g %g l" % (10 + (k % 500), 10, 10 + (k % 500), 700) for k in range(segments // 2)
+    ]
+    ops.append(b"\n".join(big) + b" S")
+    # forms nested 40 deep
+    inner = None
+    for _ in range(40):
+        body = b"0 0 m 100 0 l S" + (b" /Fx Do" if inner else b"")
+        res = b"/Resources << /XObject << /Fx %d 0 R >> >>" % inner if inner else b""
+        inner = w.stream(body, b"/Type /XObject /Subtype /Form /BBox [0 0 600 800] " + res)
+    ops.append(b"q 1 0 0 1 50 600 cm /Fx Do Q")
+    ops.append(b"BT /F1 12 Tf 72 740 Td (Text among many objects) Tj ET")
+    w.page((612, 792), b"\n".join(ops), {"F1": f1}, {"Fx": inner})
     return w.write(path)
