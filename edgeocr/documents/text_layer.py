@@ -20,20 +20,35 @@ Lines are the page's visual lines, built from the characters' positions, not fro
 the content stream alone: characters on one baseline (in the frame of their own direction, so
 rotated and vertical text too) form a line while their gaps stay small; a gap that continues in
 the line above or below (a column gutter, a table's column), a wide gap, or a vertical ruling
-line between them breaks it (``LINE_GAP_*``). Words break
-at the spaces the file has, at the spaces PDFium infers (``FPDFText_IsGenerated``) and at gaps
-over ``WORD_GAP_EM``.
+line between them breaks it (``LINE_GAP_*``). Words break at the spaces the file has, at the
+spaces PDFium infers (``FPDFText_IsGenerated``) and at wide gaps (``WORD_GAP_*``). A glyph that
+PDFium gives as several characters (a ligature's "ff") is one character with that text;
+ligature code points (U+FB00-FB06) are expanded; a hyphen that ends a line is kept.
 
 Everything is bounded: at most ``max_chars`` characters (in content-stream order) and
 ``max_objects`` page objects (with ``MAX_PATH_SEGMENTS`` path segments in all) are looked at,
-and the result says when a cap was reached (``chars_capped``, ``objects_capped``).
+and the result says when a cap was reached (``chars_capped``, ``objects_capped``). PDFium
+itself builds the page's whole text page first (a page of a million characters: about 180 MB).
 
-Contract with the document parser (issue 40): as in the issue, but for these choices, which the
-issue left open: ``rules`` and ``images`` are numpy float32 arrays of shape (N, 4), rows
-(x0, y0, x1, y1) in page pixels (a rule's thickness is its stroke or fill thickness, 0 for a
-hairline); :class:`PageText` also carries ``under_image`` (characters hidden under an opaque
-image, counted in ``invisible`` too), ``chars_capped`` and ``objects_capped``; ``agreement`` is
-NaN when no line could be compared.
+Contract with the document parser (issue 40): as in the issue, with these choices where the
+issue left room:
+
+* ``rules`` and ``images`` are numpy float32 arrays of shape (N, 4), rows (x0, y0, x1, y1) in
+  page pixels, clipped to the page; a rule's thickness is its stroke's or its filled bar's (0
+  for a hairline). ``shaded_edges=True`` adds the edges of filled (shaded) rectangles.
+* The verdict "invisible" (most characters in render mode 3 or covered by a later opaque image)
+  comes with lines: they are that hidden layer's text, so that ``check_against_ocr`` can tell a
+  good OCR layer (take it) from one of other text (OCR the page). With any other verdict the
+  lines are the shown text only; hidden, unmapped and outside characters are left out and
+  counted.
+* :class:`PageText` also carries ``under_image`` (of ``invisible``: covered by an image),
+  ``chars_capped``, ``objects_capped`` and the ``width`` x ``height`` it was read at.
+* ``bold`` is true for a bold font name, the ForceBold flag, a weight of 700 or more, or glyphs
+  filled and stroked (render mode 2, a synthetic bold of Chinese documents). ``weight`` is the
+  font's as PDFium reports it (descriptors often state none: 0), not a guess.
+* ``check_against_ocr``'s ``agreement`` is the median similarity of the sampled lines, NaN
+  when no line could be compared (then ``trusted`` is True: nothing contradicts the layer).
+  The edit distance is difflib's alignment (edgeocr.evaluate's sits in a layer above).
 """
 
 from __future__ import annotations
@@ -94,8 +109,11 @@ BASELINE_TOL_EM = 0.2
 OVERLAP_TOL_EM = 0.6
 # A run joins a line when their vertical extents overlap by at least this share of the smaller.
 LINE_OVERLAP = 0.5
-# A gap wider than this between two characters of a line breaks a word even without a space.
+# A gap wider than this between two characters of a line breaks a word even without a space;
+# between characters that follow each other in the content stream (whose spaces PDFium sees),
+# only a gap wider than WORD_GAP_STREAM_EM does.
 WORD_GAP_EM = 0.25
+WORD_GAP_STREAM_EM = 0.6
 # The em box of a line: the font's ascent and descent (in ems), clamped to these bounds (some
 # fonts state a descent of -0.7 em or an ascent of 1.1).
 ASCENT_EM = (0.6, 0.95)
@@ -973,7 +991,10 @@ def _words(frame: _Frame, pos: list[int]) -> list[list[int]]:
         gap = x0[k] - x1[p]
         e = max(em[k], em[p])
         if k == p + 1 and raw[k] > raw[p]:
-            brk = spaces[k] > 0 or gap > WORD_GAP_EM * e
+            # Neighbours in the content stream: PDFium's spaces (the file's, and those it infers
+            # from the font's space width) say where words break; letter-spaced text ("P a g e")
+            # has gaps over WORD_GAP_EM without them.
+            brk = spaces[k] > 0 or gap > WORD_GAP_STREAM_EM * e
         else:
             brk = gap > WORD_GAP_EM * e
         if brk:

@@ -454,11 +454,14 @@ def test_visible_text_beside_invisible_text(made):
     assert pt.invisible == sum(len(t.replace(" ", "")) for t in fx.REPORT_LINES[4:])
 
 
-def test_fonts_without_a_usable_unicode_map(made):
-    doc, _, pt = render(made["unmapped"])
-    doc.close()
-    assert pt.verdict == "unmapped" and pt.unmapped == pt.chars > 0 and not pt.lines
-    assert "Unicode" in pt.note
+def test_fonts_without_a_usable_unicode_map(made, tmp_path):
+    # A ToUnicode map into the private-use area, and a CID font of glyph ids without one
+    # (PDFium gives each code as a character and flags it; pdftotext prints "$%&'()...").
+    for pdf in (made["unmapped"], fx.cid_font_page(tmp_path / "cid.pdf")):
+        doc, _, pt = render(pdf)
+        doc.close()
+        assert pt.verdict == "unmapped" and pt.unmapped == pt.chars > 0 and not pt.lines
+        assert "Unicode" in pt.note
 
 
 def test_text_outside_the_page(made):
@@ -608,6 +611,11 @@ def test_hundred_thousand_characters(tmp_path):
     # past the cap the rest is not read, and the result says so
     got = _run({"pdf": pdf, "dpi": 72, "kw": {"max_chars": 20_000}}, "capped")
     assert got["chars_capped"] and got["chars"] < 20_000 and "only the first" in got["note"], got
+    # a million: PDFium builds its text page whole (measured: 180 MB peak, 2.3 s of CPU on a
+    # loaded machine), the first MAX_CHARS are read
+    pdf = fx.many_chars_page(tmp_path / "1m.pdf", 1_000_000)
+    got = _run({"pdf": pdf, "dpi": 72}, "a million characters")
+    assert got["chars_capped"] and got["chars"] <= 100_000 and got["in_page"], got
 
 
 def test_table_of_ten_thousand_cells(tmp_path):

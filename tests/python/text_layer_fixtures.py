@@ -360,3 +360,30 @@ def many_objects_page(path, n_paths: int = 30_000, segments: int = 300_000) -> P
     ops.append(b"BT /F1 12 Tf 72 740 Td (Text among many objects) Tj ET")
     w.page((612, 792), b"\n".join(ops), {"F1": f1}, {"Fx": inner})
     return w.write(path)
+
+
+def cid_font_page(path) -> Path:
+    """A Type 0 font (Identity-H, a CIDFontType2 not embedded) without a ToUnicode map: its
+    codes are glyph ids, which text extractors give as "(cid:36)" or as the code's character."""
+    w = PdfWriter()
+    desc = w.add(
+        b"<< /Type /FontDescriptor /FontName /GlyphIds /Flags 4 /FontBBox [0 -200 1000 900] "
+        b"/ItalicAngle 0 /Ascent 900 /Descent -200 /CapHeight 700 /StemV 80 >>"
+    )
+    cid = w.add(
+        b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /GlyphIds /CIDSystemInfo << "
+        b"/Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor %d 0 R "
+        b"/DW 600 /CIDToGIDMap /Identity >>" % desc
+    )
+    font = w.add(
+        b"<< /Type /Font /Subtype /Type0 /BaseFont /GlyphIds /Encoding /Identity-H "
+        b"/DescendantFonts [%d 0 R] >>" % cid
+    )
+    lines = [bytes(range(0x24, 0x24 + 20)), bytes(range(0x11, 0x11 + 16))]
+    ops = [b"BT /F1 14 Tf 72 700 Td"]
+    for k, codes in enumerate(lines):
+        hexcodes = b"".join(b"%04X" % c for c in codes)
+        ops.append((b"0 -20 Td " if k else b"") + b"<" + hexcodes + b"> Tj")
+    ops.append(b"ET")
+    w.page((612, 792), b"\n".join(ops), {"F1": font})
+    return w.write(path)
