@@ -566,6 +566,28 @@ def _read_font(raw, font) -> _Font:
 # Characters
 
 
+_NO_BOX = (math.nan,) * 4
+
+
+def _vertical_objects(arr: np.ndarray, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
+    """Which characters belong to text objects written vertically (CJK fonts with a -V
+    encoding): their glyphs stand upright but each one comes below the one before. By the
+    votes of consecutive characters of one object: moved down by over half an em (vertical) or
+    right by over 0.3 em (horizontal)."""
+    ox, oy, ux, uy, em, obj = arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4], arr[:, 9], arr[:, 15]
+    same = obj[1:] == obj[:-1]
+    dx, dy = ox[1:] - ox[:-1], oy[1:] - oy[:-1]
+    along = dx * ux[:-1] + dy * uy[:-1]
+    up = dx * vx[:-1] + dy * vy[:-1]
+    e = em[:-1]
+    down = same & (up < -0.5 * e) & (np.abs(along) < 0.25 * e)
+    right = same & (along > 0.3 * e) & (np.abs(up) < 0.25 * e)
+    ids = obj.astype(np.int64)
+    n = int(ids.max()) + 1
+    votes = np.bincount(ids[1:][down], minlength=n) - np.bincount(ids[1:][right], minlength=n)
+    return (votes > 0)[ids] & np.isfinite(arr[:, 16:20]).all(axis=1)
+
+
 def _unusable(code: int) -> bool:
     """A character code that is no text: none, the replacement character, private use, or a
     control character (glyph ids read as codes)."""
@@ -659,6 +681,7 @@ class _Chars:
         p_box = tuple(ctypes.byref(v) for v in (bl, br, bb, bt))
         rows, texts = self.rows, self.text
         obj_cache: dict[int, tuple] = {}
+        obj_ids: dict[int, int] = {}  # text object address -> a small number
         font_index: dict[int, int] = {}
         spaces = 0
         prev_key, prev_raw, prev = None, -2, None
@@ -686,14 +709,17 @@ class _Chars:
                 continue
             ux, uy, c, d, em, upright = matrix
             x0, y0 = ox.value, oy.value
+            box = _NO_BOX
             if upright:
                 # The loose box's horizontal extent is the glyph's advance.
                 if get_loose(tp, i, rect):
+                    box = (rect.left, rect.bottom, rect.right, rect.top)
                     s0, s1 = rect.left - x0, rect.right - x0
                 else:
                     s0, s1 = 0.0, 0.5 * em
             elif get_box(tp, i, *p_box):
                 # Turned: the glyph's box projected on its baseline direction.
+                box = (bl.value, bb.value, br.value, bt.value)
                 proj = [
                     (px - x0) * ux + (py - y0) * uy
                     for px in (bl.value, br.value)
@@ -720,9 +746,10 @@ class _Chars:
                 texts[-1] += _char_text(code)
                 prev_raw = i
                 continue
+            oid = obj_ids.setdefault(key, len(obj_ids))
             prev = (
                 i, x0, y0, ux, uy, c, d, s0, max(s0, s1), em, fidx, mode == _FILL_STROKE,
-                mode in _INVISIBLE_MODES, order, spaces,
+                mode in _INVISIBLE_MODES, order, spaces, oid, *box,
             )  # fmt: skip
             rows.append(prev)
             texts.append(_char_text(code))
@@ -748,6 +775,23 @@ class _Chars:
         vx, vy = -uy * side, ux * side
         asc = np.array([f.ascent for f in self.fonts], np.float64)[fidx] * em
         desc = np.array([f.descent for f in self.fonts], np.float64)[fidx] * em
+        vertical = _vertical_objects(arr, vx, vy)
+        if vertical.any():
+            # Vertical writing: the line runs down the glyphs (the frame turned a quarter
+            # clockwise), the glyphs' right side is its "up"; extents from their boxes.
+            ux, uy, vx, vy = (
+                np.where(vertical, -vx, ux), np.where(vertical, -vy, uy),
+                np.where(vertical, ux, vx), np.where(vertical, uy, vy),
+            )  # fmt: skip
+            bx = arr[:, [16, 18, 18, 16]] - ox[:, None]
+            by = arr[:, [17, 17, 19, 19]] - oy[:, None]
+            along = bx * ux[:, None] + by * uy[:, None]
+            across = bx * vx[:, None] + by * vy[:, None]
+            with np.errstate(invalid="ignore"):
+                s0 = np.where(vertical, along.min(axis=1), s0)
+                s1 = np.where(vertical, along.max(axis=1), s1)
+                desc = np.where(vertical, across.min(axis=1), desc)
+                asc = np.where(vertical, across.max(axis=1), asc)
         # corners (k, 4, 2) in user space: bottom-left, bottom-right, top-right, top-left
         corners = np.empty((k, 4, 2), np.float64)
         for j, (s, t) in enumerate(((s0, desc), (s1, desc), (s1, asc), (s0, asc))):

@@ -434,6 +434,19 @@ def test_text_turned_by_its_matrix(made, angle):
     assert ink_covered(img, pt) >= 0.98
 
 
+def test_vertical_writing(tmp_path):
+    # Chinese written in columns (a -V encoding): upright glyphs, each below the one before.
+    # Each column is one line running down the page, its box from the column's top-right (the
+    # text's top-left once turned to read), as OcrLine boxes of vertical lines.
+    doc, img, pt = render(fx.vertical_cjk_page(tmp_path / "vertical.pdf", columns=3))
+    doc.close()
+    assert [ln.text for ln in pt.lines] == ["重要事项进展情况"] * 4
+    assert [direction(ln) for ln in pt.lines] == [(0.0, 1.0)] * 3 + [(1.0, 0.0)]
+    for ln in pt.lines[:3]:
+        assert ln.box[0][0] > ln.box[3][0]  # the top-left corner is the column's right side
+    assert ink_covered(img, pt) >= 0.99
+
+
 def test_invisible_layer_over_a_scan(made):
     # Another tool's OCR layer (render mode 3 over an image, or drawn first and covered by the
     # image): the verdict says so, and its text is read into lines for the OCR check.

@@ -387,3 +387,32 @@ def cid_font_page(path) -> Path:
     ops.append(b"ET")
     w.page((612, 792), b"\n".join(ops), {"F1": font})
     return w.write(path)
+
+
+def vertical_cjk_page(path, text: str = "重要事项进展情况", columns: int = 3) -> Path:
+    """Chinese written vertically (STSong-Light, UniGB-UCS2-V: one of the fonts every PDF
+    reader must provide), ``columns`` columns read right to left, and one horizontal line."""
+    w = PdfWriter()
+    desc = w.add(
+        b"<< /Type /FontDescriptor /FontName /STSong-Light /Flags 4 "
+        b"/FontBBox [-250 -143 600 857] /ItalicAngle 0 /Ascent 857 /Descent -143 "
+        b"/CapHeight 857 /StemV 91 >>"
+    )
+    cid = w.add(
+        b"<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << "
+        b"/Registry (Adobe) /Ordering (GB1) /Supplement 4 >> /FontDescriptor %d 0 R /DW 1000 >>"
+        % desc
+    )
+    fonts = {}
+    for name, enc in (("FV", b"UniGB-UCS2-V"), ("FH", b"UniGB-UCS2-H")):
+        fonts[name] = w.add(
+            b"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /%s "
+            b"/DescendantFonts [%d 0 R] >>" % (enc, cid)
+        )
+    codes = "".join(f"{ord(c):04X}" for c in text).encode()
+    ops = []
+    for k in range(columns):
+        ops.append(b"BT /FV 20 Tf %g 700 Td <%s> Tj ET" % (400 - 40 * k, codes))
+    ops.append(b"BT /FH 20 Tf 100 200 Td <%s> Tj ET" % codes)
+    w.page((612, 792), b"\n".join(ops), fonts)
+    return w.write(path)
