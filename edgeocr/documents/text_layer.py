@@ -109,6 +109,10 @@ BASELINE_TOL_EM = 0.2
 OVERLAP_TOL_EM = 0.6
 # A run joins a line when their vertical extents overlap by at least this share of the smaller.
 LINE_OVERLAP = 0.5
+# A run may fill holes of a line (a formula's pieces) where it covers none of its characters by
+# more than this share of the narrower; at most MAX_INTERLEAVED runs per line do.
+INTERLEAVE_OVERLAP = 0.3
+MAX_INTERLEAVED = 64
 # A gap wider than this between two characters of a line breaks a word even without a space;
 # between characters that follow each other in the content stream (whose spaces PDFium sees),
 # only a gap wider than WORD_GAP_STREAM_EM does.
@@ -967,8 +971,25 @@ def _runs(frame: _Frame, vr: tuple) -> list[list[int]]:
     return runs
 
 
+def _fits(ivals: list, run: list[int], x0: list, x1: list) -> bool:
+    """Whether the characters of ``run`` fall in the holes between the intervals ``ivals`` (a
+    line's characters, sorted) without covering any by more than INTERLEAVE_OVERLAP."""
+    for k in run:
+        a, b = x0[k], x1[k]
+        j = bisect.bisect_left(ivals, (a, b))
+        for u, v in ivals[max(0, j - 2) : j + 2]:
+            if min(b, v) - max(a, u) > INTERLEAVE_OVERLAP * max(1e-6, min(b - a, v - u)):
+                return False
+    return True
+
+
 def _lines_of(frame: _Frame, vr: tuple) -> list[list[int]]:
-    """Runs merged into visual lines (runs in left-to-right order), each a list of positions."""
+    """Runs merged into visual lines, each a list of positions left to right.
+
+    A run joins the line it overlaps most vertically that ends just before it; or one whose
+    holes it fills without covering its characters (pieces of a formula placed between others:
+    "χ 2 = 5.281, v = 3" drawn as "χ =5.281, 3," then "2", "v", "=").
+    """
     runs = _runs(frame, vr)
     x0, x1, top, bot, em = frame.x0, frame.x1, frame.top, frame.bot, frame.em
     info = []
@@ -980,7 +1001,9 @@ def _lines_of(frame: _Frame, vr: tuple) -> list[list[int]]:
     info.sort(key=lambda t: t[0])
     bucket = max(1.0, _median(em))
     max_em = max(em)
-    open_lines: dict[int, list] = {}  # bucket -> [line]; line = [x1, ctop, cbot, em, runs, n]
+    # bucket -> [line]; line = [x1, core top, core bottom, em at its end, runs, longest run,
+    # character intervals (sorted), runs placed in its holes]
+    open_lines: dict[int, list] = {}
     lines: list[list] = []
     for rx0, rx1, rtop, rbot, rem, r in info:
         rh = max(rbot - rtop, 1e-6)
@@ -999,30 +1022,48 @@ def _lines_of(frame: _Frame, vr: tuple) -> list[list[int]]:
                 alive.append(ln)
                 e = min(rem, ln[3])
                 gap = rx0 - ln[0]
-                if not -OVERLAP_TOL_EM * e <= gap <= LINE_GAP_MAX_EM * e:
+                if gap > LINE_GAP_MAX_EM * e:
                     continue
                 ov = min(rbot, ln[2]) - max(rtop, ln[1])
                 share = ov / min(rh, max(ln[2] - ln[1], 1e-6))
                 if share < LINE_OVERLAP:
                     continue
-                if vr[0] and _rule_between(vr, ln[0], rx0, rtop, rbot):
+                if gap < -OVERLAP_TOL_EM * e:
+                    if ln[7] >= MAX_INTERLEAVED or not _fits(ln[6], r, x0, x1):
+                        continue
+                    gap = 0.0
+                elif vr[0] and _rule_between(vr, ln[0], rx0, rtop, rbot):
                     continue
                 key = (-share, abs(gap))
                 if best_key is None or key < best_key:
                     best, best_key = ln, key
             open_lines[bk] = alive
+        ivals = sorted((x0[k], x1[k]) for k in r)
         if best is None:
-            ln = [rx1, rtop, rbot, rem, [r], len(r)]
+            ln = [rx1, rtop, rbot, rem, [r], len(r), ivals, 0]
             lines.append(ln)
             open_lines.setdefault(b0, []).append(ln)
+            continue
+        if rx0 < best[0] - OVERLAP_TOL_EM * min(rem, best[3]):
+            best[7] += 1  # in its holes
+            for iv in ivals:
+                bisect.insort(best[6], iv)
         else:
-            best[0] = max(best[0], rx1)
-            best[4].append(r)
-            if len(r) > best[5]:  # the line's core: its longest run's extent
-                best[1], best[2] = rtop, rbot
-            best[5] = max(best[5], len(r))
+            best[6].extend(ivals)
+            best[6].sort()  # nearly sorted: linear
             best[3] = rem  # the em of the line's right end
-    return [[k for r in ln[4] for k in r] for ln in lines]
+        best[0] = max(best[0], rx1)
+        best[4].append(r)
+        if len(r) > best[5]:  # the line's core: its longest run's extent
+            best[1], best[2] = rtop, rbot
+        best[5] = max(best[5], len(r))
+    out = []
+    for ln in lines:
+        pos = [k for r in ln[4] for k in r]
+        if ln[7]:
+            pos.sort(key=lambda k: x0[k] + x1[k])
+        out.append(pos)
+    return out
 
 
 def _words(frame: _Frame, pos: list[int]) -> list[list[int]]:
