@@ -41,7 +41,8 @@ issue left room:
   good OCR layer (take it) from one of other text (OCR the page). With any other verdict the
   lines are the shown text only; hidden, unmapped and outside characters are left out and
   counted.
-* :class:`PageText` also carries ``under_image`` (of ``invisible``: covered by an image),
+* :class:`PageText` also carries ``under_image`` (of ``invisible``: covered by an opaque image
+  or filled rectangle drawn after it: a scan over its OCR text, a redaction box, a white-out),
   ``chars_capped``, ``objects_capped`` and the ``width`` x ``height`` it was read at.
 * ``bold`` is true for a bold font name, the ForceBold flag, a weight of 700 or more, or glyphs
   filled and stroked (render mode 2, a synthetic bold of Chinese documents). ``weight`` is the
@@ -130,13 +131,16 @@ RULE_MIN_LEN_PT = 3.0
 WHITE = 240
 
 # Verdicts: a share of the page's characters (not whitespace, not inferred by PDFium).
-INVISIBLE_SHARE = 0.5  # invisible (render mode 3) or under an opaque image
+INVISIBLE_SHARE = 0.5  # invisible (render mode 3) or under an opaque image or shape
 UNMAPPED_SHARE = 0.1  # of the visible ones: no usable Unicode (0, U+FFFD, private use, controls)
 OUTSIDE_SHARE = 0.5  # outside the page as displayed
 # An image hides text drawn before it when it is opaque and at least this share of the page
-# (scans); only the largest MAX_HIDING_IMAGES are looked at.
+# (scans); only the largest MAX_HIDING_IMAGES are looked at. An opaque filled rectangle (a
+# redaction box, a white-out) hides the text drawn before it too; at most MAX_COVERS are kept.
 HIDING_IMAGE_AREA = 0.01
 MAX_HIDING_IMAGES = 64
+MAX_COVERS = 5000
+MAX_COVER_WORK = 5_000_000  # character tests in all
 
 # check_against_ocr: lines of at least this many letters/digits/CJK are sampled; a layer is
 # trusted when the median similarity of the sample reaches TRUST_AGREEMENT.
@@ -202,9 +206,9 @@ class PageText:
     note: str
     chars: int = 0  # characters looked at (not whitespace, not inferred by PDFium)
     unmapped: int = 0  # without a usable Unicode value
-    invisible: int = 0  # render mode 3, or under an opaque image
+    invisible: int = 0  # render mode 3, or under an opaque image or shape
     outside: int = 0  # outside the page as displayed
-    under_image: int = 0  # of `invisible`: drawn, then covered by an opaque image
+    under_image: int = 0  # of `invisible`: drawn, then covered by an opaque image or shape
     chars_capped: bool = False  # the page has more than max_chars characters
     objects_capped: bool = False  # more than max_objects objects / MAX_PATH_SEGMENTS segments
     width: int = 0
@@ -302,6 +306,7 @@ class _Objects:
         self.order: dict[int, int] = {}  # text object address -> paint order
         self.rules: list[tuple] = []  # (x0, y0, x1, y1) in pixels
         self.images: list[tuple] = []  # (x0, y0, x1, y1, paint order, opaque)
+        self.covers: list[tuple] = []  # opaque filled rectangles: (x0, y0, x1, y1, paint order)
         self.capped = False
         self.looked = 0
         self.segments = 0
@@ -330,7 +335,7 @@ class _Objects:
             if kind == raw.FPDF_PAGEOBJ_TEXT:
                 self.order[ctypes.cast(obj, ctypes.c_void_p).value] = self._counter
             elif kind == raw.FPDF_PAGEOBJ_PATH:
-                self._path(obj, matrix)
+                self._path(obj, matrix, self._counter)
             elif kind == raw.FPDF_PAGEOBJ_IMAGE:
                 self._image(obj, matrix, self._counter)
             elif kind == raw.FPDF_PAGEOBJ_FORM and depth < MAX_FORM_DEPTH:
@@ -384,15 +389,17 @@ class _Objects:
             return
         self.rules.append((max(0.0, x0p), max(0.0, y0p), min(float(w), x1p), min(float(hgt), y1p)))
 
-    def _path(self, obj, matrix: tuple) -> None:
+    def _path(self, obj, matrix: tuple, order: int) -> None:
         raw = self.raw
         fill, stroke = self._i
         if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(fill), ctypes.byref(stroke)):
             return
         filled = fill.value != 0 and self._visible(obj, False)
         stroked = bool(stroke.value) and self._visible(obj, True)
-        if not (filled or stroked):
-            return  # a clipping path, or drawn in white
+        # A filled opaque shape, white included, hides the text drawn before it.
+        covers = fill.value != 0 and not raw.FPDFPageObj_HasTransparency(obj)
+        if not (filled or stroked or covers):
+            return  # a clipping path
         width = self._f[0]
         thick = 0.0
         if stroked and raw.FPDFPageObj_GetStrokeWidth(obj, ctypes.byref(width)):
@@ -406,6 +413,8 @@ class _Objects:
             return
         w, h = box[2] - box[0], box[3] - box[1]
         if min(w, h) <= RULE_MAX_THICK_PT:
+            if not (filled or stroked):
+                return  # a thin white bar: draws nothing, covers no text
             # One line or one thin bar: its bounds are the rule (the common case, no segments).
             # PDFium's bounds of a stroked path reach past the stroke (by its width on every
             # side): a stroked line is as thick as its stroke, and as much shorter.
@@ -420,11 +429,15 @@ class _Objects:
                 x = (box[0] + box[2]) / 2
                 self._add_rule(x, box[1] + cut, x, box[3] - cut, t)
             return
-        self._segments(obj, full, filled, stroked, thick)
+        self._segments(obj, full, filled, stroked, thick, order if covers else 0)
 
-    def _segments(self, obj, full: tuple, filled: bool, stroked: bool, thick: float) -> None:
+    def _segments(
+        self, obj, full: tuple, filled: bool, stroked: bool, thick: float, covers: int
+    ) -> None:
         """Rules from a path's subpaths: thin rectangles, stroked rectangles' edges, stroked
-        axis-aligned segments, and (``shaded_edges``) the edges of filled rectangles."""
+        axis-aligned segments, and (``shaded_edges``) the edges of filled rectangles. With
+        ``covers`` (its paint order), its filled rectangles are kept as covers that hide the
+        text drawn before them."""
         raw = self.raw
         n = raw.FPDFPath_CountSegments(obj)
         if n <= 0:
@@ -461,6 +474,10 @@ class _Objects:
             if rect is not None:
                 x0, y0, x1, y1 = rect
                 w, h = x1 - x0, y1 - y0
+                if covers and min(w, h) > RULE_MAX_THICK_PT and len(self.covers) < MAX_COVERS:
+                    self.covers.append((*self.geo.box(x0, y0, x1, y1), covers))
+                if not (filled or stroked):
+                    continue
                 if filled and min(w, h) <= RULE_MAX_THICK_PT:
                     if w >= h:
                         self._add_rule(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2, h)
@@ -477,7 +494,7 @@ class _Objects:
             if not stroked:
                 continue
             if closed:
-                pts = pts + [pts[0]]
+                pts = [*pts, pts[0]]
             for (xa, ya), (xb, yb) in zip(pts, pts[1:]):
                 if abs(ya - yb) <= 0.01 * abs(xa - xb) or abs(xa - xb) <= 0.01 * abs(ya - yb):
                     self._add_rule(xa, ya, xb, yb, thick)
@@ -571,6 +588,31 @@ def _read_font(raw, font) -> _Font:
 
 
 _NO_BOX = (math.nan,) * 4
+
+
+def _covered(centre: np.ndarray, order: np.ndarray, covers: list) -> np.ndarray:
+    """Which characters (centres in pixels, paint orders) an opaque rectangle drawn after them
+    covers. Characters sorted by x: each rectangle looks only at those in its x range."""
+    out = np.zeros(len(centre), bool)
+    if not covers:
+        return out
+    first = float(order.min())
+    by_x = np.argsort(centre[:, 0], kind="stable")
+    xs = centre[by_x, 0]
+    work = 0
+    for x0, y0, x1, y1, when in covers:
+        if when <= first:
+            continue  # drawn before any text: a background
+        lo, hi = np.searchsorted(xs, x0, "left"), np.searchsorted(xs, x1, "right")
+        if lo == hi:
+            continue
+        work += hi - lo
+        if work > MAX_COVER_WORK:
+            break  # a hostile pile of covers: the rest are not looked at
+        sel = by_x[lo:hi]
+        cy = centre[sel, 1]
+        out[sel[(cy >= y0) & (cy <= y1) & (order[sel] < when)]] = True
+    return out
 
 
 def _vertical_objects(arr: np.ndarray, vx: np.ndarray, vy: np.ndarray) -> np.ndarray:
@@ -829,17 +871,18 @@ class _Chars:
             ),
             key=lambda im: -(im[2] - im[0]) * (im[3] - im[1]),
         )[:MAX_HIDING_IMAGES]
-        if hiding:
-            order = arr[:, 13]
-            under = np.zeros(k, bool)
-            for x0, y0, x1, y1, when, _ in hiding:
-                under |= (
-                    (order < when)
-                    & (centre[:, 0] >= x0)
-                    & (centre[:, 0] <= x1)
-                    & (centre[:, 1] >= y0)
-                    & (centre[:, 1] <= y1)
-                )
+        order = arr[:, 13]
+        under = np.zeros(k, bool)
+        for x0, y0, x1, y1, when, _ in hiding:
+            under |= (
+                (order < when)
+                & (centre[:, 0] >= x0)
+                & (centre[:, 0] <= x1)
+                & (centre[:, 1] >= y0)
+                & (centre[:, 1] <= y1)
+            )
+        under |= _covered(centre, order, objs.covers)
+        if under.any():
             under &= ~hidden
             self.under_image = int(under.sum())
             self.invisible += self.under_image
@@ -1357,8 +1400,8 @@ def _verdict(chars: _Chars, n_lines: int) -> tuple[str, str]:
     said = f"{total} characters"
     if chars.lines_hidden:
         how = (
-            f"{chars.under_image} under an opaque image, {inv - chars.under_image} in an "
-            "invisible render mode"
+            f"{chars.under_image} under an opaque image or shape, {inv - chars.under_image} in "
+            "an invisible render mode"
         )
         return "invisible", (
             f"{said}, {inv} of them not shown ({how}): another tool's OCR layer, read into "

@@ -467,6 +467,18 @@ def test_visible_text_beside_invisible_text(made):
     assert pt.invisible == sum(len(t.replace(" ", "")) for t in fx.REPORT_LINES[4:])
 
 
+def test_text_under_a_box_drawn_after_it(tmp_path):
+    # A black redaction box and a white-out drawn over two lines: the page does not show them,
+    # so they are left out (and counted); a shading drawn before a line is a background.
+    doc, img, pt = render(fx.redacted_page(tmp_path / "redacted.pdf"))
+    doc.close()
+    lines = fx.REPORT_LINES
+    assert pt.verdict == "text"
+    assert [ln.text for ln in pt.lines] == [lines[0], lines[2], lines[4], lines[5]]
+    assert pt.under_image == pt.invisible == len((lines[1] + lines[3]).replace(" ", ""))
+    assert "not shown" in pt.note
+
+
 def test_fonts_without_a_usable_unicode_map(made, tmp_path):
     # A ToUnicode map into the private-use area, and a CID font of glyph ids without one
     # (PDFium gives each code as a character and flags it; pdftotext prints "$%&'()...").
@@ -629,6 +641,10 @@ def test_hundred_thousand_characters(tmp_path):
     pdf = fx.many_chars_page(tmp_path / "1m.pdf", 1_000_000)
     got = _run({"pdf": pdf, "dpi": 72}, "a million characters")
     assert got["chars_capped"] and got["chars"] <= 100_000 and got["in_page"], got
+    # and 6000 white rectangles drawn over them all: hidden, in bounded time
+    pdf = fx.many_chars_page(tmp_path / "covered.pdf", 100_000, covers=6000)
+    got = _run({"pdf": pdf, "dpi": 72}, "covered")
+    assert got["verdict"] == "invisible" and "under an opaque image or shape" in got["note"], got
 
 
 def test_table_of_ten_thousand_cells(tmp_path):

@@ -281,9 +281,9 @@ def outside_page(path, inside: int = 1, outside: int = 200) -> Path:
     return w.write(path)
 
 
-def many_chars_page(path, n_chars: int = 100_000) -> Path:
+def many_chars_page(path, n_chars: int = 100_000, covers: int = 0) -> Path:
     """One page holding ``n_chars`` characters: lines of 100 characters at 2 pt, in one text
-    object per line."""
+    object per line; then ``covers`` white rectangles over the whole page."""
     w = PdfWriter()
     f1 = standard_font(w, "Helvetica")
     per = 100
@@ -294,6 +294,7 @@ def many_chars_page(path, n_chars: int = 100_000) -> Path:
         col, row = divmod(k, 380)
         ops.append(b"1 0 0 1 %g %g Tm (%s) Tj" % (10 + col * 120, 780 - row * 2.05, text.encode()))
     ops.append(b"ET")
+    ops += [b"1 g 0 0 1836 792 re f"] * covers
     w.page((612 * 3, 792), b"\n".join(ops), {"F1": f1})
     return w.write(path)
 
@@ -415,4 +416,19 @@ def vertical_cjk_page(path, text: str = "重要事项进展情况", columns: int
         ops.append(b"BT /FV 20 Tf %g 700 Td <%s> Tj ET" % (400 - 40 * k, codes))
     ops.append(b"BT /FH 20 Tf 100 200 Td <%s> Tj ET" % codes)
     w.page((612, 792), b"\n".join(ops), fonts)
+    return w.write(path)
+
+
+def redacted_page(path) -> Path:
+    """REPORT_LINES with the second line under a black box and the fourth under a white box,
+    both drawn after the text (a redaction that left the text in the file, a white-out), and a
+    grey shading drawn before the fifth line (a background: the line shows)."""
+    w = PdfWriter()
+    f1 = standard_font(w, "Helvetica")
+    ys = [700 - 22 * k for k in range(len(REPORT_LINES))]
+    ops = [b"0.85 g 60 %g 420 20 re f 0 g" % (ys[4] - 5)]
+    ops.append(text_ops([(72, y, t) for y, t in zip(ys, REPORT_LINES)], "F1", 14))
+    ops.append(b"0 g 60 %g 420 20 re f" % (ys[1] - 5))
+    ops.append(b"1 g 60 %g 420 20 re f" % (ys[3] - 5))
+    w.page((612, 792), b"\n".join(ops), {"F1": f1})
     return w.write(path)
