@@ -98,7 +98,7 @@ def cmd_predict(args) -> int:
     """`edgeocr predict`: OCR the images (folders: their images) and print or draw the lines."""
     from .errors import EdgeOCRError
 
-    if args.ray:  # scale-out on Ray Data: edgeocr/ray.py, a layer above, found by name
+    if args.ray:  # scale-out on Ray Data: edgeocr/ray/, a layer above, found by name
         import importlib
 
         return importlib.import_module(_RAY_MODULE).run_cli(args)
@@ -441,11 +441,11 @@ _PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
 # code, ~0.1 s) is skipped when the first word of the command line is one of these.
 _BUILTIN_COMMANDS = ("predict", "models", "convert", "runtime", "config")
 # What runs `edgeocr predict --ray` (its run_cli(args)); imported only then.
-_RAY_MODULE = "edgeocr.ray"
+_RAY_MODULE = "edgeocr.ray.cli"
 
 
 def _ray_arguments(parser) -> None:
-    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray.py's run_cli)."""
+    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray/cli.py's run_cli)."""
     g = parser.add_argument_group(
         "scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)"
     )

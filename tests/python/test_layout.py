@@ -299,3 +299,25 @@ def test_no_second_nb_translator_in_the_package():
     # The one .nb translator is the core's (csrc/loader/nb); the tests keep a frozen reader.
     assert not (PKG / "paddle_lite").exists()
     assert not [m for m in MODS if "paddle_lite" in m]
+
+
+# Packages split into a module a job (issue 41): each module stays under this many lines, so a
+# new job gets a module of its own rather than growing one back into the old single file.
+SPLIT_PACKAGES = {"edgeocr.ray": 250}
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_split_packages_keep_small_modules():
+    bad = []
+    for package, most in SPLIT_PACKAGES.items():
+        mods = [m for m in MODS if m.startswith(package + ".")]
+        assert MODS[package][1] and len(mods) >= 5, f"{package} is no package of modules"
+        bad += [
+            f"{MODS[m][0].relative_to(REPO)}: {_lines(MODS[m][0])} lines (most {most})"
+            for m in mods + [package]
+            if _lines(MODS[m][0]) > most
+        ]
+    assert not bad, "\n".join(bad)
