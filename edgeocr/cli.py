@@ -37,63 +37,6 @@ def predictor_from_args(args):
     return Predictor(args.model, **kw)
 
 
-def _start_runtime():
-    """Loads ONNX Runtime on a thread (~0.04 s, in C++ without the GIL) while this one imports
-    the Predictor's modules: a one-image command saves the shorter of the two. A failure is left
-    to the Predictor, which reports it. Returns the thread: join it before the process may end
-    (an exit while it is inside the runtime's loading aborts)."""
-    import threading
-
-    from . import _runtime
-
-    def load() -> None:
-        try:
-            _runtime.runtime_info()
-        except Exception:  # noqa: BLE001 - reported when the Predictor loads the runtime
-            pass
-
-    thread = threading.Thread(target=load, name="edgeocr-runtime")
-    thread.start()
-    return thread
-
-
-def _load_while_importing(args, first_file: str):
-    """predictor_from_args(args), made while this thread imports the image decoders the first
-    file needs.
-
-    Making a Predictor imports no numpy and its models load in C++ with the GIL released. A PNG
-    or JPEG is decoded and read in the core without numpy (Predictor.predict): nothing more is
-    imported.
-    Other files need numpy, OpenCV and Pillow (~0.3 s together), imported meanwhile: a one-image
-    run saves the shorter of the two.
-    """
-    from .image_io import core_decodes
-
-    try:
-        with open(first_file, "rb") as f:
-            in_core = core_decodes(f.read(8))
-    except OSError:  # reported by predict
-        in_core = False
-    if in_core and not args.draw:
-        return predictor_from_args(args)
-    # numpy's OpenBLAS starts a thread per core when imported (0.12 s of CPU here, on the core
-    # the models load on); predicting multiplies no matrices in numpy. A user's setting stands.
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="edgeocr-load") as pool:
-        loading = pool.submit(predictor_from_args, args)
-        try:
-            # The first image's decoding needs these (edgeocr/image_io.py): imported meanwhile.
-            import cv2  # noqa: F401
-            import numpy  # noqa: F401
-            from PIL import Image  # noqa: F401
-        except ImportError:  # reported where they are used
-            pass
-        return loading.result()
-
-
 def cmd_predict(args) -> int:
     """`edgeocr predict`: OCR the images (folders: their images) and print or draw the lines."""
     from .errors import EdgeOCRError
@@ -106,14 +49,10 @@ def cmd_predict(args) -> int:
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
         return 2
-    runtime = _start_runtime()
-    try:
-        p = _load_while_importing(args, files[0])
-    finally:
-        runtime.join()
+    from .cli_startup import allow_quick_exit, make_predictor
 
-    global _exit_at_once
-    _exit_at_once = True  # nothing of this command needs the interpreter's teardown (run())
+    p = make_predictor(lambda: predictor_from_args(args), files[0], bool(args.draw))
+    allow_quick_exit()  # nothing of this command needs the interpreter's teardown (run())
     if args.format is not None or args.output is not None:  # one document: edgeocr/documents
         from .documents.output import run_cli as write_documents
 
@@ -506,27 +445,12 @@ def main(argv=None) -> int:
         return 130
 
 
-# Set by `edgeocr predict` (not --ray, whose cluster is shut down at exit): run() may end the
-# process without the interpreter's teardown.
-_exit_at_once = False
-
-
 def run() -> None:
-    """The console script `edgeocr`: main(); after `edgeocr predict`, a quick exit.
+    """The console script `edgeocr`: main(); after `edgeocr predict`, a quick exit
+    (edgeocr/cli_startup.py, end_process)."""
+    from .cli_startup import end_process
 
-    Tearing down the interpreter (the runtime's sessions, OpenCV, numpy) took 0.1 s of a 1 s
-    `edgeocr predict`. Its output is complete by then (files it writes are closed by the
-    command), so after flushing stdout and stderr the process ends at once (os._exit).
-    """
-    rc = main()
-    if not _exit_at_once:
-        sys.exit(rc)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: what normal exit would report
-        sys.exit(rc)
-    os._exit(rc)
+    end_process(main())
 
 
 if __name__ == "__main__":

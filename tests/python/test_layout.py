@@ -32,7 +32,7 @@ LAYERS = (
                  "edgeocr._lazy", "edgeocr._numpy")),
     (1, "engine", ("edgeocr.engine", "edgeocr.sources")),
     (1, "documents", ("edgeocr.documents",)),
-    (2, "api", ("edgeocr.predictor", "edgeocr.cli", "edgeocr")),
+    (2, "api", ("edgeocr.predictor", "edgeocr.cli", "edgeocr.cli_startup", "edgeocr")),
     (3, "ray", ("edgeocr.ray",)),
     (3, "ocrmypdf", ("edgeocr.ocrmypdf",)),
     (3, "evaluate", ("edgeocr.evaluate",)),
