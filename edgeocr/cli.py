@@ -54,7 +54,7 @@ def cmd_predict(args) -> int:
     p = make_predictor(lambda: predictor_from_args(args), files[0], bool(args.draw))
     allow_quick_exit()  # nothing of this command needs the interpreter's teardown (run())
     if args.format is not None or args.output is not None:  # one document: edgeocr/documents
-        from .documents.output import run_cli as write_documents
+        from .cli_documents import write_documents
 
         return write_documents(args, p, files)
     if args.draw:
@@ -106,15 +106,6 @@ def cmd_predict(args) -> int:
     return 1 if failures else 0
 
 
-def say_text_layer(source, r) -> None:
-    """On stderr: what became of a PDF page that already had text (nothing for other pages)."""
-    from .documents.pages import text_note
-
-    note = text_note(r)
-    if note:
-        print(f"{source}: page {r.page + 1} {note}", file=sys.stderr)
-
-
 def _is_document(path: str, args) -> bool:
     from .documents.pages import is_document
 
@@ -126,6 +117,7 @@ def _is_document(path: str, args) -> bool:
 def _predict_document(p, path: str, args, n_files: int) -> int:
     """The pages of one document, printed as they come (text, or one JSON object per page).
     Returns the number of failures (pages, or 1 for a document that cannot be opened)."""
+    from .cli_documents import say_text_layer
     from .errors import EdgeOCRError
 
     def error(where: str, e: EdgeOCRError, page: int | None = None) -> None:

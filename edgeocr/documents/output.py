@@ -19,10 +19,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from ..errors import EdgeOCRError, InvalidInputError, OutputError
+from ..errors import InvalidInputError, OutputError
 from .alto import AltoWriter
 from .hocr import HocrWriter
-from .pages import text_note
 from .pdf import SearchablePdf
 from .text import JsonLinesWriter, JsonTreeWriter, MarkdownWriter, TextWriter
 from .tsv import TsvWriter
@@ -215,61 +214,3 @@ def _write_text(results, out, fmt, title, report, on_page) -> None:
     if writer is None:
         writer = _WRITERS[fmt](out, title or "")
     writer.finish()
-
-
-def run_cli(args, predictor, files: list[str]) -> int:
-    """`edgeocr predict ... --format F -o OUT`: every input's pages, in order, as one document.
-    A document that cannot be opened is reported and left out; a page that fails is reported
-    and kept without text. Returns the exit status (0, or 1 when something failed)."""
-    import itertools
-
-    out = args.output or "-"
-    fmt = format_for(out, args.format or ("jsonl" if args.json else None))
-    failures = 0
-    parse = fmt in PARSED_FORMATS or (fmt in BLOCK_FORMATS and "layout" in predictor.roles)
-    read = predictor.parse_pages if parse else predictor.predict_pages
-
-    def pages_of(path):
-        nonlocal failures
-        try:
-            return read(
-                path,
-                getattr(args, "pages", None),
-                dpi=getattr(args, "dpi", None),
-                password=getattr(args, "password", None),
-                skip_text=getattr(args, "skip_text", False),
-                redo_ocr=getattr(args, "redo_ocr", False),
-            )
-        except EdgeOCRError as e:
-            failures += 1
-            print(f"{path}: error: {e}", file=sys.stderr)
-            return iter(())
-
-    def on_page(r):
-        note = text_note(r)
-        if note:
-            print(f"{r.source}: page {r.page + 1} {note}", file=sys.stderr)
-        if getattr(r, "error", None) is not None:
-            print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
-
-    pdf_source = None
-    if fmt == "pdf" and len(files) == 1:
-        pdf_source = files[0]
-    report = write_document(
-        itertools.chain.from_iterable(pages_of(f) for f in files),
-        out,
-        fmt,
-        source=pdf_source,
-        password=getattr(args, "password", None),
-        title=files[0] if len(files) == 1 else "",
-        on_page=on_page,
-    )
-    failures += len(report.failed)
-    if out != "-":
-        print(
-            f"wrote {out} ({fmt}, {report.pages} pages"
-            + (f", {len(report.failed)} failed" if report.failed else "")
-            + ")",
-            file=sys.stderr,
-        )
-    return 1 if failures else 0
