@@ -13,10 +13,10 @@ was, and no partial file behind.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
 from ..errors import InvalidInputError, OutputError
@@ -77,7 +77,11 @@ def format_for(output, fmt: str | None) -> str:
 
 class AtomicFile:
     """``path`` written through a temporary file in its folder, renamed over it by
-    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it."""
+    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it.
+
+    The temporary file is created with mode 0o666, which the kernel reduces by the umask as it
+    would for ``open(path, "w")``; an existing ``path``'s permissions are kept. The process umask
+    is never changed (reading it means setting it, which races with threads creating files)."""
 
     def __init__(self, path, binary: bool):
         self.path = os.fspath(path)
@@ -85,9 +89,7 @@ class AtomicFile:
             raise OutputError(f"{self.path}: is a folder; the output must be a file")
         folder = os.path.dirname(os.path.abspath(self.path))
         try:
-            fd, self.tmp = tempfile.mkstemp(
-                prefix=f".{os.path.basename(self.path)}.", suffix=".part", dir=folder
-            )
+            fd, self.tmp = _create_beside(folder, os.path.basename(self.path))
         except OSError as e:
             raise OutputError(
                 f"{self.path}: cannot write there ({e.strerror or e}: {folder})"
@@ -97,7 +99,7 @@ class AtomicFile:
 
     def commit(self) -> None:
         """Flush, sync and rename the file over ``path`` (keeping an old file's permissions,
-        else the umask's)."""
+        else those it was created with)."""
         try:
             self.file.flush()
             os.fsync(self.file.fileno())
@@ -105,10 +107,9 @@ class AtomicFile:
             try:
                 mode = os.stat(self.path).st_mode & 0o7777
             except OSError:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
-            os.chmod(self.tmp, mode)
+                mode = None  # a new file: 0o666 less the umask, from its creation
+            if mode is not None:
+                os.chmod(self.tmp, mode)
             os.replace(self.tmp, self.path)
         except OSError as e:
             self.discard()
@@ -131,6 +132,20 @@ class AtomicFile:
         if kind is not None:
             self.discard()
         return False
+
+
+def _create_beside(folder: str, name: str) -> tuple[int, str]:
+    """(fd, path) of a new file ``.NAME.XXXXXXXX.part`` in ``folder``, opened for writing with
+    mode 0o666 (less the umask), made by this call (O_EXCL: never one that was there)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.part")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
 @dataclass
