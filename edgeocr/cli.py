@@ -37,68 +37,11 @@ def predictor_from_args(args):
     return Predictor(args.model, **kw)
 
 
-def _start_runtime():
-    """Loads ONNX Runtime on a thread (~0.04 s, in C++ without the GIL) while this one imports
-    the Predictor's modules: a one-image command saves the shorter of the two. A failure is left
-    to the Predictor, which reports it. Returns the thread: join it before the process may end
-    (an exit while it is inside the runtime's loading aborts)."""
-    import threading
-
-    from . import _runtime
-
-    def load() -> None:
-        try:
-            _runtime.runtime_info()
-        except Exception:  # noqa: BLE001 - reported when the Predictor loads the runtime
-            pass
-
-    thread = threading.Thread(target=load, name="edgeocr-runtime")
-    thread.start()
-    return thread
-
-
-def _load_while_importing(args, first_file: str):
-    """predictor_from_args(args), made while this thread imports the image decoders the first
-    file needs.
-
-    Making a Predictor imports no numpy and its models load in C++ with the GIL released. A PNG
-    or JPEG is decoded and read in the core without numpy (Predictor.predict): nothing more is
-    imported.
-    Other files need numpy, OpenCV and Pillow (~0.3 s together), imported meanwhile: a one-image
-    run saves the shorter of the two.
-    """
-    from .image_io import core_decodes
-
-    try:
-        with open(first_file, "rb") as f:
-            in_core = core_decodes(f.read(8))
-    except OSError:  # reported by predict
-        in_core = False
-    if in_core and not args.draw:
-        return predictor_from_args(args)
-    # numpy's OpenBLAS starts a thread per core when imported (0.12 s of CPU here, on the core
-    # the models load on); predicting multiplies no matrices in numpy. A user's setting stands.
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="edgeocr-load") as pool:
-        loading = pool.submit(predictor_from_args, args)
-        try:
-            # The first image's decoding needs these (edgeocr/image_io.py): imported meanwhile.
-            import cv2  # noqa: F401
-            import numpy  # noqa: F401
-            from PIL import Image  # noqa: F401
-        except ImportError:  # reported where they are used
-            pass
-        return loading.result()
-
-
 def cmd_predict(args) -> int:
     """`edgeocr predict`: OCR the images (folders: their images) and print or draw the lines."""
     from .errors import EdgeOCRError
 
-    if args.ray:  # scale-out on Ray Data: edgeocr/ray.py, a layer above, found by name
+    if args.ray:  # scale-out on Ray Data: edgeocr/ray/, a layer above, found by name
         import importlib
 
         return importlib.import_module(_RAY_MODULE).run_cli(args)
@@ -106,16 +49,12 @@ def cmd_predict(args) -> int:
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
         return 2
-    runtime = _start_runtime()
-    try:
-        p = _load_while_importing(args, files[0])
-    finally:
-        runtime.join()
+    from .cli_startup import allow_quick_exit, make_predictor
 
-    global _exit_at_once
-    _exit_at_once = True  # nothing of this command needs the interpreter's teardown (run())
+    p = make_predictor(lambda: predictor_from_args(args), files[0], bool(args.draw))
+    allow_quick_exit()  # nothing of this command needs the interpreter's teardown (run())
     if args.format is not None or args.output is not None:  # one document: edgeocr/documents
-        from .documents.output import run_cli as write_documents
+        from .cli_documents import write_documents
 
         return write_documents(args, p, files)
     drawings = None
@@ -168,15 +107,6 @@ def cmd_predict(args) -> int:
     return 1 if failures else 0
 
 
-def say_text_layer(source, r) -> None:
-    """On stderr: what became of a PDF page that already had text (nothing for other pages)."""
-    from .documents.pages import text_note
-
-    note = text_note(r)
-    if note:
-        print(f"{source}: page {r.page + 1} {note}", file=sys.stderr)
-
-
 def _is_document(path: str, args) -> bool:
     from .documents.pages import is_document
 
@@ -189,6 +119,7 @@ def _predict_document(p, path: str, args, n_files: int, drawings=None, parse=Fal
     """The pages of one document, printed as they come (text, or one JSON object per page),
     each drawn into ``drawings`` (a DrawingFolder; parsed pages with ``parse``). Returns the
     number of failures (pages, or 1 for a document that cannot be opened)."""
+    from .cli_documents import say_text_layer
     from .errors import EdgeOCRError
 
     def error(where: str, e: EdgeOCRError, page: int | None = None) -> None:
@@ -450,11 +381,11 @@ _PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
 # code, ~0.1 s) is skipped when the first word of the command line is one of these.
 _BUILTIN_COMMANDS = ("predict", "models", "convert", "runtime", "config")
 # What runs `edgeocr predict --ray` (its run_cli(args)); imported only then.
-_RAY_MODULE = "edgeocr.ray"
+_RAY_MODULE = "edgeocr.ray.cli"
 
 
 def _ray_arguments(parser) -> None:
-    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray.py's run_cli)."""
+    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray/cli.py's run_cli)."""
     g = parser.add_argument_group(
         "scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)"
     )
@@ -515,27 +446,12 @@ def main(argv=None) -> int:
         return 130
 
 
-# Set by `edgeocr predict` (not --ray, whose cluster is shut down at exit): run() may end the
-# process without the interpreter's teardown.
-_exit_at_once = False
-
-
 def run() -> None:
-    """The console script `edgeocr`: main(); after `edgeocr predict`, a quick exit.
+    """The console script `edgeocr`: main(); after `edgeocr predict`, a quick exit
+    (edgeocr/cli_startup.py, end_process)."""
+    from .cli_startup import end_process
 
-    Tearing down the interpreter (the runtime's sessions, OpenCV, numpy) took 0.1 s of a 1 s
-    `edgeocr predict`. Its output is complete by then (files it writes are closed by the
-    command), so after flushing stdout and stderr the process ends at once (os._exit).
-    """
-    rc = main()
-    if not _exit_at_once:
-        sys.exit(rc)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: what normal exit would report
-        sys.exit(rc)
-    os._exit(rc)
+    end_process(main())
 
 
 if __name__ == "__main__":

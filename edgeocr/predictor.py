@@ -62,6 +62,30 @@ def _settings(config, use_cls: bool, overrides: dict) -> dict:
     return settings
 
 
+def _int8_sources(sources, given, named_set, files, keys, precision, threads, disk_cache):
+    """(sources, the int8 bundle's path or None): for a model set chosen by name (``named_set``)
+    without det/cls/rec files (``files``) and a precision other than fp32, the cached int8 bundle
+    made from it, whose manifest holds the settings the float set has, where that pays; else
+    ``sources`` as they are."""
+    if named_set and "recheck" in sources and precision == "int8":
+        raise InvalidInputError(
+            "precision='int8': a set with a recheck model has no int8 form yet (bundles hold "
+            "det, cls and rec); use precision='fp32'"
+        )
+    if not named_set or files or "recheck" in sources or precision == "fp32":
+        return sources, None
+    # The one import of a layer above: int8 models are packed on first use.
+    from .pack.int8_default import int8_bundle_for
+
+    set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
+    bundle = int8_bundle_for(
+        {**given, **set_keys}, precision, threads=threads, disk_cache=disk_cache
+    )
+    if bundle is None:
+        return sources, None
+    return {"model": os.fspath(bundle), "keys": keys}, os.fspath(bundle)
+
+
 class Predictor:
     """OCR on images: detection, direction classification, recognition.
 
@@ -172,33 +196,15 @@ class Predictor:
         document = {r: sources.pop(r) for r in ("layout", "table") if r in sources}
         given_document = {r: given.pop(r) for r in ("layout", "table") if r in given}
         _runtime.configure(ort_library)
-        # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py):
-        # the cached int8 bundle, whose manifest holds the settings the float set has.
-        self.precision, self.int8_bundle = "fp32", None
+        # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py).
         named_set = model is None or (
             isinstance(model, str) and (model in MODEL_SETS or model in RUNGS)
         )
-        if named_set and "recheck" in sources and precision == "int8":
-            raise InvalidInputError(
-                "precision='int8': a set with a recheck model has no int8 form yet (bundles hold "
-                "det, cls and rec); use precision='fp32'"
-            )
-        if (
-            named_set
-            and all(v is None for v in (det, cls, rec))
-            and "recheck" not in sources
-            and precision != "fp32"
-        ):
-            # The one import of a layer above: int8 models are packed on first use.
-            from .pack.int8_default import int8_bundle_for
-
-            set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
-            bundle = int8_bundle_for(
-                {**given, **set_keys}, precision, threads=threads, disk_cache=disk_cache
-            )
-            if bundle is not None:
-                sources = {"model": os.fspath(bundle), "keys": keys}
-                self.precision, self.int8_bundle = "int8", os.fspath(bundle)
+        files = any(v is not None for v in (det, cls, rec))
+        sources, self.int8_bundle = _int8_sources(
+            sources, given, named_set, files, keys, precision, threads, disk_cache
+        )
+        self.precision = "int8" if self.int8_bundle else "fp32"
         sources.update(document)
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,

@@ -13,17 +13,15 @@ was, and no partial file behind.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
-from ..errors import EdgeOCRError, InvalidInputError, OutputError
+from ..errors import InvalidInputError, OutputError
 from .alto import AltoWriter
-from .drawings import drawing_folder
 from .hocr import HocrWriter
-from .pages import text_note
 from .pdf import SearchablePdf
 from .review import ReviewWriter
 from .text import JsonLinesWriter, JsonTreeWriter, MarkdownWriter, TextWriter
@@ -81,7 +79,11 @@ def format_for(output, fmt: str | None) -> str:
 
 class AtomicFile:
     """``path`` written through a temporary file in its folder, renamed over it by
-    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it."""
+    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it.
+
+    The temporary file is created with mode 0o666, which the kernel reduces by the umask as it
+    would for ``open(path, "w")``; an existing ``path``'s permissions are kept. The process umask
+    is never changed (reading it means setting it, which races with threads creating files)."""
 
     def __init__(self, path, binary: bool):
         self.path = os.fspath(path)
@@ -89,9 +91,7 @@ class AtomicFile:
             raise OutputError(f"{self.path}: is a folder; the output must be a file")
         folder = os.path.dirname(os.path.abspath(self.path))
         try:
-            fd, self.tmp = tempfile.mkstemp(
-                prefix=f".{os.path.basename(self.path)}.", suffix=".part", dir=folder
-            )
+            fd, self.tmp = _create_beside(folder, os.path.basename(self.path))
         except OSError as e:
             raise OutputError(
                 f"{self.path}: cannot write there ({e.strerror or e}: {folder})"
@@ -101,7 +101,7 @@ class AtomicFile:
 
     def commit(self) -> None:
         """Flush, sync and rename the file over ``path`` (keeping an old file's permissions,
-        else the umask's)."""
+        else those it was created with)."""
         try:
             self.file.flush()
             os.fsync(self.file.fileno())
@@ -109,10 +109,9 @@ class AtomicFile:
             try:
                 mode = os.stat(self.path).st_mode & 0o7777
             except OSError:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
-            os.chmod(self.tmp, mode)
+                mode = None  # a new file: 0o666 less the umask, from its creation
+            if mode is not None:
+                os.chmod(self.tmp, mode)
             os.replace(self.tmp, self.path)
         except OSError as e:
             self.discard()
@@ -135,6 +134,20 @@ class AtomicFile:
         if kind is not None:
             self.discard()
         return False
+
+
+def _create_beside(folder: str, name: str) -> tuple[int, str]:
+    """(fd, path) of a new file ``.NAME.XXXXXXXX.part`` in ``folder``, opened for writing with
+    mode 0o666 (less the umask), made by this call (O_EXCL: never one that was there)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.part")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
 @dataclass
@@ -223,72 +236,3 @@ def _write_text(results, out, fmt, title, report, on_page, source=None, password
     if writer is None:
         writer = _WRITERS[fmt](out, title or "", **options)
     writer.finish()
-
-
-def run_cli(args, predictor, files: list[str]) -> int:
-    """`edgeocr predict ... --format F -o OUT`: every input's pages, in order, as one document.
-    A document that cannot be opened is reported and left out; a page that fails is reported
-    and kept without text. Returns the exit status (0, or 1 when something failed)."""
-    import itertools
-
-    out = args.output or "-"
-    fmt = format_for(out, args.format or ("jsonl" if args.json else None))
-    failures = 0
-    draw = getattr(args, "draw", None)
-    # --draw DIR: each page drawn (drawings.py); with a layout model, as the parsed page.
-    blocks = fmt in BLOCK_FORMATS or draw
-    parse = fmt in PARSED_FORMATS or (blocks and "layout" in predictor.roles)
-    read = predictor.parse_pages if parse else predictor.predict_pages
-    drawings = drawing_folder(draw, getattr(args, "password", None), predictor) if draw else None
-
-    def pages_of(path):
-        nonlocal failures
-        try:
-            return read(
-                path,
-                getattr(args, "pages", None),
-                dpi=getattr(args, "dpi", None),
-                password=getattr(args, "password", None),
-                skip_text=getattr(args, "skip_text", False),
-                redo_ocr=getattr(args, "redo_ocr", False),
-            )
-        except EdgeOCRError as e:
-            failures += 1
-            print(f"{path}: error: {e}", file=sys.stderr)
-            return iter(())
-
-    def on_page(r):
-        nonlocal failures
-        note = text_note(r)
-        if note:
-            print(f"{r.source}: page {r.page + 1} {note}", file=sys.stderr)
-        if getattr(r, "error", None) is not None:
-            print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
-        elif drawings is not None and not drawings.add_reporting(r):
-            failures += 1
-
-    pdf_source = None
-    if fmt == "pdf" and len(files) == 1:
-        pdf_source = files[0]
-    try:
-        report = write_document(
-            itertools.chain.from_iterable(pages_of(f) for f in files),
-            out,
-            fmt,
-            source=pdf_source,
-            password=getattr(args, "password", None),
-            title=files[0] if len(files) == 1 else "",
-            on_page=on_page,
-        )
-    finally:
-        if drawings is not None:
-            drawings.close()
-    failures += len(report.failed)
-    if out != "-":
-        print(
-            f"wrote {out} ({fmt}, {report.pages} pages"
-            + (f", {len(report.failed)} failed" if report.failed else "")
-            + ")",
-            file=sys.stderr,
-        )
-    return 1 if failures else 0

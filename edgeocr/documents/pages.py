@@ -334,6 +334,8 @@ class _PdfDocument(_Document):
                     f"{self.source}: page {index + 1} cannot be loaded (PDFium: {e})"
                 ) from None
             try:
+                # The page as shown: PDFium applies its /Rotate (get_rotation() 90 or 270 swaps
+                # the box's sides), as the rendering does, whatever the sides' ratio.
                 w_pt, h_pt = page.get_size()
                 if not (w_pt > 0 and h_pt > 0 and math.isfinite(w_pt * h_pt)):
                     raise DocumentError(
@@ -379,9 +381,6 @@ class _PdfDocument(_Document):
                     img = np.array(bitmap.to_numpy(), dtype=np.uint8, copy=True)  # BGR
                 finally:
                     bitmap.close()
-                # A page rotated by /Rotate 90 or 270 renders turned: its size as shown.
-                if (img.shape[1] > img.shape[0]) != (w_pt > h_pt) and w_pt != h_pt:
-                    w_pt, h_pt = h_pt, w_pt
                 boxes = _to_pixels(page, real, img.shape[1], img.shape[0]) if real else None
                 return Page(
                     index,
