@@ -504,12 +504,12 @@ std::size_t table_run_bytes(const Model& m, const PipelineConfig& c, const Memor
                 side * side * (3 * sizeof(float) + prof.table_bytes_per_pixel)));
 }
 
-std::vector<BoxF> line_pieces(const OcrLine& line) {
+std::vector<LinePiece> line_pieces(const OcrLine& line) {
   std::vector<Piece> pieces;
   add_line(line, 0, true, kSplitGap, &pieces);
-  std::vector<BoxF> out;
+  std::vector<LinePiece> out;
   out.reserve(pieces.size());
-  for (const Piece& pc : pieces) out.push_back({pc.r.x0, pc.r.y0, pc.r.x1, pc.r.y1});
+  for (Piece& pc : pieces) out.push_back({{pc.r.x0, pc.r.y0, pc.r.x1, pc.r.y1}, std::move(pc.text)});
   return out;
 }
 
