@@ -387,18 +387,32 @@ class Predictor:
                 image = load_image_bytes(data, source or "<bytes>", limit)
         return self.parse_decoded(self._prepare(image), source)
 
-    def parse_decoded(self, image, source=None, **page) -> DocumentResult:
+    def parse_decoded(self, image, source=None, text=None, **page) -> DocumentResult:
         """:meth:`parse` on a decoded image (a uint8 array as :meth:`predict` takes), the page's
-        fields (``page``, ``dpi``, ``width_pt``, ...) given; what `parse_pages` runs per page."""
-        return DocumentResult._from_core(self.engine.parse(self._document(), image), source, **page)
+        fields (``page``, ``dpi``, ``width_pt``, ...) given; what `parse_pages` runs per page.
+        ``text``: the page's own text (`edgeocr.documents.text_layer.PageText`, a PDF's text
+        layer) read in place of OCR, which then reads only its pictures."""
+        doc = self.engine.parse(self._document(), image, text)
+        return DocumentResult._from_core(doc, source, **page)
 
     def parse_pages(
-        self, source, pages=None, *, dpi=None, password=None, skip_text=False, redo_ocr=False
+        self,
+        source,
+        pages=None,
+        *,
+        dpi=None,
+        password=None,
+        skip_text=False,
+        redo_ocr=False,
+        force_ocr=False,
     ):
         """:meth:`parse` on a document page by page (PDF, multi-page TIFF, or one image), as
         :meth:`predict_pages` reads them (``skip_text``: a PDF page with a text layer is kept, not
         parsed; ``redo_ocr`` is read as predict_pages reads it): yields a `DocumentResult` per
-        page, streaming; a page that fails comes out with its ``error``."""
+        page, streaming; a page that fails comes out with its ``error``. A born-digital page's
+        text comes from its text layer where the layer is real and says what the page shows
+        (``text_action`` "text-layer"; OCR reads only its pictures), unless ``force_ocr``
+        (docs/document-parsing.md, "Born-digital PDFs")."""
         self._document()  # no layout model: said now, not per page
         from .documents.pages import predict_pages
 
@@ -411,6 +425,7 @@ class Predictor:
             skip_text=skip_text,
             redo_ocr=redo_ocr,
             parse=True,
+            force_ocr=force_ocr,
         )
 
     def recognize(self, image) -> OcrLine:

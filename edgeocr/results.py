@@ -365,6 +365,24 @@ class Table:
         }
 
 
+def _with_styles(lines: list, styles: list):
+    return zip(lines, styles) if len(styles) == len(lines) else ((line, None) for line in lines)
+
+
+def _line_dict(line, style) -> dict:
+    d = line.to_dict()
+    if style is not None:
+        d["source"] = style["source"]
+        d["style"] = {
+            "size": round(float(style["size"]), 2),
+            "bold": bool(style["bold"]),
+            "italic": bool(style["italic"]),
+            "weight": int(style["weight"]),
+            "font": style["font"],
+        }
+    return d
+
+
 # The region types of a parsed page, in the core's order (csrc/include/edgeocr/document.h,
 # region_type_name): Region.type is one of them.
 REGION_TYPES = (
@@ -394,7 +412,11 @@ class Region:
     number, kept apart from the body; ``heading_level``: 1 (title), 2, 3 (section headings) or 0;
     ``caption_of``: a caption's figure or table (index into the page's ``regions``), else -1;
     ``lines``: its `OcrLine`s in reading order; ``table``: its `Table` when its structure was
-    recognised, else None."""
+    recognised, else None; ``text_source``: where most of its text came from ("ocr", or "pdf":
+    the page's text layer); ``styles``: its lines' typography (dicts: source, size, stroke,
+    weight, bold, italic, font), one per line; ``items``: a list's or references region's items
+    (dicts: kind, first and count of its lines, number, marker); ``continues``: it continues the
+    last block of the previous page, ``joined`` says how ("paragraph", "table", "")."""
 
     type: str
     label: str = ""
@@ -406,6 +428,11 @@ class Region:
     from_layout: bool = True
     lines: list = field(default_factory=list)
     table: Table | None = None
+    text_source: str = "ocr"
+    styles: list = field(default_factory=list)
+    items: list = field(default_factory=list)
+    continues: bool = False
+    joined: str = ""
 
     @property
     def text(self) -> str:
@@ -427,8 +454,12 @@ class Region:
             heading_level=int(self.heading_level),
             caption_of=int(self.caption_of),
             from_layout=bool(self.from_layout),
-            lines=[line.to_dict() for line in self.lines],
+            text_source=self.text_source,
+            lines=[_line_dict(line, st) for line, st in _with_styles(self.lines, self.styles)],
             table=self.table.to_dict() if self.table is not None else None,
+            items=[dict(it) for it in self.items],
+            continues=bool(self.continues),
+            joined=self.joined,
         )
         return d
 
@@ -449,12 +480,19 @@ class DocumentResult(PageResult):
     the page of the JSON document tree (docs/document-parsing.md)."""
 
     regions: list = field(default_factory=list)
+    # Per line of ``lines``: its source ("ocr"/"pdf") and typography (size, stroke, weight, bold,
+    # italic, font); ``turns``: quarter turns clockwise the page's text ran (it was parsed turned
+    # upright, boxes mapped back); ``note``: what the parser did beyond the usual.
+    line_styles: list = field(default_factory=list)
+    turns: int = 0
+    note: str = ""
     _core: object = field(default=None, repr=False, compare=False)
 
     @classmethod
     def _from_core(cls, doc, source=None, **page) -> DocumentResult:
         """A page from the core's ``_core.Document``."""
         lines = [OcrLine._from_core(t) for t in doc.lines]
+        styles = list(doc.styles)
         regions = []
         for k, r in enumerate(doc.regions):
             table = None
@@ -494,17 +532,25 @@ class DocumentResult(PageResult):
                     bool(r["from_layout"]),
                     [lines[i] for i in r["lines"]],
                     table,
+                    r["text_source"],
+                    [styles[i] for i in r["lines"]] if len(styles) == len(lines) else [],
+                    list(r["items"]),
+                    bool(r["continues"]),
+                    r["joined"],
                 )
             )
         w, h = int(doc.width), int(doc.height)
         page.setdefault("width", w)
         page.setdefault("height", h)
+        page.setdefault("turns", int(doc.turns))
+        page.setdefault("note", doc.note)
         return cls(
             lines=lines,
             timings=dict(doc.timings),
             image_size=(w, h),
             source=source,
             regions=regions,
+            line_styles=styles,
             _core=doc,
             **page,
         )
@@ -559,6 +605,8 @@ class DocumentResult(PageResult):
             "height": self.height,
             "dpi": round(float(self.dpi), 3),
             "source": self.source,
+            "turns": int(self.turns),
+            "note": self.note,
             "regions": [r.to_dict(order=k) for k, r in enumerate(self.regions)],
             "timings": {k: round(float(v), 6) for k, v in self.timings.items()},
             "error": None

@@ -85,6 +85,20 @@ Quad with_shift(const Quad& q, int turns, int w, int h, bool back, int k0) {
 
 }  // namespace
 
+OcrLine text_line(std::string text, const Quad& box, std::vector<OcrWord> words) {
+  OcrLine l;
+  int k0 = 0;
+  l.box = map_quad(box, 0, 0, 0, false, &k0);
+  l.turns = (4 - k0) % 4;
+  l.text = std::move(text);
+  l.score = 1.f;
+  l.det_score = 1.f;
+  l.flipped = l.turns == 2;
+  for (OcrWord& w : words) w.box = with_shift(w.box, 0, 0, 0, false, k0);
+  l.words = std::move(words);
+  return l;
+}
+
 int text_turns(const std::vector<OcrLine>& lines) {
   std::array<std::size_t, 4> by{0, 0, 0, 0};
   std::size_t total = 0;

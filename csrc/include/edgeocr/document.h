@@ -96,6 +96,11 @@ struct PageText {
   bool ocr_images = true;
 };
 
+// A line of a caller's text whose box and words' boxes run clockwise from the text's own
+// top-left (as text layers give them), as an OcrLine: corners from the one nearest the image's
+// top-left, `turns` saying which corner the text starts at (OcrLine's convention); score 1.
+OcrLine text_line(std::string text, const Quad& box, std::vector<OcrWord> words);
+
 // An item of a list (or an entry of a references region): its lines are the region's lines
 // [first, first + count) (indices into Region::lines), its opening cut from the first line's text.
 struct ListItem {
