@@ -162,14 +162,17 @@ class _Worker:
         return self.read()
 
     def close(self) -> dict | None:
-        if self.proc.poll() is not None:
-            return None
         try:
+            if self.proc.poll() is not None:
+                return None
             return self.ask({"cmd": "quit"})
         finally:
             self.proc.stdin.close()
-            self.proc.wait(timeout=self.timeout)
-            self.err.close()
+            try:
+                self.proc.wait(timeout=self.timeout)
+            finally:
+                self.proc.stdout.close()
+                self.err.close()
 
 
 class Runner:
@@ -200,6 +203,7 @@ class Runner:
                 mem = w.close()
             except (WorkerFailed, OSError, subprocess.TimeoutExpired, ValueError):
                 w.proc.kill()
+                w.proc.wait()
                 mem = None
             if mem:
                 self.memory[name] = {**mem, "rss_loaded_mb": w.ready.get("rss_loaded_mb")}
