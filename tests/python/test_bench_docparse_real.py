@@ -1,6 +1,7 @@
 """benchmarks/docparse_real.py: its results on two real dev pages (edgeocr only) have their shape
-and the very scores the dataset's score.py gives those pages; characters lost and the rapid
-anchor's reading order on known inputs. No wall-clock assertions."""
+and the very scores the dataset's score.py gives those pages (also when rescored from the saved
+Markdown); characters lost and the rapid anchor's reading order and writer on known inputs. No
+wall-clock assertions."""
 
 import json
 import subprocess
@@ -43,7 +44,9 @@ def test_chars_lost_on_the_ground_truth():
         assert docparse_real.chars_lost(gt, "")["lost"] == 1.0, page_id
         if k % 8 == 0:  # the approximate search is the slow part: a sample of pages
             other = _gt(ids[(k + 7) % len(ids)])
-            assert docparse_real.chars_lost(gt, other["markdown"])["lost"] > 0.95, page_id
+            # (short table cells are found wherever their characters occur: table pages
+            # keep a little of another page's numbers)
+            assert docparse_real.chars_lost(gt, other["markdown"])["lost"] > 0.85, page_id
     gt = _gt("plumber_agenda_en_01")
     half = "\n\n".join(gt["markdown"].split("\n\n")[::2])
     r = docparse_real.chars_lost(gt, half)
@@ -179,3 +182,10 @@ def test_harness_scores_equal_score_py(tmp_path):
         check=True,
     )
     assert json.loads(own_agg.stdout) == agg
+    # Scoring the saved Markdown again, running nothing, gives the same figures and no speed.
+    again = tmp_path / "again.json"
+    args = ["--rescore", str(md_dir), "--pages", ",".join(PAGES), "-o", str(again)]
+    assert docparse_real.main(args) == 0
+    e2 = json.loads(again.read_text(encoding="utf-8"))["engines"]["edgeocr"]
+    assert e2["aggregate"] == agg and e2["page_metrics"] == e["page_metrics"]
+    assert e2["speed"] is None
