@@ -206,8 +206,8 @@ void find_grids(Page& pg) {
         r.lines.size() < 3)
       continue;
     float hmed = 0.f;
-    const std::vector<std::vector<int>> grids =
-        text_grids(pieces_of(pg, r.lines, &hmed), hmed, pg.in.texts, pg.R);
+    std::vector<GridPiece> pcs = pieces_of(pg, r.lines, &hmed);  // sets hmed
+    const std::vector<std::vector<int>> grids = text_grids(std::move(pcs), hmed, pg.in.texts, pg.R);
     if (grids.empty()) continue;
     std::size_t in_grid = 0;
     for (const auto& g : grids) in_grid += g.size();
@@ -280,7 +280,8 @@ void group_strays(Page& pg) {
   if (stray.size() >= static_cast<std::size_t>(R.grid_cols * R.grid_rows)) {
     float hmed = 0.f;
     std::vector<char> taken(pg.n_lines, 0);
-    for (std::vector<int>& g : text_grids(pieces_of(pg, stray, &hmed), hmed, pg.in.texts, R)) {
+    std::vector<GridPiece> pcs = pieces_of(pg, stray, &hmed);  // sets hmed
+    for (std::vector<int>& g : text_grids(std::move(pcs), hmed, pg.in.texts, R)) {
       Region t;
       t.type = RegionType::kTable;
       t.from_layout = false;

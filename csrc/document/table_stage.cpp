@@ -527,6 +527,24 @@ void recognize_table_region(const TableStageModels& models, const PipelineConfig
 
   std::string why_grid;
   TableStructure t;
+  // A table ruled both ways, row by row, is read as drawn: the grid method first (its rules are
+  // exact where the model's fixed input squeezes a long table).
+  if (c.table_method == TableMethod::kAuto) {
+    std::vector<Piece> pieces;
+    for (int i : region.lines)
+      add_line(doc.ocr.lines[static_cast<std::size_t>(i)], i, true, kSplitGap, &pieces);
+    Decoded d = run_grid(page, x, y, w, h, hmed, text_angle(doc), pieces);
+    if (d.grid.ruled && d.grid.rows >= 2 && d.grid.cols >= 2 && !d.grid.cells.empty()) {
+      mark_header(d.grid);
+      fill(d, pieces, &t);
+      t.method = "grid";
+      t.score = d.grid.score;
+      t.note = joined_note("ruled in both directions: its cells as drawn", d.grid.note);
+      region.table = std::move(t);
+      region.has_table = true;
+      return;
+    }
+  }
   const bool want_model = c.table_method != TableMethod::kGrid;
   if (want_model && !models.model) why_grid = "no table model";
   if (want_model && models.model && !models.model_unavailable.empty())
