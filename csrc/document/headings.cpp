@@ -54,17 +54,28 @@ bool heading_like(const std::vector<int>& ls, const PageLines& lines, float body
   if (ls.empty()) return false;
   const Facts f = facts_of(ls, lines, body);
   const float units = f.shape.units();
-  if (units <= 0.f && f.shape.digits == 0) return false;
+  // A heading has words: a number alone, a stamp of digits, is none.
+  if (f.shape.letters < 2 && f.shape.cjk < 2) return false;
+  // Text running up or down the page (a margin stamp) is no heading.
+  for (int i : ls) {
+    const std::size_t u = static_cast<std::size_t>(i);
+    if (u < lines.boxes.size()) {
+      const BoxF b = quad_bounds(lines.boxes[u]);
+      if (geo::height(b) > 1.5f * geo::width(b)) return false;
+    }
+  }
   // Long text is a paragraph, whatever the layout called it.
   const int max_lines = from_title ? R.heading_lines + 1 : R.heading_lines;
   if (f.lines > max_lines || units > R.heading_words) return false;
   // A sentence ending is a paragraph's (a short numbered one, "4. Results.", is a heading).
   if ((f.shape.ends_sentence || f.shape.ends_comma) && units > 4.f && !from_title) return false;
-  if (from_title) {
-    // The layout's title: a heading unless it reads as a sentence of some length.
-    return !(f.shape.ends_sentence && units > 12.f);
-  }
   const bool larger = f.size >= R.heading_size;
+  if (from_title) {
+    // The layout's title: a heading unless it reads as a sentence of some length, or runs over
+    // several lines of body type.
+    if (f.shape.ends_sentence && units > 12.f) return false;
+    return !(units > 12.f && f.lines >= 2 && !larger && !f.bold);
+  }
   const bool caps = f.shape.all_caps && f.shape.letters >= 4;
   const bool numbered = f.numbering.depth > 0;
   if (f.lines > 2 && !larger) return false;

@@ -195,10 +195,14 @@ int split_at_columns(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles
     OcrLine& l = lines[i];
     const BoxF b = quad_bounds(l.box);
     // Regions the line crosses: they hold half its height and some of its width.
+    // Columns of running text only: each at least prose_width line heights wide (the columns
+    // of a table boxed one by one are narrow; a line across them is a table's row).
     std::vector<BoxF> hit;
-    if (l.words.size() >= 2 && l.turns % 2 == 0 && width(b) > 0.f)
+    const float lh = height(b);
+    if (l.words.size() >= 4 && l.turns % 2 == 0 && width(b) > 0.f)
       for (const BoxF& c : cols)
-        if (y_overlap(b, c) >= 0.5f * height(b) && x_overlap(b, c) >= R.split_share * width(b))
+        if (y_overlap(b, c) >= 0.5f * lh && x_overlap(b, c) >= R.split_share * width(b) &&
+            width(c) >= R.prose_width * lh)
           hit.push_back(c);
     std::sort(hit.begin(), hit.end(), [](const BoxF& a, const BoxF& c) { return a.x0 < c.x0; });
     // Keep regions side by side (each starting right of the last one's end).
@@ -219,9 +223,14 @@ int split_at_columns(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles
       while (k < cuts.size() && x > cuts[k]) ++k;
       parts[k].push_back(&wd);
     }
+    // Each side holds words of running text (two at least).
     std::size_t nonempty = 0;
-    for (const auto& p : parts) nonempty += p.empty() ? 0 : 1;
-    if (nonempty < 2) {
+    bool thin = false;
+    for (const auto& p : parts) {
+      nonempty += p.empty() ? 0 : 1;
+      thin = thin || (!p.empty() && p.size() < 2);
+    }
+    if (nonempty < 2 || thin) {
       out.push_back(std::move(l));
       if (has_styles) out_styles.push_back(styles[i]);
       continue;
@@ -264,6 +273,66 @@ int split_at_columns(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles
   lines = std::move(out);
   if (has_styles) styles = std::move(out_styles);
   return cut;
+}
+
+int join_markers(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles,
+                 const std::vector<Region>& layout) {
+  const bool has_styles = styles.size() == lines.size();
+  // The layout region holding most of a box (-1: none holds half of it).
+  auto region_of = [&](const BoxF& b) {
+    int best = -1;
+    float share = 0.5f;
+    for (std::size_t r = 0; r < layout.size(); ++r) {
+      const float s = share_in(b, layout[r].box);
+      if (s >= share) share = s, best = static_cast<int>(r);
+    }
+    return best;
+  };
+  std::vector<char> gone(lines.size(), 0);
+  int joined = 0, looked = 0;
+  for (std::size_t i = 0; i < lines.size() && looked < 4096; ++i) {
+    if (lines[i].turns % 2 != 0 || !marker_only(lines[i].text)) continue;
+    ++looked;
+    const BoxF m = quad_bounds(lines[i].box);
+    const float h = height(m);
+    std::size_t best = lines.size();
+    float best_gap = 4.f * h;
+    for (std::size_t j = 0; j < lines.size(); ++j) {
+      if (j == i || gone[j] || lines[j].turns % 2 != 0) continue;
+      const BoxF b = quad_bounds(lines[j].box);
+      const float gap = b.x0 - m.x1;
+      if (gap < -0.25f * h || gap >= best_gap || !same_row(m, b)) continue;
+      best_gap = gap;
+      best = j;
+    }
+    if (best == lines.size() || marker_only(lines[best].text) ||
+        region_of(m) != region_of(quad_bounds(lines[best].box)))
+      continue;
+    OcrLine& t = lines[best];
+    const Quad mq = lines[i].box;
+    t.text = lines[i].text + " " + t.text;
+    std::vector<OcrWord> words = lines[i].words;
+    if (words.empty()) words.push_back({lines[i].text, lines[i].score, mq});
+    words.insert(words.end(), t.words.begin(), t.words.end());
+    t.words = std::move(words);
+    // The joined box: the marker's left edge, the text's right edge.
+    t.box.p[0] = mq.p[0];
+    t.box.p[3] = mq.p[3];
+    t.score = std::min(t.score, lines[i].score);
+    gone[i] = 1;
+    ++joined;
+  }
+  if (!joined) return 0;
+  std::vector<OcrLine> out;
+  std::vector<LineStyle> out_styles;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (gone[i]) continue;
+    out.push_back(std::move(lines[i]));
+    if (has_styles) out_styles.push_back(std::move(styles[i]));
+  }
+  lines = std::move(out);
+  if (has_styles) styles = std::move(out_styles);
+  return joined;
 }
 
 void measure_styles(const ImageView& page, const std::vector<OcrLine>& lines,

@@ -42,6 +42,14 @@ BoxF turn_box(const BoxF& b, int turns, int width, int height, bool back);
 int split_at_columns(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles,
                      const std::vector<Region>& layout, const DocumentRules& rules);
 
+// A line that is only a list or heading marker (marker_only: "1.", "2.1", "(a)", "一、", "•")
+// joins the nearest line right of it on its row, within 4 of its heights, in the same layout
+// region (a tab after a section number splits them; a number ending a table's row is not joined
+// to the next column's text); `styles` follows (the text's style is kept). At most 4096 markers
+// are looked at. Returns the number of lines joined.
+int join_markers(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles,
+                 const std::vector<Region>& layout);
+
 // OCR lines' typography (source kOcr): size = the line's height across its text, stroke = the
 // median width of its ink's horizontal runs over that height (at most 48 rows x 1024 columns of
 // each line sampled); then bold where the stroke is >= bold_stroke x the median stroke of the

@@ -520,6 +520,7 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
   t0 = Clock::now();
   // OCR lines the detector ran across a column gutter are cut at it; then typography.
   split_at_columns(lines, styles, layout, R);
+  join_markers(lines, styles, layout);
   measure_styles(page, lines, styles, R);
   PageLines pl;
   pl.boxes.reserve(lines.size());

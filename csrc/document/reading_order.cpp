@@ -270,6 +270,73 @@ void find_grids(Page& pg) {
     for (int i : pg.regs[r].lines) pg.owner[static_cast<std::size_t>(i)] = static_cast<int>(r);
 }
 
+// 4b. Tables whose columns the layout boxed one by one: narrow text regions side by side (each
+// under prose_width line heights wide) whose lines line up row by row across >= grid_cols of
+// them are one table.
+void find_split_grids(Page& pg) {
+  std::vector<int> cand;
+  for (std::size_t i = 0; i < pg.regs.size(); ++i) {
+    const Region& r = pg.regs[i];
+    if (r.type == RegionType::kText && r.lines.size() >= 2 &&
+        width(r.box) < pg.R.prose_width * pg.line_h(r))
+      cand.push_back(static_cast<int>(i));
+  }
+  if (cand.size() < static_cast<std::size_t>(pg.R.grid_cols) || cand.size() > 512) return;
+  std::vector<int> parent(cand.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto root = [&](int i) {
+    while (parent[static_cast<std::size_t>(i)] != i)
+      i = parent[static_cast<std::size_t>(i)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
+    return i;
+  };
+  for (std::size_t a = 0; a < cand.size(); ++a)
+    for (std::size_t b = a + 1; b < cand.size(); ++b) {
+      const BoxF& A = pg.regs[static_cast<std::size_t>(cand[a])].box;
+      const BoxF& B = pg.regs[static_cast<std::size_t>(cand[b])].box;
+      if (x_overlap(A, B) <= 0.f && y_overlap(A, B) >= 0.5f * std::min(height(A), height(B)))
+        parent[static_cast<std::size_t>(root(static_cast<int>(a)))] = root(static_cast<int>(b));
+    }
+  for (std::size_t g0 = 0; g0 < cand.size(); ++g0) {
+    if (root(static_cast<int>(g0)) != static_cast<int>(g0)) continue;
+    std::vector<int> members, lines;
+    for (std::size_t k = 0; k < cand.size(); ++k)
+      if (root(static_cast<int>(k)) == static_cast<int>(g0)) members.push_back(cand[k]);
+    if (members.size() < static_cast<std::size_t>(pg.R.grid_cols)) continue;
+    for (int m : members) {
+      const auto& ls = pg.regs[static_cast<std::size_t>(m)].lines;
+      lines.insert(lines.end(), ls.begin(), ls.end());
+    }
+    float hmed = 0.f;
+    std::vector<GridPiece> pcs = pieces_of(pg, lines, &hmed);  // sets hmed
+    for (std::vector<int>& g : text_grids(std::move(pcs), hmed, pg.in.texts, pg.R)) {
+      std::vector<int> from;
+      for (int l : g) {
+        const int o = pg.owner[static_cast<std::size_t>(l)];
+        if (std::find(from.begin(), from.end(), o) == from.end()) from.push_back(o);
+      }
+      if (from.size() < static_cast<std::size_t>(pg.R.grid_cols)) continue;
+      Region t;
+      t.type = RegionType::kTable;
+      t.label = pg.regs[static_cast<std::size_t>(from[0])].label;
+      t.score = pg.regs[static_cast<std::size_t>(from[0])].score;
+      t.box = pg.bounds_of(g);
+      std::vector<char> in_grid(pg.n_lines, 0);
+      for (int l : g) in_grid[static_cast<std::size_t>(l)] = 1;
+      for (int o : from) {
+        auto& ls = pg.regs[static_cast<std::size_t>(o)].lines;
+        ls.erase(std::remove_if(ls.begin(), ls.end(),
+                                [&](int l) { return in_grid[static_cast<std::size_t>(l)] != 0; }),
+                 ls.end());
+      }
+      t.lines = std::move(g);
+      pg.regs.push_back(std::move(t));
+    }
+  }
+  pg.owner.assign(pg.n_lines, -1);
+  for (std::size_t r = 0; r < pg.regs.size(); ++r)
+    for (int i : pg.regs[r].lines) pg.owner[static_cast<std::size_t>(i)] = static_cast<int>(r);
+}
+
 // 5. Stray lines: grids among them are tables, the rest grouped top to bottom into text regions
 // of their own; a page number's text in the page's margins is a page number.
 void group_strays(Page& pg) {
@@ -545,9 +612,16 @@ std::vector<int> attach_captions(Page& pg, const std::vector<int>& body) {
       }
     }
   }
-  for (int c : body)
-    if (cued[static_cast<std::size_t>(c)] && target[static_cast<std::size_t>(c)] < 0)
-      regs[static_cast<std::size_t>(c)].type = RegionType::kText;
+  // A caption with nothing to caption is text: cued by its words, or the layout's when its text
+  // opens no caption ("II. BASICS ..." boxed as a caption is a heading, the heading rule says).
+  for (int c : body) {
+    Region& r = regs[static_cast<std::size_t>(c)];
+    if (!is_caption(r.type) || target[static_cast<std::size_t>(c)] >= 0) continue;
+    RegionType kind;
+    if (cued[static_cast<std::size_t>(c)] || r.lines.empty() ||
+        !caption_cue(pg.text(r.lines[0]), &kind))
+      r.type = RegionType::kText;
+  }
   return target;
 }
 
@@ -759,6 +833,7 @@ std::vector<Region> order_regions(const std::vector<Region>& layout, const PageL
   assign_lines(pg);
   dissolve_text_figures(pg);
   find_grids(pg);
+  find_split_grids(pg);
   group_strays(pg);
   join_equation_numbers(pg);
   drop_empty_and_order_lines(pg);

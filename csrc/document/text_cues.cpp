@@ -383,7 +383,7 @@ Numbering heading_numbering(const std::string& text) {
     while (k < u.size() && digit(u[k])) {
       std::size_t d = k;
       while (k < u.size() && digit(u[k])) ++k;
-      if (k - d > 2 && depth == 0) return n;  // a year or a quantity
+      if (k - d > 2) return n;  // a year, a quantity, a decimal ("0.9037"): no section number
       ++depth;
       if (k < u.size() && u[k] == '.' && k + 1 < u.size() && digit(u[k + 1])) {
         ++k;
@@ -436,6 +436,34 @@ Numbering heading_numbering(const std::string& text) {
     }
   }
   return n;
+}
+
+bool marker_only(const std::string& text) {
+  const std::u32string u = trimmed(text);
+  if (u.empty() || u.size() > 8) return false;
+  if (u.size() == 1 && (u[0] == 0x2022 || u[0] == 0xB7 || u[0] == 0x25AA || u[0] == 0x25CF ||
+                        u[0] == '-' || u[0] == '*' || u[0] == 0x2013 || u[0] == 0x25A0))
+    return true;
+  std::string t;
+  for (char32_t c : u) {
+    if (c >= 0x80) {
+      t.clear();
+      // Keep the text as given (CJK markers): heading_numbering narrows it itself.
+      t = text;
+      break;
+    }
+    t.push_back(static_cast<char>(c));
+  }
+  // A bare number ("3", a table's cell or a page number) is no marker; "3." and "2.1" are.
+  bool digits = true;
+  for (char32_t c : u) digits = digits && c >= '0' && c <= '9';
+  if (digits) return false;
+  // The text is a whole numbering when a word after it is read as the heading's.
+  const std::string probe = t + " Text";
+  const Numbering n = heading_numbering(probe);
+  if (n.depth == 0) return false;
+  std::size_t end = n.skip;
+  return end + 4 == probe.size();
 }
 
 }  // namespace edgeocr

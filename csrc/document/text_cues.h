@@ -75,4 +75,8 @@ struct Numbering {
 };
 Numbering heading_numbering(const std::string& text);
 
+// A text that is nothing but a list or heading marker: "1.", "2.1", "IV.", "A.", "(a)", "a)",
+// "一、", "（一）", "1、", or a bullet ("•", "·", "▪", "●", "-", "*", "–").
+bool marker_only(const std::string& text);
+
 }  // namespace edgeocr
