@@ -392,8 +392,11 @@ void group_strays(Page& pg) {
     for (std::size_t k = groups.size(); k-- > 0 && groups.size() - k <= 64;) {
       Group& c = groups[k];
       const float gap = lb[i].y0 - c.last.y1;
+      const float sa = line_size(pg.in, c.lines.back()), sb = line_size(pg.in, i);
+      const bool across = width(lb[i]) > height(lb[i]);  // text running up a margin: any size
+      const bool same_type = !across || std::fabs(sa - sb) <= R.level_size * std::max(sa, sb);
       if (gap <= R.stray_gap * std::max(c.h, lh[i]) && gap >= -0.5f * lh[i] &&
-          x_overlap(c.box, lb[i]) > 0.f) {
+          x_overlap(c.box, lb[i]) > 0.f && same_type) {
         g = &c;
         break;
       }
@@ -557,7 +560,7 @@ void mark_furniture(Page& pg, float body) {
                                                                : RegionType::kText;
       continue;
     }
-    if (r.type != RegionType::kText) continue;
+    if (r.type != RegionType::kText && r.type != RegionType::kReference) continue;
     const bool in_margin = r.box.y1 <= R.page_number_band * pg.fh ||
                            r.box.y0 >= (1.f - R.page_number_band) * pg.fh;
     if (in_margin && r.lines.size() == 1 && page_number_text(pg.text(r.lines[0]))) {
@@ -566,13 +569,24 @@ void mark_furniture(Page& pg, float body) {
     }
     if (!top && !bottom) continue;
     if (body > 0.f && size > R.furniture_height * body) continue;
-    bool apart = true;
+    if (r.lines.size() > static_cast<std::size_t>(R.furniture_lines)) continue;
+    // Apart from the body: every other region (but others in the same band, and text running
+    // up a margin) lies beyond a gap; or, where the body comes close, the region is the page's
+    // outermost and its line carries the page's number ("206 Law Enforcement", "Methodology 9").
+    const float band_edge = top ? R.furniture_band * pg.fh : (1.f - R.furniture_band) * pg.fh;
+    bool apart = true, outermost = true;
     for (const Region& o : pg.regs) {
       if (&o == &r || is_furniture(o.type) || o.lines.empty()) continue;
+      if (top ? o.box.y1 <= band_edge : o.box.y0 >= band_edge) continue;
+      if (height(o.box) > 3.f * width(o.box) && width(o.box) < 0.05f * pg.fw) continue;
       apart = apart && (top ? o.box.y0 >= r.box.y1 + R.furniture_gap * h
                             : o.box.y1 <= r.box.y0 - R.furniture_gap * h);
+      outermost = outermost && (top ? o.box.y0 >= r.box.y1 - 0.25f * h
+                                    : o.box.y1 <= r.box.y0 + 0.25f * h);
     }
-    if (apart) r.type = top ? RegionType::kHeader : RegionType::kFooter;
+    const std::string& edge_line = pg.text(r.lines[top ? 0 : r.lines.size() - 1]);
+    if (apart || (outermost && numbered_at_end(edge_line)))
+      r.type = top ? RegionType::kHeader : RegionType::kFooter;
   }
   for (Region& r : pg.regs) r.furniture = is_furniture(r.type);
 }

@@ -466,4 +466,16 @@ bool marker_only(const std::string& text) {
   return end + 4 == probe.size();
 }
 
+bool numbered_at_end(const std::string& text) {
+  std::size_t a = 0, b = text.size();
+  while (a < b && text[a] == ' ') ++a;
+  while (b > a && text[b - 1] == ' ') --b;
+  const std::size_t first_end = text.find(' ', a);
+  const std::size_t last_start = text.rfind(' ', b == 0 ? 0 : b - 1);
+  if (first_end == std::string::npos || first_end >= b) return false;  // one word only
+  const std::string first = text.substr(a, first_end - a);
+  const std::string last = text.substr(last_start + 1, b - last_start - 1);
+  return page_number_text(first) || page_number_text(last);
+}
+
 }  // namespace edgeocr

@@ -75,6 +75,11 @@ struct Numbering {
 };
 Numbering heading_numbering(const std::string& text);
 
+// A running header's or footer's line that carries a page number at its start or end: "206 Law
+// Enforcement", "Methodology 9", "12 | Annual report", "第3页 年度报告" (1-4 digits, or a
+// page_number_text form, as the first or last word).
+bool numbered_at_end(const std::string& text);
+
 // A text that is nothing but a list or heading marker: "1.", "2.1", "IV.", "A.", "(a)", "a)",
 // "一、", "（一）", "1、", or a bullet ("•", "·", "▪", "●", "-", "*", "–").
 bool marker_only(const std::string& text);

@@ -201,14 +201,15 @@ struct DocumentRules {
   // -- stray lines (no region holds them): grouped when each is within stray_gap lh below the
   // last line of a group it overlaps horizontally.
   float stray_gap = 1.5f;
-  // -- furniture: a text region inside the top (bottom) furniture_band of the page, apart from
-  // every body region by furniture_gap of its lh, its lines no taller than furniture_height x
-  // the body's, is a running header (footer); a page number's text (page_number_text) there is
-  // a page number (page_number_band).
-  float furniture_band = 0.07f;
+  // -- furniture: a text (or reference) region of at most furniture_lines lines inside the top
+  // (bottom) furniture_band of the page, apart from every body region by furniture_gap of its
+  // lh, its type no larger than furniture_height x the body's, is a running header (footer); a
+  // page number's text (page_number_text) inside page_number_band is a page number.
+  float furniture_band = 0.1f;
+  int furniture_lines = 2;
   float furniture_gap = 1.0f;
   float furniture_height = 1.3f;
-  float page_number_band = 0.1f;
+  float page_number_band = 0.12f;
   // -- captions: a caption reaches caption_reach x its height or caption_page of the page.
   float caption_reach = 3.f;
   float caption_page = 0.08f;
