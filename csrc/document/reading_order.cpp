@@ -528,8 +528,12 @@ void split_headings(Page& pg, float body) {
       const std::size_t v = static_cast<std::size_t>(r.lines[k]);
       rest_bold = rest_bold && v < pg.in.styles.size() && pg.in.styles[v].bold;
     }
-    const bool larger = rest_size > 0.f && size >= pg.R.heading_size * rest_size;
-    if (!((bold && !rest_bold) || larger)) continue;
+    const bool larger = rest_size > 0.f && size >= heading_step(pg.in, first, pg.R) * rest_size;
+    // A CJK outline number ("一、", "（一）", "1、") opening a short line is a heading run in.
+    const Numbering num = heading_numbering(pg.text(first));
+    const bool cjk_num = num.scheme == Numbering::kCjk || num.scheme == Numbering::kCjkParen ||
+                         num.scheme == Numbering::kChapter || num.scheme == Numbering::kSection;
+    if (!((bold && !rest_bold) || larger || cjk_num)) continue;
     if (!heading_like({first}, pg.in, body, false, pg.R)) continue;
     Region t = r;
     t.type = RegionType::kTitle;
@@ -556,7 +560,8 @@ void mark_furniture(Page& pg, float body) {
     if (is_furniture(r.type)) {
       const bool edge = r.box.y0 <= 0.15f * pg.fh || r.box.y1 >= 0.85f * pg.fh;
       if (!edge || (body > 0.f && size >= R.title_size * body))
-        r.type = body > 0.f && size >= R.heading_size * body ? RegionType::kTitle
+        r.type = body > 0.f && size >= heading_step(pg.in, r.lines[0], R) * body
+                     ? RegionType::kTitle
                                                                : RegionType::kText;
       continue;
     }
@@ -599,7 +604,8 @@ std::vector<int> attach_captions(Page& pg, const std::vector<int>& body) {
   for (int c : body) {
     Region& r = regs[static_cast<std::size_t>(c)];
     RegionType kind;
-    if (r.type != RegionType::kText || r.lines.empty() || !caption_cue(pg.text(r.lines[0]), &kind))
+    if ((r.type != RegionType::kText && r.type != RegionType::kTitle) || r.lines.empty() ||
+        !caption_cue(pg.text(r.lines[0]), &kind))
       continue;
     r.type = kind;
     cued[static_cast<std::size_t>(c)] = true;

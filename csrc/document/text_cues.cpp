@@ -206,6 +206,10 @@ bool caption_cue(const std::string& text, RegionType* kind) {
     if (!match) continue;
     std::size_t j = w.size();
     while (j < u.size() && space(u[j])) ++j;
+    if (j < u.size() && (u[j] == ':' || u[j] == 0xFF1A) && w.back() != '.') {  // "Table: 5"
+      ++j;
+      while (j < u.size() && space(u[j])) ++j;
+    }
     if (j >= u.size()) return false;
     // The number: digits ("3", "3.1", "3.", "3-2") or a roman numeral ("IV").
     std::size_t k = j;

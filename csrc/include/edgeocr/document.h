@@ -225,7 +225,8 @@ struct DocumentRules {
   // else by size: headings within level_size of each other share a level.
   int heading_lines = 3;
   float heading_words = 20.f;
-  float heading_size = 1.15f;
+  float heading_size = 1.15f;      // a text layer's font sizes
+  float heading_size_ocr = 1.25f;  // OCR lines' heights (their boxes vary with the letters)
   float title_size = 1.6f;
   float level_size = 0.12f;
   // OCR lines are bold when their strokes are bold_stroke x the body's (median) strokes.
