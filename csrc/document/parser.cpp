@@ -409,15 +409,15 @@ void read_pictures(const Pipeline& ocr, const ImageView& page, const PageText& t
 }  // namespace
 
 DocumentResult DocumentParser::run(const ImageView& image) const {
-  return run_page(image, nullptr, true);
+  return run_page(image, nullptr, true, 0);
 }
 
 DocumentResult DocumentParser::run(const ImageView& image, const PageText& text) const {
-  return run_page(image, &text, true);
+  return run_page(image, &text, true, 0);
 }
 
 DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* text,
-                                        bool may_turn) const {
+                                        bool may_turn, std::size_t held_bytes) const {
   validate(image);
   if (text) check_page_text(*text, image);
   const auto t_start = Clock::now();
@@ -445,8 +445,8 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
                                layout_px * (3 * sizeof(float) + prof.layout_bytes_per_pixel);
     std::size_t need = std::max<std::size_t>(bc.plan.reserve_bytes,
                                              static_cast<std::size_t>(std::ceil(layout_need)));
-    // A page turned upright is a copy of the page held while the call runs.
-    need += checked_product({image.width, image.height, image.channels()}, "page copy");
+    // A page turned upright is a copy of the page, held while the call runs.
+    need += held_bytes;
     // A table run that does not fit the budget is not reserved for: the grid method reads the
     // page's tables instead (recognize_table).
     if (m.table && c.table_method != TableMethod::kGrid) {
@@ -487,6 +487,7 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
   if (may_turn) {
     const int turns = text_turns(lines);
     if (turns != 0) {
+      call.reset();  // the turned call reserves its own, with the copy
       const TurnedImage upright = turn_image(image, turns);
       PageText turned;
       if (text) turned = *text;
@@ -495,8 +496,7 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
       turn_lines(turned.lines, turns, image.width, image.height, false);
       for (BoxF& b : turned.rules) b = turn_box(b, turns, image.width, image.height, false);
       for (BoxF& b : turned.images) b = turn_box(b, turns, image.width, image.height, false);
-      call.reset();  // the turned call reserves its own
-      DocumentResult d = run_page(upright.view, &turned, false);
+      DocumentResult d = run_page(upright.view, &turned, false, upright.pixels.size());
       if (!text) d.ocr.timings = doc.ocr.timings;  // the OCR was read once, on the page as given
       d.ocr.det_width = doc.ocr.det_width;
       d.ocr.det_height = doc.ocr.det_height;

@@ -276,8 +276,10 @@ class DocumentParser {
   const DocumentModels& models() const;
 
  private:
-  // run() and run(image, text): `may_turn` false for a page already turned upright.
-  DocumentResult run_page(const ImageView& image, const PageText* text, bool may_turn) const;
+  // run() and run(image, text): `may_turn` false for a page already turned upright, whose copy
+  // (held_bytes) the call's budget reservation covers.
+  DocumentResult run_page(const ImageView& image, const PageText* text, bool may_turn,
+                          std::size_t held_bytes) const;
   // The table stage on one table region of the page (doc's lines already in document order).
   void recognize_table(const ImageView& page, Region& region, DocumentResult& doc,
                        const CallPlan* plan) const;
