@@ -54,8 +54,8 @@ Facts facts_of(const std::vector<int>& ls, const PageLines& lines, float body,
   f.bold = !ls.empty() && 2 * bold > static_cast<int>(ls.size());
   f.step = ls.empty() ? R.heading_size : heading_step(lines, ls[0], R);
   for (char32_t c : to_u32(text))
-    f.boxes = f.boxes || c == 0x25A1 || c == 0x25A0 || c == 0x2610 || c == 0x2611 ||
-              c == 0x2612 || c == 0x221A || c == 0x2713 || c == 0x2714;
+    f.boxes = f.boxes || c == 0x25A1 || c == 0x25A0 || c == 0x2610 || c == 0x2611 || c == 0x2612 ||
+              c == 0x221A || c == 0x2713 || c == 0x2714;
   return f;
 }
 
@@ -153,10 +153,10 @@ void assign_headings(std::vector<Region>& regs, const PageLines& lines, float bo
   std::vector<float> tiers;
   for (std::size_t k : heads) {
     if (regs[k].heading_level) continue;
-    const Numbering n = heading_numbering(
-        static_cast<std::size_t>(regs[k].lines[0]) < lines.texts.size()
-            ? lines.texts[static_cast<std::size_t>(regs[k].lines[0])]
-            : std::string());
+    const Numbering n =
+        heading_numbering(static_cast<std::size_t>(regs[k].lines[0]) < lines.texts.size()
+                              ? lines.texts[static_cast<std::size_t>(regs[k].lines[0])]
+                              : std::string());
     if (n.depth > 0) {
       regs[k].heading_level = std::min(6, n.depth + 1);
       continue;

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from ..errors import (
 )
 from ..image_io import JPEG_SIGNATURE, PNG_SIGNATURE, max_image_pixels, pil_to_array
 from ..results import DocumentResult, PageResult
+from .pdfium_lock import PDFIUM_LOCK as _PDFIUM_LOCK
 
 # PDF pages are rendered at this many dots per inch unless the caller says otherwise. Measured on
 # a PDF of dev pages (benchmarks/README.md, "Pages in"): 1-NED 0.9991 at 200 dpi, 0.9978 at 300
@@ -44,9 +44,8 @@ MIN_FIT_DPI = 50.0
 # A PDF file is mapped by PDFium, not read into memory; bytes are capped like an image's.
 MAX_PDF_BYTES = 1 << 32
 
-# PDFium is not thread-safe: every pypdfium2 call in edgeocr holds this lock (documents may be
-# read on several threads at once, and writers of PDFs share the library).
-PDFIUM_LOCK = threading.RLock()
+# PDFium's lock (pdfium_lock.py), here too for the callers that take it from pages.
+PDFIUM_LOCK = _PDFIUM_LOCK
 
 
 # A PDF page's text before OCR (`PageResult.text_layer`): none; only an invisible layer that
