@@ -62,22 +62,6 @@ def _skip_reason(longrepr) -> str:
     return str(longrepr)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config, items):
-    # pytest-xdist (pyproject's addopts: --dist=loadgroup): a module's tests run in one worker, in
-    # file order, so that its module-scoped fixtures are made once. An explicit
-    # @pytest.mark.xdist_group("name") puts tests of several modules in one worker, one after
-    # the other (tests that share a folder outside tmp_path; tests/README.md).
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
-
-
-def _plain_nodeid(nodeid: str) -> str:
-    """The node id without the "@group" that --dist=loadgroup appends (xdist's own rule)."""
-    return nodeid[: nodeid.rfind("@")] if nodeid.rfind("@") > nodeid.rfind("]") else nodeid
-
-
 # With EDGEOCR_SKIPPED_LOG=FILE the node id of every skipped test (or module) is appended to
 # FILE, one a line: .ci/run runs the README's test command on the bare test extra first, then
 # installs the optional extras and tools and runs what skipped again (`python -m pytest @FILE`,
@@ -104,7 +88,7 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if call.excinfo is not None and call.excinfo.errisinstance(MissingFixture):
         report.missing_fixture = True
-    _after_report(report, _plain_nodeid(report.nodeid))
+    _after_report(report, report.nodeid)
 
 
 @pytest.hookimpl(hookwrapper=True)
