@@ -21,7 +21,7 @@ import name), and its peak RSS is its own. A worker is any program that calls
     engines = [_blocks.Engine("edgeocr", [sys.executable, "w.py", "edgeocr"]), ...]
     with _blocks.Runner(engines, warmup=pages[0]) as r:
         res = r.run(pages, rounds=2)          # {"order", "blocks": {name: [s, ...]}, "lines"}
-    r.memory                                  # {name: {"hwm_mb", "maxrss_mb", "load_s"}}
+    r.memory                  # {name: {"hwm_mb", "maxrss_mb", "children_maxrss_mb", "load_s"}}
     ratios(res["blocks"], "edgeocr")          # {name: median of per-round ratios}
 
 The protocol is one JSON object per line: the parent writes a command on the
@@ -64,7 +64,8 @@ def serve(make_reader) -> None:
 
     Commands: {"cmd": "warmup", "page": [path, lang]} (one untimed call),
     {"cmd": "block", "pages": [[path, lang], ...]} (read them all, timed as one block; answers
-    the seconds and each page's lines), {"cmd": "quit"} (answers peak RSS, exits).
+    the seconds and each page's lines), {"cmd": "quit"} (answers peak RSS and its children's
+    largest peak, exits).
     """
     # The engine may print on stdout: answers go to the original stdout, prints to stderr.
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -96,6 +97,10 @@ def serve(make_reader) -> None:
                 {
                     "hwm_mb": _status_mb("VmHWM"),
                     "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+                    # The largest child process it waited for (an engine that runs a JVM or a
+                    # CLI per call): its peak is not in this process's VmHWM.
+                    "children_maxrss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+                    / 1024.0,
                     "load_s": load_s,
                 },
                 out,
@@ -157,19 +162,23 @@ class _Worker:
         return self.read()
 
     def close(self) -> dict | None:
-        if self.proc.poll() is not None:
-            return None
         try:
+            if self.proc.poll() is not None:
+                return None
             return self.ask({"cmd": "quit"})
         finally:
             self.proc.stdin.close()
-            self.proc.wait(timeout=self.timeout)
-            self.err.close()
+            try:
+                self.proc.wait(timeout=self.timeout)
+            finally:
+                self.proc.stdout.close()
+                self.err.close()
 
 
 class Runner:
     """Start every engine's worker (one after the other: loads are not timed against each
-    other), run alternated blocks, and stop them (their peak RSS in ``.memory``)."""
+    other), run alternated blocks, and stop them (their peak RSS in ``.memory``). ``warmup``: a
+    page, or {engine name: page} where engines read different pages."""
 
     def __init__(self, engines: list, warmup=None, timeout: float = 3600.0):
         self.engines, self.warmup, self.timeout = list(engines), warmup, timeout
@@ -180,8 +189,9 @@ class Runner:
         try:
             for e in self.engines:
                 w = self.workers[e.name] = _Worker(e, self.timeout)
-                if self.warmup is not None:
-                    w.ask({"cmd": "warmup", "page": list(_page(self.warmup))})
+                warm = self.warmup.get(e.name) if isinstance(self.warmup, dict) else self.warmup
+                if warm is not None:
+                    w.ask({"cmd": "warmup", "page": list(_page(warm))})
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -193,6 +203,7 @@ class Runner:
                 mem = w.close()
             except (WorkerFailed, OSError, subprocess.TimeoutExpired, ValueError):
                 w.proc.kill()
+                w.proc.wait()
                 mem = None
             if mem:
                 self.memory[name] = {**mem, "rss_loaded_mb": w.ready.get("rss_loaded_mb")}
@@ -208,13 +219,18 @@ class Runner:
     ):
         """Read ``pages`` (paths, or (path, lang) pairs) in one block per engine, ``rounds``
         times, the order reversed every other round, ``gap_s`` seconds between blocks.
+        ``pages`` may be {engine name: pages} where engines read different files (a page's PNG
+        for one, its PDF for another).
 
         Returns {"order": [[name, ...] per round], "blocks": {name: [seconds per round]},
         "lines": {name: [lines per page]} (the first round's, when keep_lines)};
         ``on_block(name, round, seconds)`` is called after every block (progress, partial saves).
         """
-        pages = [list(_page(p)) for p in pages]
         names = [e.name for e in self.engines]
+        if isinstance(pages, dict):
+            per = {n: [list(_page(p)) for p in pages[n]] for n in names}
+        else:
+            per = dict.fromkeys(names, [list(_page(p)) for p in pages])
         blocks = {n: [] for n in names}
         lines: dict = {}
         order = []
@@ -224,7 +240,7 @@ class Runner:
             for n in seq:
                 time.sleep(gap_s)
                 ans = self.workers[n].ask(
-                    {"cmd": "block", "pages": pages, "lines": keep_lines and n not in lines}
+                    {"cmd": "block", "pages": per[n], "lines": keep_lines and n not in lines}
                 )
                 blocks[n].append(ans["seconds"])
                 if ans.get("lines") is not None:

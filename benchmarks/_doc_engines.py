@@ -18,12 +18,15 @@ ENGINE is one of:
   mobile models, or rapidocr 3.10 on the PP-OCRv6 small files of its wheel), each on its own
   onnxruntime session, composed as their READMEs show: OCR on the page, layout on the page,
   each table region's crop given to RapidTable with the page's OCR lines inside it (shifted to
-  the crop: the table is not read twice). None of these wheels orders regions: the regions are
-  sorted top to bottom, then left to right (the order a user gets by sorting the boxes), headers
-  first and footers last. Each OCR line goes to the region holding the largest share of it
+  the crop: the table is not read twice). None of these wheels orders regions: here (``--order
+  yx``, the default) the regions are sorted top to bottom, then left to right (the order a user
+  gets by sorting the boxes), headers first and footers last; with ``--order ppstructure`` they
+  take PP-Structure's column rule (:func:`ppstructure_order`, what benchmarks/docparse_real.py's
+  anchor uses). Each OCR line goes to the region holding the largest share of it
   (at least half), else it becomes a text region of its own, as edgeocr does. RapidTable's own
   RapidOCR (it makes one when rapidocr_onnxruntime imports) is kept from loading: it is always
-  given the lines.
+  given the lines. The page dict carries ``timings`` (seconds: ``ocr`` for det+cls+rec,
+  ``layout``, ``table``, ``order``).
 
 Each reader returns the page dict of the metrics (edgeocr/evaluate/document.py): {"regions":
 [{"type", "label", "score", "box", "order", "furniture", "lines": [{"text", "box"}],
@@ -45,6 +48,7 @@ import _blocks  # noqa: E402
 
 ENGINES = ("edgeocr", "edgeocr-grid", "edgeocr-ocr", "rapid-1.4.4", "rapid-3.10")
 FURNITURE = ("header", "footer", "page_number")
+ORDERS = ("yx", "ppstructure")
 
 
 class Edgeocr:
@@ -97,11 +101,67 @@ def _share(inner, outer) -> float:
     return ix * iy / area if ix > 0 and iy > 0 and area > 0 else 0.0
 
 
-class RapidCompose:
-    """rapid-layout + rapid-table + RapidOCR (1.4.4 or 3.10), composed by hand."""
+def ppstructure_order(regions: list, width: float) -> list:
+    """Regions (dicts with ``box`` [x0, y0, x1, y1]) in the reading order of PP-Structure's
+    ``sorted_layout_boxes`` (PaddleOCR ppstructure/recovery/recovery_to_doc.py, which
+    ppstructure/predict_system.py applies to every page's regions, headers and footers included,
+    before its docx/Markdown recovery), written here from its rule:
 
-    def __init__(self, ocr: str, threads: int):
+    the regions are taken top to bottom (by top edge, then left edge) and dealt into two columns
+    of a page ``width`` wide. A region starting left of a quarter of the width and ending left of
+    three quarters is in the left column; one starting right of a quarter and ending right of the
+    middle is in the right column; any other (one that spans the page, or starts exactly at the
+    quarter) is a full-width region: the left column gathered so far is written, then the right
+    one, then the region, and both columns start empty again. The last region is judged apart:
+    if it starts below the bottom of the one before it and straddles the middle, it is
+    full-width (the columns, then it); otherwise it joins the right column when it ends right of
+    the middle, else the left, and the columns are written. Whatever the columns hold at the end
+    is written left, then right. So a two-column page reads down the left column, then down the
+    right, between full-width regions; a third column is read with the second.
+    """
+    items = sorted(regions, key=lambda r: (r["box"][1], r["box"][0]))
+    if len(items) < 2:
+        return items
+    out: list = []
+    left: list = []
+    right: list = []
+
+    def flush() -> None:
+        out.extend(left)
+        out.extend(right)
+        left.clear()
+        right.clear()
+
+    for k, r in enumerate(items):
+        x0, y0, x1, _ = r["box"]
+        if k == len(items) - 1:
+            above = items[k - 1]["box"]
+            if y0 > above[3] and x0 < width / 2 < x1:
+                flush()
+                out.append(r)
+            else:
+                (right if x1 > width / 2 else left).append(r)
+                flush()
+        elif x0 < width / 4 and x1 < 3 * width / 4:
+            left.append(r)
+        elif x0 > width / 4 and x1 > width / 2:
+            right.append(r)
+        else:
+            flush()
+            out.append(r)
+    return out
+
+
+class RapidCompose:
+    """rapid-layout + rapid-table + RapidOCR (1.4.4 or 3.10), composed by hand; ``order``
+    "yx" (top to bottom, then left to right) or "ppstructure" (:func:`ppstructure_order`)."""
+
+    def __init__(self, ocr: str, threads: int, order: str = "yx"):
         import _engines
+
+        if order not in ORDERS:
+            raise ValueError(f"order {order!r}: one of {', '.join(ORDERS)}")
+        self.order = order
         from rapid_layout import RapidLayout
         from rapid_table import RapidTable
 
@@ -120,11 +180,18 @@ class RapidCompose:
                 sys.modules["rapidocr_onnxruntime"] = saved
 
     def __call__(self, path: str, lang: str) -> dict:
+        import time
+
         import cv2
 
         img = cv2.imread(path)
+        if img is None:
+            raise ValueError(f"{path}: not an image OpenCV reads")
+        t0 = time.perf_counter()
         lines = self.ocr(path, lang)
+        t1 = time.perf_counter()
         lay = self.layout(img)
+        t2 = time.perf_counter()
         regions = []
         for box, label, score in zip(lay.boxes or [], lay.class_names or [], lay.scores or []):
             regions.append(
@@ -172,17 +239,23 @@ class RapidCompose:
             if ocr and x1 > x0 and y1 > y0:
                 html = self.table(img[y0:y1, x0:x1], ocr)[0]
             r["table"] = {"html": html}
-        body = [r for r in regions + stray if r["type"] not in FURNITURE]
-        body.sort(key=lambda r: (r["box"][1], r["box"][0]))
-        top = [r for r in regions if r["type"] == "header"]
-        bottom = [r for r in regions if r["type"] in ("footer", "page_number")]
-        out = top + body + bottom
+        t3 = time.perf_counter()
+        if self.order == "ppstructure":
+            out = ppstructure_order(regions + stray, w)
+        else:
+            body = [r for r in regions + stray if r["type"] not in FURNITURE]
+            body.sort(key=lambda r: (r["box"][1], r["box"][0]))
+            top = [r for r in regions if r["type"] == "header"]
+            bottom = [r for r in regions if r["type"] in ("footer", "page_number")]
+            out = top + body + bottom
         for k, r in enumerate(out):
             r["order"] = k
             r["furniture"] = r["type"] in FURNITURE
             for ln in r["lines"]:
                 ln.pop("quad", None)
-        return {"regions": out}
+        t4 = time.perf_counter()
+        timings = {"ocr": t1 - t0, "layout": t2 - t1, "table": t3 - t2, "order": t4 - t3}
+        return {"regions": out, "timings": timings}
 
 
 def make_reader(args):
@@ -194,7 +267,7 @@ def make_reader(args):
     if name == "edgeocr-ocr":
         return EdgeocrLines(args.threads, args.models)
     if name in ("rapid-1.4.4", "rapid-3.10"):
-        return RapidCompose(name.split("-", 1)[1], args.threads)
+        return RapidCompose(name.split("-", 1)[1], args.threads, args.order)
     raise SystemExit(f"unknown engine {name!r}; known: {', '.join(ENGINES)}")
 
 
@@ -206,9 +279,12 @@ def engine(
     threads: int = 2,
     max_memory_mb: int | None = None,
     models: str | None = None,
+    order: str = "yx",
 ) -> _blocks.Engine:
     """The _blocks.Engine that runs ENGINE in a worker (``python``: another venv's interpreter)."""
     cmd = [python or sys.executable, os.path.abspath(__file__), name, "--threads", str(threads)]
+    if order != "yx":
+        cmd += ["--order", order]
     if max_memory_mb:
         cmd += ["--max-memory-mb", str(max_memory_mb)]
     if models:
@@ -223,6 +299,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-memory-mb", type=int, default=None)
     ap.add_argument("--models", default=None, help="edgeocr: a model set name")
+    ap.add_argument("--order", choices=ORDERS, default="yx", help="rapid-*: the regions' order")
     args = ap.parse_args(argv)
     _blocks.serve(lambda: make_reader(args))
     return 0

@@ -8,7 +8,7 @@ command at an earlier commit, alternated in one run.
     python benchmarks/ray_scale.py --before REV [--formats parquet,jsonl] [--configs 2x1] ...
 
 --before REV: the command line's Ray run (edgeocr.ray.run_cli: the dataset, the actors and the
-output writer) of this checkout ("after") and of edgeocr/ray.py at git revision REV ("before",
+output writer) of this checkout ("after") and of edgeocr.ray at git revision REV ("before",
 loaded from git beside the installed package, its classes sent to the workers by value), on the
 same pages, to a fresh --output each time, in one local Ray; the sides take turns, the order
 flipping every round. Pages/s: pages / the run's wall time (the actors' start-up included: it
@@ -217,27 +217,33 @@ def steady(r) -> float:
 
 
 def _ray_module_at(rev: str):
-    """edgeocr/ray.py at git revision ``rev``, as the module ``edgeocr._ray_at_<rev>``: its
-    relative imports are the installed package's; Ray sends its classes to the workers by
-    value (the workers cannot import it)."""
+    """edgeocr.ray at git revision ``rev`` (the module edgeocr/ray.py, or the package edgeocr/ray/
+    it became), as ``edgeocr._ray_at_<rev>``: its relative imports of edgeocr are the installed
+    package's; Ray sends its classes to the workers by value (the workers cannot import it)."""
     import importlib.util
     import subprocess
     import tempfile
 
     import ray.cloudpickle
 
-    src = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{rev}:edgeocr/ray.py"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    def git(*argv):
+        return subprocess.run(
+            ["git", "-C", str(REPO), *argv], check=True, capture_output=True, text=True
+        ).stdout
+
     name = "edgeocr._ray_at_" + "".join(c if c.isalnum() else "_" for c in rev)
     folder = tempfile.mkdtemp(prefix="edgeocr-ray-before-")
-    path = os.path.join(folder, "ray_before.py")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location(name, path)
+    if git("ls-tree", rev, "edgeocr/ray").split()[1:2] == ["tree"]:  # the package: one folder
+        files = git("ls-tree", "--name-only", f"{rev}:edgeocr/ray/").split()
+        for f in (f for f in files if f.endswith(".py")):
+            with open(os.path.join(folder, f), "w", encoding="utf-8") as out:
+                out.write(git("show", f"{rev}:edgeocr/ray/{f}"))
+        path, search = os.path.join(folder, "__init__.py"), [folder]
+    else:
+        path, search = os.path.join(folder, "ray_before.py"), None
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(git("show", f"{rev}:edgeocr/ray.py"))
+    spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=search)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -274,7 +280,7 @@ def compare_before(args, paths) -> int:
     runs = []
     print(
         f"{len(paths)} pages from {args.images}, {args.rounds} rounds, configs {args.configs}, "
-        f"formats {args.formats}, batch {args.batch_size}; before = edgeocr/ray.py at "
+        f"formats {args.formats}, batch {args.batch_size}; before = edgeocr.ray at "
         f"{args.before}, after = this checkout; the order flips every round",
         file=sys.stderr,
     )
@@ -374,7 +380,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--before",
         metavar="REV",
-        help="compare `edgeocr predict --ray` with edgeocr/ray.py at this git revision",
+        help="compare `edgeocr predict --ray` with edgeocr.ray at this git revision",
     )
     ap.add_argument("--formats", default="parquet,jsonl", help="with --before: --output kinds")
     args = ap.parse_args(argv)

@@ -37,68 +37,11 @@ def predictor_from_args(args):
     return Predictor(args.model, **kw)
 
 
-def _start_runtime():
-    """Loads ONNX Runtime on a thread (~0.04 s, in C++ without the GIL) while this one imports
-    the Predictor's modules: a one-image command saves the shorter of the two. A failure is left
-    to the Predictor, which reports it. Returns the thread: join it before the process may end
-    (an exit while it is inside the runtime's loading aborts)."""
-    import threading
-
-    from . import _runtime
-
-    def load() -> None:
-        try:
-            _runtime.runtime_info()
-        except Exception:  # noqa: BLE001 - reported when the Predictor loads the runtime
-            pass
-
-    thread = threading.Thread(target=load, name="edgeocr-runtime")
-    thread.start()
-    return thread
-
-
-def _load_while_importing(args, first_file: str):
-    """predictor_from_args(args), made while this thread imports the image decoders the first
-    file needs.
-
-    Making a Predictor imports no numpy and its models load in C++ with the GIL released. A PNG
-    or JPEG is decoded and read in the core without numpy (Predictor.predict): nothing more is
-    imported.
-    Other files need numpy, OpenCV and Pillow (~0.3 s together), imported meanwhile: a one-image
-    run saves the shorter of the two.
-    """
-    from .image_io import core_decodes
-
-    try:
-        with open(first_file, "rb") as f:
-            in_core = core_decodes(f.read(8))
-    except OSError:  # reported by predict
-        in_core = False
-    if in_core and not args.draw:
-        return predictor_from_args(args)
-    # numpy's OpenBLAS starts a thread per core when imported (0.12 s of CPU here, on the core
-    # the models load on); predicting multiplies no matrices in numpy. A user's setting stands.
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="edgeocr-load") as pool:
-        loading = pool.submit(predictor_from_args, args)
-        try:
-            # The first image's decoding needs these (edgeocr/image_io.py): imported meanwhile.
-            import cv2  # noqa: F401
-            import numpy  # noqa: F401
-            from PIL import Image  # noqa: F401
-        except ImportError:  # reported where they are used
-            pass
-        return loading.result()
-
-
 def cmd_predict(args) -> int:
     """`edgeocr predict`: OCR the images (folders: their images) and print or draw the lines."""
     from .errors import EdgeOCRError
 
-    if args.ray:  # scale-out on Ray Data: edgeocr/ray.py, a layer above, found by name
+    if args.ray:  # scale-out on Ray Data: edgeocr/ray/, a layer above, found by name
         import importlib
 
         return importlib.import_module(_RAY_MODULE).run_cli(args)
@@ -106,29 +49,30 @@ def cmd_predict(args) -> int:
     if not files:
         print("edgeocr predict: no images found", file=sys.stderr)
         return 2
-    runtime = _start_runtime()
-    try:
-        p = _load_while_importing(args, files[0])
-    finally:
-        runtime.join()
+    from .cli_startup import allow_quick_exit, make_predictor
 
-    global _exit_at_once
-    _exit_at_once = True  # nothing of this command needs the interpreter's teardown (run())
+    p = make_predictor(lambda: predictor_from_args(args), files[0], bool(args.draw))
+    allow_quick_exit()  # nothing of this command needs the interpreter's teardown (run())
     if args.format is not None or args.output is not None:  # one document: edgeocr/documents
-        from .documents.output import run_cli as write_documents
+        from .cli_documents import write_documents
 
         return write_documents(args, p, files)
-    if args.draw:
-        os.makedirs(args.draw, exist_ok=True)  # an OSError (a file there) is reported by main
+    drawings = None
+    if args.draw:  # an OSError (a file there) is reported by main
+        from .documents.drawings import drawing_folder
+
+        drawings = drawing_folder(args.draw, args.password, p)
+    # With a layout model among the models, --draw draws the parsed page (regions, reading order).
+    parse = drawings is not None and "layout" in p.roles
     progress = Progress(len(files), from_dir and (sys.stderr.isatty() or args.progress))
     failures = 0
     for path in files:
         if _is_document(path, args):  # PDF, multi-page TIFF: page by page
-            failures += _predict_document(p, path, args, len(files))
+            failures += _predict_document(p, path, args, len(files), drawings, parse)
             progress.step()
             continue
         try:
-            r = p.predict(path)
+            r = p.parse(path) if parse else p.predict(path)
         except EdgeOCRError as e:
             failures += 1
             if args.json:
@@ -157,23 +101,10 @@ def cmd_predict(args) -> int:
                     f"{t['rec'] * 1000:.0f})",
                     file=sys.stderr,
                 )
-        if args.draw:
-            import cv2
-
-            out = os.path.join(args.draw, os.path.splitext(os.path.basename(path))[0] + ".png")
-            if not cv2.imwrite(out, r.draw(path)):
-                raise OSError(f"cannot write {out}")
+        if drawings is not None and not drawings.add_reporting(r):
+            failures += 1
         progress.step()
     return 1 if failures else 0
-
-
-def say_text_layer(source, r) -> None:
-    """On stderr: what became of a PDF page that already had text (nothing for other pages)."""
-    from .documents.pages import text_note
-
-    note = text_note(r)
-    if note:
-        print(f"{source}: page {r.page + 1} {note}", file=sys.stderr)
 
 
 def _is_document(path: str, args) -> bool:
@@ -184,9 +115,11 @@ def _is_document(path: str, args) -> bool:
     return asked or is_document(path)
 
 
-def _predict_document(p, path: str, args, n_files: int) -> int:
-    """The pages of one document, printed as they come (text, or one JSON object per page).
-    Returns the number of failures (pages, or 1 for a document that cannot be opened)."""
+def _predict_document(p, path: str, args, n_files: int, drawings=None, parse=False) -> int:
+    """The pages of one document, printed as they come (text, or one JSON object per page),
+    each drawn into ``drawings`` (a DrawingFolder; parsed pages with ``parse``). Returns the
+    number of failures (pages, or 1 for a document that cannot be opened)."""
+    from .cli_documents import say_text_layer
     from .errors import EdgeOCRError
 
     def error(where: str, e: EdgeOCRError, page: int | None = None) -> None:
@@ -199,7 +132,7 @@ def _predict_document(p, path: str, args, n_files: int) -> int:
             print(f"{where}: error: {e}", file=sys.stderr)
 
     try:
-        pages = p.predict_pages(
+        pages = (p.parse_pages if parse else p.predict_pages)(
             path,
             args.pages,
             dpi=args.dpi,
@@ -217,6 +150,8 @@ def _predict_document(p, path: str, args, n_files: int) -> int:
             failures += 1
             error(f"{path}: page {r.page + 1}", r.error, r.page)
             continue
+        if drawings is not None and not drawings.add_reporting(r):
+            failures += 1
         if args.json:
             print(r.to_json())
             continue
@@ -363,10 +298,11 @@ def add_output_arguments(p) -> None:
     p.add_argument(
         "--format",
         "-f",
-        choices=("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf"),
-        help="write every input's pages, in order, as one document: plain text, Markdown or the "
-        "JSON document tree (pages parsed: layout regions, tables, reading order; "
-        "docs/document-parsing.md), JSON lines, Tesseract TSV, hOCR, ALTO v4 or a searchable PDF "
+        choices=("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf", "html"),
+        help="write every input's pages, in order, as one document: plain text, Markdown, the "
+        "JSON document tree or the review page, html (pages parsed: layout regions, tables, "
+        "reading order; docs/document-parsing.md), JSON lines, Tesseract TSV, hOCR, ALTO v4 or a "
+        "searchable PDF "
         "(default with -o: from its extension: .md, .json, .jsonl, .tsv, .hocr, .xml, .pdf)",
     )
     p.add_argument(
@@ -394,7 +330,11 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     add_model_arguments(p)
     p.add_argument("--json", action="store_true", help="one JSON object per image (JSON lines)")
     p.add_argument(
-        "--draw", metavar="OUT_DIR", help="write annotated copies of the images here (not pages)"
+        "--draw",
+        metavar="OUT_DIR",
+        help="write a picture of each page here (NAME.png; NAME-p3.png for page 3 of a PDF or "
+        "TIFF): the parsed page's regions, reading order and tables when the pages are parsed "
+        "(a layout model among the models, --format markdown/json/html), else the lines",
     )
     add_page_arguments(p)
     add_output_arguments(p)
@@ -441,11 +381,11 @@ _PLUGIN_COMMANDS = ("evaluate.cli", "pack.cli", "bench", "export")
 # code, ~0.1 s) is skipped when the first word of the command line is one of these.
 _BUILTIN_COMMANDS = ("predict", "models", "convert", "runtime", "config")
 # What runs `edgeocr predict --ray` (its run_cli(args)); imported only then.
-_RAY_MODULE = "edgeocr.ray"
+_RAY_MODULE = "edgeocr.ray.cli"
 
 
 def _ray_arguments(parser) -> None:
-    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray.py's run_cli)."""
+    """The ``--ray`` options of ``edgeocr predict`` (run by edgeocr/ray/cli.py's run_cli)."""
     g = parser.add_argument_group(
         "scale-out on Ray Data (pip install 'edgeocr[ray]'; docs/scale-out.md)"
     )
@@ -506,27 +446,12 @@ def main(argv=None) -> int:
         return 130
 
 
-# Set by `edgeocr predict` (not --ray, whose cluster is shut down at exit): run() may end the
-# process without the interpreter's teardown.
-_exit_at_once = False
-
-
 def run() -> None:
-    """The console script `edgeocr`: main(); after `edgeocr predict`, a quick exit.
+    """The console script `edgeocr`: main(); after `edgeocr predict`, a quick exit
+    (edgeocr/cli_startup.py, end_process)."""
+    from .cli_startup import end_process
 
-    Tearing down the interpreter (the runtime's sessions, OpenCV, numpy) took 0.1 s of a 1 s
-    `edgeocr predict`. Its output is complete by then (files it writes are closed by the
-    command), so after flushing stdout and stderr the process ends at once (os._exit).
-    """
-    rc = main()
-    if not _exit_at_once:
-        sys.exit(rc)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: what normal exit would report
-        sys.exit(rc)
-    os._exit(rc)
+    end_process(main())
 
 
 if __name__ == "__main__":

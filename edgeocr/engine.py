@@ -280,9 +280,23 @@ class Engine:
             self._core_pipeline, layout, table, self._options, self._pool, self._disk_cache
         )
 
-    def parse(self, parser, img: np.ndarray):
-        """The document parser on a decoded image: the core's ``_core.Document``."""
-        return parser.run(img)
+    def parse(self, parser, img: np.ndarray, text=None):
+        """The document parser on a decoded image: the core's ``_core.Document``. ``text``: the
+        page's own text (a `edgeocr.documents.text_layer.PageText`, or any object with
+        ``lines`` of LayerLine-like items, ``rules`` and ``images``) read in place of the OCR
+        stages, which then read only the pictures that hold none of it."""
+        if text is None:
+            return parser.run(img)
+        lines = [
+            (ln.text, ln.box, [(w[0], w[1]) for w in ln.words]) for ln in text.lines
+        ]
+        styles = [
+            (float(ln.font_size), int(ln.weight), bool(ln.bold), bool(ln.italic), ln.font)
+            for ln in text.lines
+        ]
+        rules = [tuple(map(float, r)) for r in text.rules]
+        images = [tuple(map(float, r)) for r in text.images]
+        return parser.run_text(img, lines, styles, rules, images, getattr(text, "ocr_images", True))
 
     def parse_encoded(self, parser, data, max_pixels: int, source=None):
         """The document parser on a PNG's or JPEG's bytes decoded in the core; None when the

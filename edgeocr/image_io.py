@@ -6,7 +6,7 @@ import io
 import os
 
 from ._numpy import np
-from .errors import InvalidInputError
+from .errors import InvalidInputError, UnsupportedError
 
 # Images above this many pixels are refused before anything is decoded or
 # copied (a PNG can claim 100000x100000 in a 50-byte header; a numpy view can
@@ -292,9 +292,10 @@ def decode_image(
     if core_decodes(data):
         from . import _core
 
-        img = _core.decode_image(data, what, max_image_pixels(max_pixels), None)
-        if not isinstance(img, str):  # else: why the core leaves it to OpenCV and Pillow
-            return img
+        try:
+            return _core.decode_image(data, what, max_image_pixels(max_pixels), None)
+        except UnsupportedError:  # a feature the core leaves to OpenCV and Pillow
+            pass
     import cv2
 
     fmt = check_image_bytes(data, what, max_pixels)

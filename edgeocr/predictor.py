@@ -62,6 +62,30 @@ def _settings(config, use_cls: bool, overrides: dict) -> dict:
     return settings
 
 
+def _int8_sources(sources, given, named_set, files, keys, precision, threads, disk_cache):
+    """(sources, the int8 bundle's path or None): for a model set chosen by name (``named_set``)
+    without det/cls/rec files (``files``) and a precision other than fp32, the cached int8 bundle
+    made from it, whose manifest holds the settings the float set has, where that pays; else
+    ``sources`` as they are."""
+    if named_set and "recheck" in sources and precision == "int8":
+        raise InvalidInputError(
+            "precision='int8': a set with a recheck model has no int8 form yet (bundles hold "
+            "det, cls and rec); use precision='fp32'"
+        )
+    if not named_set or files or "recheck" in sources or precision == "fp32":
+        return sources, None
+    # The one import of a layer above: int8 models are packed on first use.
+    from .pack.int8_default import int8_bundle_for
+
+    set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
+    bundle = int8_bundle_for(
+        {**given, **set_keys}, precision, threads=threads, disk_cache=disk_cache
+    )
+    if bundle is None:
+        return sources, None
+    return {"model": os.fspath(bundle), "keys": keys}, os.fspath(bundle)
+
+
 class Predictor:
     """OCR on images: detection, direction classification, recognition.
 
@@ -172,33 +196,15 @@ class Predictor:
         document = {r: sources.pop(r) for r in ("layout", "table") if r in sources}
         given_document = {r: given.pop(r) for r in ("layout", "table") if r in given}
         _runtime.configure(ort_library)
-        # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py):
-        # the cached int8 bundle, whose manifest holds the settings the float set has.
-        self.precision, self.int8_bundle = "fp32", None
+        # A model set chosen by name runs as int8 where that pays (edgeocr/pack/int8_default.py).
         named_set = model is None or (
             isinstance(model, str) and (model in MODEL_SETS or model in RUNGS)
         )
-        if named_set and "recheck" in sources and precision == "int8":
-            raise InvalidInputError(
-                "precision='int8': a set with a recheck model has no int8 form yet (bundles hold "
-                "det, cls and rec); use precision='fp32'"
-            )
-        if (
-            named_set
-            and all(v is None for v in (det, cls, rec))
-            and "recheck" not in sources
-            and precision != "fp32"
-        ):
-            # The one import of a layer above: int8 models are packed on first use.
-            from .pack.int8_default import int8_bundle_for
-
-            set_keys = {"keys": sources["keys"]} if sources.get("keys") else {}
-            bundle = int8_bundle_for(
-                {**given, **set_keys}, precision, threads=threads, disk_cache=disk_cache
-            )
-            if bundle is not None:
-                sources = {"model": os.fspath(bundle), "keys": keys}
-                self.precision, self.int8_bundle = "int8", os.fspath(bundle)
+        files = any(v is not None for v in (det, cls, rec))
+        sources, self.int8_bundle = _int8_sources(
+            sources, given, named_set, files, keys, precision, threads, disk_cache
+        )
+        self.precision = "int8" if self.int8_bundle else "fp32"
         sources.update(document)
         # Defaults measured on dev pages (docs/performance.md, "Session memory"): one ORT arena
         # shared by det/cls/rec, memory pattern off: faster than per-session arenas or no arena,
@@ -381,18 +387,32 @@ class Predictor:
                 image = load_image_bytes(data, source or "<bytes>", limit)
         return self.parse_decoded(self._prepare(image), source)
 
-    def parse_decoded(self, image, source=None, **page) -> DocumentResult:
+    def parse_decoded(self, image, source=None, text=None, **page) -> DocumentResult:
         """:meth:`parse` on a decoded image (a uint8 array as :meth:`predict` takes), the page's
-        fields (``page``, ``dpi``, ``width_pt``, ...) given; what `parse_pages` runs per page."""
-        return DocumentResult._from_core(self.engine.parse(self._document(), image), source, **page)
+        fields (``page``, ``dpi``, ``width_pt``, ...) given; what `parse_pages` runs per page.
+        ``text``: the page's own text (`edgeocr.documents.text_layer.PageText`, a PDF's text
+        layer) read in place of OCR, which then reads only its pictures."""
+        doc = self.engine.parse(self._document(), image, text)
+        return DocumentResult._from_core(doc, source, **page)
 
     def parse_pages(
-        self, source, pages=None, *, dpi=None, password=None, skip_text=False, redo_ocr=False
+        self,
+        source,
+        pages=None,
+        *,
+        dpi=None,
+        password=None,
+        skip_text=False,
+        redo_ocr=False,
+        force_ocr=False,
     ):
         """:meth:`parse` on a document page by page (PDF, multi-page TIFF, or one image), as
         :meth:`predict_pages` reads them (``skip_text``: a PDF page with a text layer is kept, not
         parsed; ``redo_ocr`` is read as predict_pages reads it): yields a `DocumentResult` per
-        page, streaming; a page that fails comes out with its ``error``."""
+        page, streaming; a page that fails comes out with its ``error``. A born-digital page's
+        text comes from its text layer where the layer is real and says what the page shows
+        (``text_action`` "text-layer"; OCR reads only its pictures), unless ``force_ocr``
+        (docs/document-parsing.md, "Born-digital PDFs")."""
         self._document()  # no layout model: said now, not per page
         from .documents.pages import predict_pages
 
@@ -405,6 +425,7 @@ class Predictor:
             skip_text=skip_text,
             redo_ocr=redo_ocr,
             parse=True,
+            force_ocr=force_ocr,
         )
 
     def recognize(self, image) -> OcrLine:

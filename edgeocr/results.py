@@ -197,8 +197,8 @@ class OcrResult:
 
         import cv2
 
+        from .draw import bgr_copy
         from .errors import InvalidInputError
-        from .image_io import load_image
 
         if (
             isinstance(thickness, bool)
@@ -213,19 +213,7 @@ class OcrResult:
         ):
             raise InvalidInputError(f"color must be 3 numbers in [0, 255] (B, G, R), got {color!r}")
         color = tuple(float(c) for c in color)  # what OpenCV takes (not numpy scalars)
-        if image is None:
-            if self.source is None:
-                raise InvalidInputError("draw() needs the image (this result has no source path)")
-            image = self.source
-        img = load_image(image)
-        if img.ndim == 2:
-            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-        elif img.shape[2] == 2:
-            img = cv2.cvtColor(np.ascontiguousarray(img[:, :, 0]), cv2.COLOR_GRAY2BGR)
-        elif img.shape[2] == 4:
-            img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
-        else:
-            img = img.copy()
+        img = bgr_copy(self._image_to_draw(image))
         for i, line in enumerate(self.lines):
             pts = np.round(line.box).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(img, [pts], True, color, thickness)
@@ -241,6 +229,22 @@ class OcrResult:
                 cv2.LINE_AA,
             )
         return img
+
+    def _image_to_draw(self, image):
+        """``image``, else the source path (an image file; a page of a PDF or of a multi-page
+        file has to be given)."""
+        from .errors import InvalidInputError
+
+        if image is not None:
+            return image
+        if self.source is None:
+            raise InvalidInputError("draw() needs the image (this result has no source path)")
+        if getattr(self, "page", 0) or str(self.source).lower().endswith(".pdf"):
+            raise InvalidInputError(
+                f"draw() needs the image of page {getattr(self, 'page', 0) + 1} of "
+                f"{self.source}: draw(edgeocr.documents.page_image(result))"
+            )
+        return self.source
 
     def __repr__(self) -> str:
         total = self.timings.get("total", 0.0)
@@ -361,6 +365,24 @@ class Table:
         }
 
 
+def _with_styles(lines: list, styles: list):
+    return zip(lines, styles) if len(styles) == len(lines) else ((line, None) for line in lines)
+
+
+def _line_dict(line, style) -> dict:
+    d = line.to_dict()
+    if style is not None:
+        d["source"] = style["source"]
+        d["style"] = {
+            "size": round(float(style["size"]), 2),
+            "bold": bool(style["bold"]),
+            "italic": bool(style["italic"]),
+            "weight": int(style["weight"]),
+            "font": style["font"],
+        }
+    return d
+
+
 # The region types of a parsed page, in the core's order (csrc/include/edgeocr/document.h,
 # region_type_name): Region.type is one of them.
 REGION_TYPES = (
@@ -390,7 +412,11 @@ class Region:
     number, kept apart from the body; ``heading_level``: 1 (title), 2, 3 (section headings) or 0;
     ``caption_of``: a caption's figure or table (index into the page's ``regions``), else -1;
     ``lines``: its `OcrLine`s in reading order; ``table``: its `Table` when its structure was
-    recognised, else None."""
+    recognised, else None; ``text_source``: where most of its text came from ("ocr", or "pdf":
+    the page's text layer); ``styles``: its lines' typography (dicts: source, size, stroke,
+    weight, bold, italic, font), one per line; ``items``: a list's or references region's items
+    (dicts: kind, first and count of its lines, number, marker); ``continues``: it continues the
+    last block of the previous page, ``joined`` says how ("paragraph", "table", "")."""
 
     type: str
     label: str = ""
@@ -402,6 +428,11 @@ class Region:
     from_layout: bool = True
     lines: list = field(default_factory=list)
     table: Table | None = None
+    text_source: str = "ocr"
+    styles: list = field(default_factory=list)
+    items: list = field(default_factory=list)
+    continues: bool = False
+    joined: str = ""
 
     @property
     def text(self) -> str:
@@ -423,8 +454,12 @@ class Region:
             heading_level=int(self.heading_level),
             caption_of=int(self.caption_of),
             from_layout=bool(self.from_layout),
-            lines=[line.to_dict() for line in self.lines],
+            text_source=self.text_source,
+            lines=[_line_dict(line, st) for line, st in _with_styles(self.lines, self.styles)],
             table=self.table.to_dict() if self.table is not None else None,
+            items=[dict(it) for it in self.items],
+            continues=bool(self.continues),
+            joined=self.joined,
         )
         return d
 
@@ -445,12 +480,19 @@ class DocumentResult(PageResult):
     the page of the JSON document tree (docs/document-parsing.md)."""
 
     regions: list = field(default_factory=list)
+    # Per line of ``lines``: its source ("ocr"/"pdf") and typography (size, stroke, weight, bold,
+    # italic, font); ``turns``: quarter turns clockwise the page's text ran (it was parsed turned
+    # upright, boxes mapped back); ``note``: what the parser did beyond the usual.
+    line_styles: list = field(default_factory=list)
+    turns: int = 0
+    note: str = ""
     _core: object = field(default=None, repr=False, compare=False)
 
     @classmethod
     def _from_core(cls, doc, source=None, **page) -> DocumentResult:
         """A page from the core's ``_core.Document``."""
         lines = [OcrLine._from_core(t) for t in doc.lines]
+        styles = list(doc.styles)
         regions = []
         for k, r in enumerate(doc.regions):
             table = None
@@ -490,17 +532,25 @@ class DocumentResult(PageResult):
                     bool(r["from_layout"]),
                     [lines[i] for i in r["lines"]],
                     table,
+                    r["text_source"],
+                    [styles[i] for i in r["lines"]] if len(styles) == len(lines) else [],
+                    list(r["items"]),
+                    bool(r["continues"]),
+                    r["joined"],
                 )
             )
         w, h = int(doc.width), int(doc.height)
         page.setdefault("width", w)
         page.setdefault("height", h)
+        page.setdefault("turns", int(doc.turns))
+        page.setdefault("note", doc.note)
         return cls(
             lines=lines,
             timings=dict(doc.timings),
             image_size=(w, h),
             source=source,
             regions=regions,
+            line_styles=styles,
             _core=doc,
             **page,
         )
@@ -513,9 +563,38 @@ class DocumentResult(PageResult):
         figures."""
         if self._core is None:
             return ""
-        if figure_prefix is None:
-            figure_prefix = "figure-" if self.page == 0 else f"page-{self.page + 1}-figure-"
-        return self._core.markdown(figure_prefix, furniture)
+        return self._core.markdown(self._figure_prefix(figure_prefix), furniture)
+
+    def markdown_blocks(
+        self, *, figure_prefix: str | None = None, furniture: bool = False
+    ) -> list[tuple[int, str]]:
+        """The blocks of :meth:`to_markdown` (same arguments) in order, each with the index in
+        ``regions`` of the region it came from: ``to_markdown()`` is their texts joined by blank
+        lines. A region gives no block (furniture left out, no text), one, or several (a list
+        whose numbering starts again, a references region's entries)."""
+        if self._core is None:
+            return []
+        return [
+            (int(k), text)
+            for k, text in self._core.markdown_blocks(self._figure_prefix(figure_prefix), furniture)
+        ]
+
+    def _figure_prefix(self, figure_prefix: str | None) -> str:
+        if figure_prefix is not None:
+            return figure_prefix
+        return "figure-" if self.page == 0 else f"page-{self.page + 1}-figure-"
+
+    def draw(self, image=None, *, lines: bool = True, legend: bool = True) -> np.ndarray:
+        """What the parser saw, drawn on a BGR copy of ``image`` (the page: a path, array, PIL
+        image or bytes; default the source path, for a page of an image file): each region's box
+        in its type's colour with its reading-order number (from 1) and type, table cells,
+        the lines thin inside their regions (``lines``), furniture dashed and hatched, and a
+        legend below the page (``legend``); labels that found no room on the page go to a margin
+        right of it. A page of a PDF needs its image: ``edgeocr.documents.page_image(result)``.
+        See edgeocr/draw.py."""
+        from .draw import draw_document
+
+        return draw_document(self, self._image_to_draw(image), lines=lines, legend=legend)
 
     def to_dict(self) -> dict:
         """The page of the JSON document tree: page, size, source, its regions in reading order
@@ -526,6 +605,8 @@ class DocumentResult(PageResult):
             "height": self.height,
             "dpi": round(float(self.dpi), 3),
             "source": self.source,
+            "turns": int(self.turns),
+            "note": self.note,
             "regions": [r.to_dict(order=k) for k, r in enumerate(self.regions)],
             "timings": {k: round(float(v), 6) for k, v in self.timings.items()},
             "error": None

@@ -109,6 +109,17 @@ if [ "${EDGEOCR_CROSS_CTEST:-1}" != 0 ]; then
   (cd "$BUILD" && ctest --output-on-failure --timeout 1800)
 fi
 
+say "SHA-256 under qemu-aarch64: the ARMv8 SHA-2 instructions and the portable code"
+# Both against FIPS 180-4's examples and hashlib's digests (tests/cpp/test_sha256.cpp). Every CPU
+# model of qemu-aarch64 7.2 has SHA-2 (HWCAP_SHA2), so the portable code runs by being asked to.
+for cpu in cortex-a53 max; do
+  EDGEOCR_SHA256_EXPECT=armv8-sha2 qemu-aarch64 -cpu "$cpu" -L "$SYSROOT" "$BUILD/test_sha256" |
+    sed -n "s/^sha256: /-cpu $cpu: /p; /tests, /p"
+done
+EDGEOCR_SHA256=portable EDGEOCR_SHA256_EXPECT=portable \
+  qemu-aarch64 -cpu cortex-a53 -L "$SYSROOT" "$BUILD/test_sha256" |
+  sed -n "s/^sha256: /-cpu cortex-a53, EDGEOCR_SHA256=portable: /p; /tests, /p"
+
 say "image decoders: aarch64 (qemu) vs x86 pixels on every PNG and JPEG of tests/data and the dev set"
 # The core's decoder (csrc/codec) for both: aarch64 on the static libraries above, x86 on the
 # host's libspng/libjpeg-turbo/zlib (the -dev packages the README's set-up installs).

@@ -7,6 +7,12 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define EDGEOCR_SHA_NI 1
+#elif defined(__aarch64__) && defined(__GNUC__)
+#include <arm_neon.h>
+#if defined(__linux__)
+#include <sys/auxv.h>
+#endif
+#define EDGEOCR_ARMV8_SHA2 1
 #endif
 
 namespace edgeocr {
@@ -78,11 +84,79 @@ __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(std::uint32_t h[8
   _mm_storeu_si128(reinterpret_cast<__m128i*>(h + 4), hgfe);
 }
 
-// EDGEOCR_SHA256=portable: the portable code on every CPU (tests compare both paths).
-const bool kShaNi =
-    cpu_has_sha_ni() &&
-    !(std::getenv("EDGEOCR_SHA256") && std::strcmp(std::getenv("EDGEOCR_SHA256"), "portable") == 0);
 #endif
+
+#ifdef EDGEOCR_ARMV8_SHA2
+// ARMv8 cryptography extensions (SHA256H, SHA256H2, SHA256SU0, SHA256SU1: Cortex-A53 on, most
+// aarch64 SoCs; optional in the architecture, so asked of the kernel: HWCAP_SHA2, bit 6). The
+// state is held as ABCD and EFGH, as the instructions take it; each group of four rounds runs
+// SHA256H on ABCD and SHA256H2 on EFGH with the old ABCD.
+bool cpu_has_armv8_sha2() {
+#if defined(__linux__)
+  return (getauxval(AT_HWCAP) >> 6) & 1;
+#elif defined(__ARM_FEATURE_SHA2)
+  return true;  // built for CPUs that all have it (e.g. Apple's)
+#else
+  return false;
+#endif
+}
+
+#if defined(__clang__)
+#define EDGEOCR_SHA2_TARGET __attribute__((target("sha2")))
+#else
+#define EDGEOCR_SHA2_TARGET __attribute__((target("+crypto")))
+#endif
+
+EDGEOCR_SHA2_TARGET void blocks_armv8_sha2(std::uint32_t h[8], const std::uint8_t* p,
+                                           std::size_t n) {
+  uint32x4_t abcd = vld1q_u32(h);
+  uint32x4_t efgh = vld1q_u32(h + 4);
+  for (; n > 0; --n, p += 64) {
+    const uint32x4_t abcd_in = abcd, efgh_in = efgh;
+    // The message schedule, four words each: w[g % 4] holds words 4g..4g+3 in round group g.
+    uint32x4_t w[4];
+    for (int i = 0; i < 4; ++i) w[i] = vreinterpretq_u32_u8(vrev32q_u8(vld1q_u8(p + 16 * i)));
+    for (int g = 0; g < 16; ++g) {
+      const uint32x4_t wk = vaddq_u32(w[g % 4], vld1q_u32(kK + 4 * g));
+      if (g < 12)  // words 4g+16..4g+19 from 4g..4g+15, in the slot just used
+        w[g % 4] = vsha256su1q_u32(vsha256su0q_u32(w[g % 4], w[(g + 1) % 4]), w[(g + 2) % 4],
+                                   w[(g + 3) % 4]);
+      const uint32x4_t abcd_old = abcd;
+      abcd = vsha256hq_u32(abcd, efgh, wk);
+      efgh = vsha256h2q_u32(efgh, abcd_old, wk);
+    }
+    abcd = vaddq_u32(abcd, abcd_in);
+    efgh = vaddq_u32(efgh, efgh_in);
+  }
+  vst1q_u32(h, abcd);
+  vst1q_u32(h + 4, efgh);
+}
+#endif
+
+// The block function whole blocks run on: the CPU's SHA instructions where it has them, else
+// none (the portable Sha256::block). EDGEOCR_SHA256=portable: none on every CPU (tests compare
+// both paths). Chosen once, on first use.
+struct Accelerated {
+  void (*blocks)(std::uint32_t h[8], const std::uint8_t* p, std::size_t n);
+  const char* name;
+};
+
+Accelerated pick_accelerated() {
+  const char* asked = std::getenv("EDGEOCR_SHA256");
+  if (asked && std::strcmp(asked, "portable") == 0) return {nullptr, "portable"};
+#ifdef EDGEOCR_SHA_NI
+  if (cpu_has_sha_ni()) return {blocks_sha_ni, "sha-ni"};
+#endif
+#ifdef EDGEOCR_ARMV8_SHA2
+  if (cpu_has_armv8_sha2()) return {blocks_armv8_sha2, "armv8-sha2"};
+#endif
+  return {nullptr, "portable"};
+}
+
+const Accelerated& accelerated() {
+  static const Accelerated a = pick_accelerated();
+  return a;
+}
 
 }  // namespace
 
@@ -141,13 +215,11 @@ void Sha256::update(const void* data, std::size_t size) {
     block(buf_);
     buf_len_ = 0;
   }
-#ifdef EDGEOCR_SHA_NI
-  if (kShaNi && size >= 64) {
-    blocks_sha_ni(h_, p, size / 64);
+  if (size >= 64 && accelerated().blocks != nullptr) {
+    accelerated().blocks(h_, p, size / 64);
     p += size / 64 * 64;
     size %= 64;
   }
-#endif
   for (; size >= 64; p += 64, size -= 64) block(p);
   if (size > 0) {
     std::memcpy(buf_, p, size);
@@ -165,6 +237,10 @@ std::array<std::uint8_t, 32> Sha256::finish() {
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * j));
   return out;
+}
+
+const char* sha256_implementation() {
+  return accelerated().name;
 }
 
 std::string sha256_hex(const void* data, std::size_t size) {

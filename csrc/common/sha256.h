@@ -9,7 +9,8 @@
 namespace edgeocr {
 
 // Incremental SHA-256. Not thread-safe per object; objects are independent. Whole blocks run on
-// the x86 SHA extensions where the CPU has them (EDGEOCR_SHA256=portable: never), else portably.
+// the CPU's SHA instructions where it has them (x86 SHA extensions, ARMv8 SHA-2; asked of the CPU
+// at run time; EDGEOCR_SHA256=portable: never), else portably.
 class Sha256 {
  public:
   Sha256();
@@ -23,6 +24,9 @@ class Sha256 {
   std::size_t buf_len_ = 0;
   std::uint64_t total_ = 0;  // bytes
 };
+
+// Which code runs whole blocks in this process: "sha-ni", "armv8-sha2" or "portable".
+const char* sha256_implementation();
 
 // Lowercase hex digest of `size` bytes at `data`.
 std::string sha256_hex(const void* data, std::size_t size);

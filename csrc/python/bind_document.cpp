@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include <pybind11/numpy.h>
+
 #include "bindings.h"
 #include "codec/decode.h"
 #include "edgeocr/document.h"
@@ -38,12 +40,97 @@ py::dict table_dict(const TableStructure& t) {
 }
 
 py::dict region_dict(const Region& r) {
+  static const char* kKinds[] = {"bullet", "number", "marker", "reference"};
+  py::list items;
+  for (const ListItem& it : r.items)
+    items.append(py::dict(py::arg("kind") = kKinds[static_cast<int>(it.kind) & 3],
+                          py::arg("first") = it.first, py::arg("count") = it.count,
+                          py::arg("number") = it.number, py::arg("marker") = utf8(it.marker)));
   return py::dict(py::arg("type") = region_type_name(r.type), py::arg("label") = utf8(r.label),
                   py::arg("score") = r.score, py::arg("box") = box4(r.box),
                   py::arg("furniture") = r.furniture, py::arg("heading_level") = r.heading_level,
                   py::arg("caption_of") = r.caption_of, py::arg("from_layout") = r.from_layout,
                   py::arg("lines") = r.lines,
-                  py::arg("table") = r.has_table ? py::object(table_dict(r.table)) : py::none());
+                  py::arg("table") = r.has_table ? py::object(table_dict(r.table)) : py::none(),
+                  py::arg("text_source") = text_source_name(r.text_source),
+                  py::arg("items") = items, py::arg("continues") = r.continues,
+                  py::arg("joined") = r.joined);
+}
+
+py::dict style_dict(const LineStyle& s) {
+  return py::dict(py::arg("source") = text_source_name(s.source), py::arg("size") = s.size,
+                  py::arg("stroke") = s.stroke, py::arg("weight") = s.weight,
+                  py::arg("bold") = s.bold, py::arg("italic") = s.italic,
+                  py::arg("font") = utf8(s.font));
+}
+
+// A (4, 2) quad from Python (a sequence of 4 points).
+Quad quad_from(const py::handle& o, const char* what) {
+  py::array_t<float, py::array::c_style | py::array::forcecast> a =
+      py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(o);
+  if (!a || a.ndim() != 2 || a.shape(0) != 4 || a.shape(1) != 2)
+    fail(StatusCode::kInvalidArgument, std::string(what) + " must be a (4, 2) array of points");
+  Quad q;
+  const float* v = a.data();
+  for (int i = 0; i < 4; ++i) q.p[i] = {v[2 * i], v[2 * i + 1]};
+  return q;
+}
+
+BoxF box_from(const py::handle& o, const char* what) {
+  py::sequence s = py::reinterpret_borrow<py::sequence>(o);
+  if (py::len(s) != 4) fail(StatusCode::kInvalidArgument, std::string(what) + " must be (x0, y0, x1, y1)");
+  BoxF b{s[0].cast<float>(), s[1].cast<float>(), s[2].cast<float>(), s[3].cast<float>()};
+  return {std::min(b.x0, b.x1), std::min(b.y0, b.y1), std::max(b.x0, b.x1), std::max(b.y0, b.y1)};
+}
+
+// The caller's text of a page: lines as (text, box, words) with the box and the words' boxes
+// clockwise from the text's own top-left (a text layer's convention), styles as (size, weight,
+// bold, italic, font), rules and images as (x0, y0, x1, y1).
+PageText page_text_from(const py::sequence& lines, const py::sequence& styles,
+                        const py::sequence& rules, const py::sequence& images, bool ocr_images) {
+  PageText t;
+  const std::size_t n = py::len(lines);
+  if (n > kMaxPageTextLines)
+    fail(StatusCode::kInvalidArgument, "a page's text holds " + std::to_string(n) +
+                                           " lines, more than " + std::to_string(kMaxPageTextLines));
+  t.lines.reserve(n);
+  for (const py::handle& h : lines) {
+    py::sequence l = py::reinterpret_borrow<py::sequence>(h);
+    if (py::len(l) != 3) fail(StatusCode::kInvalidArgument, "a line must be (text, box, words)");
+    std::vector<OcrWord> words;
+    for (const py::handle& w : py::reinterpret_borrow<py::sequence>(l[2])) {
+      py::sequence ws = py::reinterpret_borrow<py::sequence>(w);
+      if (py::len(ws) != 2) fail(StatusCode::kInvalidArgument, "a word must be (text, box)");
+      OcrWord word;
+      word.text = ws[0].cast<std::string>();
+      word.box = quad_from(ws[1], "a word's box");
+      word.score = 1.f;
+      words.push_back(std::move(word));
+    }
+    t.lines.push_back(text_line(l[0].cast<std::string>(), quad_from(l[1], "a line's box"),
+                                std::move(words)));
+  }
+  if (py::len(styles) != 0) {
+    if (py::len(styles) != n)
+      fail(StatusCode::kInvalidArgument, "styles must be one per line, or none");
+    for (const py::handle& h : styles) {
+      py::sequence st = py::reinterpret_borrow<py::sequence>(h);
+      if (py::len(st) != 5)
+        fail(StatusCode::kInvalidArgument, "a style must be (size, weight, bold, italic, font)");
+      LineStyle s;
+      s.source = TextSource::kPdf;
+      s.size = st[0].cast<float>();
+      s.weight = st[1].cast<int>();
+      s.bold = st[2].cast<bool>();
+      s.italic = st[3].cast<bool>();
+      s.font = st[4].cast<std::string>();
+      t.styles.push_back(std::move(s));
+    }
+  }
+  for (const py::handle& h : rules) t.rules.push_back(box_from(h, "a rule"));
+  for (const py::handle& h : images) t.images.push_back(box_from(h, "an image box"));
+  t.ocr_images = ocr_images;
+  return t;
 }
 
 PyDocument document_of(DocumentResult&& r) {
@@ -66,6 +153,14 @@ void bind_document(py::module_& m) {
                                for (const OcrLine& l : d.doc->ocr.lines) out.append(line_tuple(l));
                                return out;
                              })
+      .def_property_readonly("styles",
+                             [](const PyDocument& d) {
+                               py::list out;
+                               for (const LineStyle& st : d.doc->styles) out.append(style_dict(st));
+                               return out;
+                             })
+      .def_property_readonly("turns", [](const PyDocument& d) { return d.doc->turns; })
+      .def_property_readonly("note", [](const PyDocument& d) { return utf8(d.doc->note); })
       .def_property_readonly("regions",
                              [](const PyDocument& d) {
                                py::list out;
@@ -94,6 +189,19 @@ void bind_document(py::module_& m) {
           },
           py::arg("figure_prefix") = "figure-", py::arg("furniture") = false,
           "The page as Markdown (the core's one writer).")
+      .def(
+          "markdown_blocks",
+          [](const PyDocument& d, const std::string& figure_prefix, bool furniture) {
+            MarkdownOptions o;
+            o.figure_prefix = figure_prefix;
+            o.furniture = furniture;
+            py::list out;
+            for (const MarkdownBlock& b : markdown_blocks(*d.doc, o))
+              out.append(py::make_tuple(b.region, utf8(b.text)));
+            return out;
+          },
+          py::arg("figure_prefix") = "figure-", py::arg("furniture") = false,
+          "The Markdown's blocks as (region index, text): markdown() is them joined.")
       .def(
           "table_html",
           [](const PyDocument& d, std::size_t region) {
@@ -132,6 +240,23 @@ void bind_document(py::module_& m) {
             return document_of(std::move(r));
           },
           py::arg("image"))
+      .def(
+          "run_text",
+          // The page with the caller's text in place of the OCR stages (a PDF's text layer).
+          [](const DocumentParser& p, const py::array& img, const py::sequence& lines,
+             const py::sequence& styles, const py::sequence& rules, const py::sequence& images,
+             bool ocr_images) {
+            ImageView view = image_view_of(img);
+            PageText text = page_text_from(lines, styles, rules, images, ocr_images);
+            DocumentResult r;
+            {
+              py::gil_scoped_release nogil;
+              r = p.run(view, text);
+            }
+            return document_of(std::move(r));
+          },
+          py::arg("image"), py::arg("lines"), py::arg("styles"), py::arg("rules"),
+          py::arg("images"), py::arg("ocr_images") = true)
       .def(
           "run_encoded",
           // A PNG's or JPEG's bytes decoded in the core (csrc/codec/decode.h), then run(); the

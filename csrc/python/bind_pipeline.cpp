@@ -230,14 +230,14 @@ void bind_pipeline(py::module_& m) {
         return false;
       });
   // The core's PNG and JPEG decoder (csrc/codec/decode.h): an HxW, HxWx3 (BGR) or HxWx4 (BGRA)
-  // uint8 array, or the reason (a str) it leaves the bytes to other decoders (not PNG or JPEG, or
-  // a feature it does not read: edgeocr/image_io.py then decodes them as before). A damaged file,
-  // or one over the caps, raises InvalidInputError naming `what`. max_bytes None: the default
-  // for max_pixels (codec::default_max_bytes, also the C API's).
+  // uint8 array, always. Bytes it leaves to other decoders (not PNG or JPEG, or a feature it does
+  // not read: edgeocr/image_io.py then decodes them as before) raise UnsupportedError with the
+  // reason; a damaged file, or one over the caps, InvalidInputError; both name `what`.
+  // max_bytes None: the default for max_pixels (codec::default_max_bytes, also the C API's).
   m.def(
       "decode_image",
       [](const py::object& data, const std::string& what, std::uint64_t max_pixels,
-         std::optional<std::uint64_t> max_bytes) -> py::object {
+         std::optional<std::uint64_t> max_bytes) -> py::array_t<std::uint8_t> {
         py::buffer_info buf = python::contiguous_buffer(data, "image bytes");
         auto img = std::make_unique<codec::DecodedImage>();
         std::string why;
@@ -249,7 +249,8 @@ void bind_pipeline(py::module_& m) {
               static_cast<std::size_t>(buf.size * buf.itemsize), max_pixels,
               max_bytes ? *max_bytes : codec::default_max_bytes(max_pixels), img.get(), &why);
         }
-        if (auto declined = declined_image(decoded, what, why)) return *declined;
+        if (declined_image(decoded, what, why))
+          fail(StatusCode::kUnsupported, what + ": left to other decoders: " + why);
         std::vector<py::ssize_t> shape = {img->height, img->width};
         if (img->channels > 1) shape.push_back(img->channels);
         // The array owns the decoded pixels (no copy): a capsule frees them with it.

@@ -14,6 +14,7 @@ import collections.abc
 import typing
 
 import numpy
+import numpy.typing
 import typing_extensions
 
 from . import kernels, loader
@@ -221,6 +222,10 @@ class Document:
         """
         The page as Markdown (the core's one writer).
         """
+    def markdown_blocks(self, figure_prefix: str = "figure-", furniture: bool = False) -> list:
+        """
+        The Markdown's blocks as (region index, text): markdown() is them joined.
+        """
     def table_html(self, region: typing.SupportsInt | typing.SupportsIndex) -> str: ...
     @property
     def height(self) -> int: ...
@@ -279,7 +284,7 @@ def decode_image(
     what: str,
     max_pixels: typing.SupportsInt | typing.SupportsIndex,
     max_bytes: typing.SupportsInt | typing.SupportsIndex | None = None,
-) -> typing.Any: ...
+) -> numpy.typing.NDArray[numpy.uint8]: ...
 def default_config() -> dict: ...
 def default_max_decode_bytes(max_pixels: typing.SupportsInt | typing.SupportsIndex) -> int: ...
 def load_document_parser(

@@ -15,6 +15,8 @@ _LAZY = {
     "DocumentWarning": ".pages",
     "open_document": ".pages",
     "parse_pages": ".pages",
+    "PageImages": ".drawings",
+    "page_image": ".drawings",
 }
 
 
@@ -29,7 +31,9 @@ __all__ = [
     "PDFIUM_LOCK",
     "DocumentReport",
     "DocumentWarning",
+    "PageImages",
     "open_document",
+    "page_image",
     "parse_pages",
     "write_document",
 ]

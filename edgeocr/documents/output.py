@@ -13,24 +13,24 @@ was, and no partial file behind.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 
-from ..errors import EdgeOCRError, InvalidInputError, OutputError
+from ..errors import InvalidInputError, OutputError
 from .alto import AltoWriter
 from .hocr import HocrWriter
-from .pages import text_note
 from .pdf import SearchablePdf
+from .review import ReviewWriter
 from .text import JsonLinesWriter, JsonTreeWriter, MarkdownWriter, TextWriter
 from .tsv import TsvWriter
 
-FORMATS = ("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf")
+FORMATS = ("text", "markdown", "json", "jsonl", "tsv", "hocr", "alto", "pdf", "html")
 # The formats of parsed documents (Predictor.parse_pages: layout regions, tables, reading order):
-# Markdown and the JSON document tree. The others write OCR lines (predict_pages).
-PARSED_FORMATS = ("markdown", "json")
+# Markdown, the JSON document tree and the review page. The others write OCR lines (predict_pages).
+PARSED_FORMATS = ("markdown", "json", "html")
 # The formats that write a parsed page's regions as blocks (hOCR, ALTO) and its lines otherwise:
 # `edgeocr predict` parses for them when its models include a layout model (the ``document``
 # set, a bundle with one, layout=).
@@ -43,6 +43,7 @@ _WRITERS = {
     "tsv": TsvWriter,
     "hocr": HocrWriter,
     "alto": AltoWriter,
+    "html": ReviewWriter,  # the review page (review.py); .html files stay hOCR by default
 }
 # The format an output file's extension implies (when none is given).
 _BY_EXTENSION = {
@@ -78,7 +79,11 @@ def format_for(output, fmt: str | None) -> str:
 
 class AtomicFile:
     """``path`` written through a temporary file in its folder, renamed over it by
-    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it."""
+    :meth:`commit`; :meth:`discard` (or leaving a ``with`` block by an exception) removes it.
+
+    The temporary file is created with mode 0o666, which the kernel reduces by the umask as it
+    would for ``open(path, "w")``; an existing ``path``'s permissions are kept. The process umask
+    is never changed (reading it means setting it, which races with threads creating files)."""
 
     def __init__(self, path, binary: bool):
         self.path = os.fspath(path)
@@ -86,9 +91,7 @@ class AtomicFile:
             raise OutputError(f"{self.path}: is a folder; the output must be a file")
         folder = os.path.dirname(os.path.abspath(self.path))
         try:
-            fd, self.tmp = tempfile.mkstemp(
-                prefix=f".{os.path.basename(self.path)}.", suffix=".part", dir=folder
-            )
+            fd, self.tmp = _create_beside(folder, os.path.basename(self.path))
         except OSError as e:
             raise OutputError(
                 f"{self.path}: cannot write there ({e.strerror or e}: {folder})"
@@ -98,7 +101,7 @@ class AtomicFile:
 
     def commit(self) -> None:
         """Flush, sync and rename the file over ``path`` (keeping an old file's permissions,
-        else the umask's)."""
+        else those it was created with)."""
         try:
             self.file.flush()
             os.fsync(self.file.fileno())
@@ -106,10 +109,9 @@ class AtomicFile:
             try:
                 mode = os.stat(self.path).st_mode & 0o7777
             except OSError:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
-            os.chmod(self.tmp, mode)
+                mode = None  # a new file: 0o666 less the umask, from its creation
+            if mode is not None:
+                os.chmod(self.tmp, mode)
             os.replace(self.tmp, self.path)
         except OSError as e:
             self.discard()
@@ -134,6 +136,20 @@ class AtomicFile:
         return False
 
 
+def _create_beside(folder: str, name: str) -> tuple[int, str]:
+    """(fd, path) of a new file ``.NAME.XXXXXXXX.part`` in ``folder``, opened for writing with
+    mode 0o666 (less the umask), made by this call (O_EXCL: never one that was there)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.part")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
+
+
 @dataclass
 class DocumentReport:
     """What :func:`write_document` wrote: the output, the format, pages written, the pages
@@ -156,7 +172,7 @@ def write_document(
     on_page=None,
 ) -> DocumentReport:
     """Write ``results`` (`PageResult`s from `Predictor.predict_pages`, or `OcrResult`s of
-    images; for "markdown" and "json", `DocumentResult`s from `Predictor.parse_pages`) to
+    images; for "markdown", "json" and "html", `DocumentResult`s from `Predictor.parse_pages`) to
     ``output`` as one document, consuming them one at a time. hOCR and ALTO write a
     `DocumentResult`'s layout regions as their blocks (ocr_carea, ocr_table, ...; TextBlock,
     Illustration, ...), the other formats its lines in reading order.
@@ -164,7 +180,8 @@ def write_document(
     ``format``: one of :data:`FORMATS` (default: from ``output``'s extension). ``output``: a
     path, or ``"-"`` (standard output) for the text formats. For ``"pdf"``: ``source`` is the
     document the results came from when it was not a path (bytes, an array, a PIL image), and
-    ``password`` opens an encrypted input PDF. ``title``: the hOCR title / ALTO file name
+    ``password`` opens an encrypted input PDF; the same for "html" (the review page, review.py),
+    which reads the pages' images again. ``title``: the hOCR title / ALTO file name
     (default: the first result's source). ``on_page(result)`` is called after each page.
     A page that failed (``result.error``) is kept without text (an image page that could not be
     decoded is left out of a PDF) and listed in the report; an error of the output itself raises
@@ -175,7 +192,7 @@ def write_document(
     if output == "-":
         if fmt == "pdf":
             raise InvalidInputError("a PDF goes to a file (-o OUT.pdf), not standard output")
-        _write_text(results, sys.stdout, fmt, title, report, on_page)
+        _write_text(results, sys.stdout, fmt, title, report, on_page, source, password)
         sys.stdout.flush()
         return report
     with AtomicFile(output, binary=fmt == "pdf") as out:
@@ -189,7 +206,7 @@ def write_document(
             finally:
                 builder.close()
         else:
-            _write_text(results, out.file, fmt, title, report, on_page)
+            _write_text(results, out.file, fmt, title, report, on_page, source, password)
         if report.pages == 0:
             raise InvalidInputError(f"{report.output}: no pages came out, so nothing was written")
         out.commit()
@@ -205,71 +222,17 @@ def _count(r, report: DocumentReport, on_page) -> None:
         on_page(r)
 
 
-def _write_text(results, out, fmt, title, report, on_page) -> None:
+def _write_text(results, out, fmt, title, report, on_page, source=None, password=None) -> None:
+    # The review page reads the pages' images again: from the document when it is not a path.
+    options = {"source": source, "password": password} if fmt == "html" else {}
     writer = None
     for r in results:
         if writer is None:
-            writer = _WRITERS[fmt](out, title if title is not None else str(r.source or ""))
+            writer = _WRITERS[fmt](
+                out, title if title is not None else str(r.source or ""), **options
+            )
         writer.add(r)
         _count(r, report, on_page)
     if writer is None:
-        writer = _WRITERS[fmt](out, title or "")
+        writer = _WRITERS[fmt](out, title or "", **options)
     writer.finish()
-
-
-def run_cli(args, predictor, files: list[str]) -> int:
-    """`edgeocr predict ... --format F -o OUT`: every input's pages, in order, as one document.
-    A document that cannot be opened is reported and left out; a page that fails is reported
-    and kept without text. Returns the exit status (0, or 1 when something failed)."""
-    import itertools
-
-    out = args.output or "-"
-    fmt = format_for(out, args.format or ("jsonl" if args.json else None))
-    failures = 0
-    parse = fmt in PARSED_FORMATS or (fmt in BLOCK_FORMATS and "layout" in predictor.roles)
-    read = predictor.parse_pages if parse else predictor.predict_pages
-
-    def pages_of(path):
-        nonlocal failures
-        try:
-            return read(
-                path,
-                getattr(args, "pages", None),
-                dpi=getattr(args, "dpi", None),
-                password=getattr(args, "password", None),
-                skip_text=getattr(args, "skip_text", False),
-                redo_ocr=getattr(args, "redo_ocr", False),
-            )
-        except EdgeOCRError as e:
-            failures += 1
-            print(f"{path}: error: {e}", file=sys.stderr)
-            return iter(())
-
-    def on_page(r):
-        note = text_note(r)
-        if note:
-            print(f"{r.source}: page {r.page + 1} {note}", file=sys.stderr)
-        if getattr(r, "error", None) is not None:
-            print(f"{r.source}: page {r.page + 1}: error: {r.error}", file=sys.stderr)
-
-    pdf_source = None
-    if fmt == "pdf" and len(files) == 1:
-        pdf_source = files[0]
-    report = write_document(
-        itertools.chain.from_iterable(pages_of(f) for f in files),
-        out,
-        fmt,
-        source=pdf_source,
-        password=getattr(args, "password", None),
-        title=files[0] if len(files) == 1 else "",
-        on_page=on_page,
-    )
-    failures += len(report.failed)
-    if out != "-":
-        print(
-            f"wrote {out} ({fmt}, {report.pages} pages"
-            + (f", {len(report.failed)} failed" if report.failed else "")
-            + ")",
-            file=sys.stderr,
-        )
-    return 1 if failures else 0

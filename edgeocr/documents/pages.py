@@ -57,7 +57,10 @@ TEXT_LAYERS = ("none", "edgeocr", "text", "text+edgeocr")
 # default for a page with text: read, and a searchable PDF gets a second layer over it), "kept"
 # (not read: skip_text, or redo_ocr on a page with real text only), "redo" (redo_ocr: edgeocr's
 # earlier layer removed, the page read again; lines over the page's real text are dropped).
-TEXT_ACTIONS = ("ocr", "ocr-over-text", "kept", "redo")
+# Parsing (parse_pages) a page with real text: "text-layer" (its own text read from the layer,
+# OCR only in its pictures), or "ocr-layer-untrusted" (the layer does not say what the page
+# shows, or uses fonts without a usable Unicode map: the page is read by OCR).
+TEXT_ACTIONS = ("ocr", "ocr-over-text", "kept", "redo", "text-layer", "ocr-layer-untrusted")
 # Pages with text (PDF): read anyway (OCRmyPDF's --force-ocr without rasterising), kept as they
 # are (--skip-text), or edgeocr's own layer replaced (--redo-ocr).
 TEXT_MODES = ("ocr", "skip", "redo")
@@ -81,6 +84,8 @@ class Page:
     text_layer: str = ""  # a PDF page's text before OCR: TEXT_LAYERS (empty for images)
     text_action: str = ""  # what is done about it: TEXT_ACTIONS (empty for images)
     text_boxes: list | None = None  # pixel boxes of its real text's characters (redo_ocr)
+    page_text: object = None  # its text layer (text_layer.PageText) when parsing may use it
+    text_note: str = ""  # what the text layer check found
 
 
 def parse_pages(pages, count: int) -> list[int]:
@@ -196,6 +201,9 @@ _TEXT_SAID = {
     "(--skip-text keeps such pages as they are, --redo-ocr replaces only edgeocr's own layer)",
     "kept": "kept as it is, not read",
     "redo": "read again; edgeocr's earlier layer is replaced, real text kept",
+    "text-layer": "parsed from its own text (OCR only in its pictures; force_ocr / --force-ocr "
+    "reads it all by OCR)",
+    "ocr-layer-untrusted": "parsed by OCR: its text layer does not say what the page shows",
 }
 _LAYER_SAID = {
     "edgeocr": "edgeocr's text layer from an earlier run",
@@ -277,9 +285,17 @@ class _Document:
 
 class _PdfDocument(_Document):
     def __init__(
-        self, data, source: str, dpi: float, password, max_pixels: int, text_mode: str = "ocr"
+        self,
+        data,
+        source: str,
+        dpi: float,
+        password,
+        max_pixels: int,
+        text_mode: str = "ocr",
+        read_text: bool = False,
     ):
         self.text_mode = text_mode
+        self.read_text = read_text
         try:
             import pypdfium2 as pdfium
         except ImportError as e:
@@ -334,6 +350,8 @@ class _PdfDocument(_Document):
                     f"{self.source}: page {index + 1} cannot be loaded (PDFium: {e})"
                 ) from None
             try:
+                # The page as shown: PDFium applies its /Rotate (get_rotation() 90 or 270 swaps
+                # the box's sides), as the rendering does, whatever the sides' ratio.
                 w_pt, h_pt = page.get_size()
                 if not (w_pt > 0 and h_pt > 0 and math.isfinite(w_pt * h_pt)):
                     raise DocumentError(
@@ -379,10 +397,12 @@ class _PdfDocument(_Document):
                     img = np.array(bitmap.to_numpy(), dtype=np.uint8, copy=True)  # BGR
                 finally:
                     bitmap.close()
-                # A page rotated by /Rotate 90 or 270 renders turned: its size as shown.
-                if (img.shape[1] > img.shape[0]) != (w_pt > h_pt) and w_pt != h_pt:
-                    w_pt, h_pt = h_pt, w_pt
                 boxes = _to_pixels(page, real, img.shape[1], img.shape[0]) if real else None
+                page_text = None
+                if self.read_text and layer in ("text", "text+edgeocr"):
+                    from .text_layer import read_page_text
+
+                    page_text = read_page_text(page, img.shape[1], img.shape[0])
                 return Page(
                     index,
                     img,
@@ -393,6 +413,7 @@ class _PdfDocument(_Document):
                     text_layer=layer,
                     text_action=action,
                     text_boxes=boxes,
+                    page_text=page_text,
                 )
             except pdfium.PdfiumError as e:
                 raise DocumentError(
@@ -533,7 +554,13 @@ def _png_is_still(f) -> bool:
 
 
 def open_document(
-    source, *, dpi=None, password=None, max_pixels: int | None = None, text_mode: str = "ocr"
+    source,
+    *,
+    dpi=None,
+    password=None,
+    max_pixels: int | None = None,
+    text_mode: str = "ocr",
+    read_text: bool = False,
 ) -> _Document:
     """The document ``source`` names, opened (page count known, nothing rendered).
 
@@ -565,13 +592,13 @@ def open_document(
             with open(path, "rb") as f:
                 f.seek(max(0, size - 1024))
                 _check_pdf_end(f.read(), path)
-            return _PdfDocument(path, path, dpi, password, limit, text_mode)
+            return _PdfDocument(path, path, dpi, password, limit, text_mode, read_text)
         return _image_document(path, path, limit)
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
         if is_pdf_header(data[:1024]):
             _check_pdf_end(data[-1024:], "PDF bytes")
-            return _PdfDocument(data, "PDF bytes", dpi, password, limit, text_mode)
+            return _PdfDocument(data, "PDF bytes", dpi, password, limit, text_mode, read_text)
         return _image_document(data, "image bytes", limit)
     return _ImageDocument(source, type(source).__name__, limit, 72.0)
 
@@ -663,13 +690,21 @@ def predict_pages(
     skip_text=False,
     redo_ocr=False,
     parse: bool = False,
+    force_ocr: bool = False,
 ) -> Iterator[PageResult]:
     """`Predictor.predict_pages` (and with ``parse``, `Predictor.parse_pages`): the document is
     opened now (its errors raised here), its pages are read and recognised (parsed) one at a
-    time as the iterator is consumed."""
+    time as the iterator is consumed. Parsing takes a PDF page's own text from its text layer
+    where the layer is real and says what the page shows (OCR only in its pictures), unless
+    ``force_ocr``."""
     mode = text_mode(skip_text, redo_ocr)
     doc = open_document(
-        source, dpi=dpi, password=password, max_pixels=predictor.max_image_pixels, text_mode=mode
+        source,
+        dpi=dpi,
+        password=password,
+        max_pixels=predictor.max_image_pixels,
+        text_mode=mode,
+        read_text=parse and mode == "ocr" and not force_ocr,
     )
     try:
         indices = parse_pages(pages, doc.count)
@@ -728,6 +763,26 @@ def _line_bounds(line) -> tuple:
     return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max())
 
 
+def _trusted_text(predictor, page: Page):
+    """The page's text layer when parsing may read it in place of OCR: real text (verdict
+    "text") whose sampled lines OCR reads the same (text_layer.check_against_ocr); else None
+    (and page.text_note says why)."""
+    pt = page.page_text
+    if pt is None or pt.verdict != "text" or not pt.lines:
+        if pt is not None:
+            page.text_note = pt.note
+        return None
+    from .text_layer import check_against_ocr
+
+    def recognize(crop):
+        line = predictor.recognize(crop)
+        return line.text, line.score
+
+    trusted, _, note = check_against_ocr(pt, page.image, recognize, sample=4)
+    page.text_note = note
+    return pt if trusted else None
+
+
 def _parsed_page(predictor, page: Page, source: str) -> DocumentResult:
     h, w = page.image.shape[:2] if page.image is not None else (0, 0)
     if page.text_action == "kept":  # not rendered: its size at the DPI asked, as if it were
@@ -745,7 +800,12 @@ def _parsed_page(predictor, page: Page, source: str) -> DocumentResult:
     error = page.error
     if error is None and page.image is not None:
         try:
-            result = predictor.parse_decoded(page.image, source, **where)
+            text = _trusted_text(predictor, page)
+            if text is not None:
+                where["text_action"] = "text-layer"
+            elif page.page_text is not None:
+                where["text_action"] = "ocr-layer-untrusted"
+            result = predictor.parse_decoded(page.image, source, text=text, **where)
             page.image = None
             return result
         except EdgeOCRError as e:

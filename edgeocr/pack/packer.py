@@ -132,36 +132,12 @@ def pack(
         raise InvalidInputError("give at least a det or a rec model")
     _check_recheck(recheck, rec, o)
     document = _read_document_models(layout, table)
-    log = o.log
     # 1. Sources: ONNX bytes per role (Paddle inference models converted, settings from their
     #    inference.yml unless config= is given).
-    src = read_sources({"det": det, "cls": cls, "rec": rec, "recheck": recheck}, log)
+    src = read_sources({"det": det, "cls": cls, "rec": rec, "recheck": recheck}, o.log)
     try:
-        config = o.config
-        if config is None and src.settings:
-            config = PipelineConfig.from_dict(src.settings)
-        elif src.settings:
-            log("note: --config given: the settings in inference.yml are not used")
-        # 2. Reference: the float engine everything is compared with. Its settings (a known
-        #    model set's own, e.g. drop_score 0.65 for PP-OCRv4 mobile, unless config= was
-        #    given) and charset go into the manifest, so the bundle runs as the loose files do.
-        t0 = time.perf_counter()
-        ref_sources = {r: os.fspath(p) for r, p in src.paths.items() if p is not None}
-        if recheck is not None and o.recheck_keys is not None:
-            ref_sources["recheck_keys"] = o.recheck_keys
-        ref = Engine({**ref_sources, "keys": o.keys}, settings=config, threads=o.threads)
-        load_seconds = time.perf_counter() - t0
+        ref, load_seconds = _reference(src, recheck is not None, document, o)
         config, charset, recheck_charset = ref.config, ref.charset, ref.recheck_charset
-        if document:
-            # The loader's own checks (check_layout_model and the role inference), on the bytes
-            # the bundle will hold: a bundle that could not parse is never written.
-            parser = ref.load_document(
-                document["layout"][0], document["table"][0] if "table" in document else None
-            )
-            log(
-                f"layout: {len(parser.layout_labels)} classes ({', '.join(parser.layout_labels)})"
-                + ("; table model" if parser.has_table_model else "")
-            )
         # 3. Pages and calibration inputs (made by the pipeline's own kernels).
         pages = gate_pages(o.calib, o.calib_limit, o.eval_dir, o.eval_limit, o.quantize)
         settings = (
@@ -181,38 +157,9 @@ def pack(
     finally:
         src.close()
     # 4. Quantize, 5. verify and gate, 6. write.
-    with tempfile.TemporaryDirectory(prefix="edgeocr-pack-") as tmp:
-        build = Build(
-            src.data,
-            settings,
-            inputs,
-            keep_float=o.keep_float,
-            optimize=o.optimize,
-            tmp=tmp,
-            progress=o.progress,
-            log=log,
-        )
-        packed, build_seconds = build.all()
-        gate = Gate(
-            ref,
-            load_seconds,
-            build,
-            pages,
-            charset,
-            config,
-            max_drop=o.max_drop,
-            threads=o.threads,
-            runtime_optimization=o.runtime_optimization,
-            progress=o.progress,
-            log=log,
-        )
-        report = gate.verify(
-            packed,
-            auto_keep=o.auto_keep,
-            max_keep_nodes=o.max_keep_nodes,
-            layerwise=o.layerwise,
-            latency=o.measure_latency,
-        )
+    packed, build, gate, report, build_seconds = _build_and_verify(
+        src.data, settings, inputs, ref, load_seconds, pages, o
+    )
     if conversion:
         report["conversion"] = conversion
     gate.judge(report, build_seconds=build_seconds, force=o.force)
@@ -230,6 +177,73 @@ def pack(
         uniform,
         o,
     )
+
+
+def _reference(src: Sources, recheck: bool, document: dict, o: PackOptions):
+    """2. Reference: the float engine everything is compared with, and the seconds it took to
+    load. Its settings (config=, else the sources' inference.yml, else a known model set's own,
+    e.g. drop_score 0.65 for PP-OCRv4 mobile) and charset go into the manifest, so the bundle
+    runs as the loose files do. With ``document`` models, the loader's own checks on them."""
+    config = o.config
+    if config is None and src.settings:
+        config = PipelineConfig.from_dict(src.settings)
+    elif src.settings:
+        o.log("note: --config given: the settings in inference.yml are not used")
+    t0 = time.perf_counter()
+    ref_sources = {r: os.fspath(p) for r, p in src.paths.items() if p is not None}
+    if recheck and o.recheck_keys is not None:
+        ref_sources["recheck_keys"] = o.recheck_keys
+    ref = Engine({**ref_sources, "keys": o.keys}, settings=config, threads=o.threads)
+    load_seconds = time.perf_counter() - t0
+    if document:
+        # The loader's own checks (check_layout_model and the role inference), on the bytes
+        # the bundle will hold: a bundle that could not parse is never written.
+        parser = ref.load_document(
+            document["layout"][0], document["table"][0] if "table" in document else None
+        )
+        o.log(
+            f"layout: {len(parser.layout_labels)} classes ({', '.join(parser.layout_labels)})"
+            + ("; table model" if parser.has_table_model else "")
+        )
+    return ref, load_seconds
+
+
+def _build_and_verify(sources: dict, settings, inputs: dict, ref, load_seconds, pages, o):
+    """4. Quantize (and optimise) ``sources``, 5. verify the result against ``ref`` on
+    ``pages``: (packed models, the Build, the Gate, its report, the build's seconds)."""
+    with tempfile.TemporaryDirectory(prefix="edgeocr-pack-") as tmp:
+        build = Build(
+            sources,
+            settings,
+            inputs,
+            keep_float=o.keep_float,
+            optimize=o.optimize,
+            tmp=tmp,
+            progress=o.progress,
+            log=o.log,
+        )
+        packed, build_seconds = build.all()
+        gate = Gate(
+            ref,
+            load_seconds,
+            build,
+            pages,
+            ref.charset,
+            ref.config,
+            max_drop=o.max_drop,
+            threads=o.threads,
+            runtime_optimization=o.runtime_optimization,
+            progress=o.progress,
+            log=o.log,
+        )
+        report = gate.verify(
+            packed,
+            auto_keep=o.auto_keep,
+            max_keep_nodes=o.max_keep_nodes,
+            layerwise=o.layerwise,
+            latency=o.measure_latency,
+        )
+    return packed, build, gate, report, build_seconds
 
 
 def _check_recheck(recheck, rec, o: PackOptions) -> None:

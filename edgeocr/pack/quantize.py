@@ -118,7 +118,7 @@ RECIPES = {
     # attention float) read 1.19 (PP-OCRv6 small) and 6.64 (PP-OCRv4 mobile) points of 1-NED
     # away from fp32 for 0.92x / 0.85x of the rec time; v4's loss is spread over its 8-bit
     # activations (2-5% each), percentile ranges only cut it to 1.86 and need every
-    # calibration output in memory (benchmarks/README.md). det int8 costs 0.03 points.
+    # calibration output in memory (CHANGELOG.md, "Benchmark rounds"). det int8 costs 0.03 points.
     "edgeocr-int8-v3": {
         "ops": {"det": None, "cls": None},
         "keep": {},

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-import edgeocr.ray as er
+import edgeocr
+import edgeocr.ray.cluster as er
 
 
 class RecordingRay:
@@ -31,7 +32,7 @@ def in_folder(tmp_path, monkeypatch):
 def test_a_folder_with_another_edgeocr_gets_an_empty_working_dir(in_folder):
     (in_folder / "edgeocr").mkdir()
     (in_folder / "edgeocr" / "__init__.py").write_text("")
-    assert er._driver_folder_shadows_edgeocr()
+    assert er.driver_folder_shadows_edgeocr()
     ray = RecordingRay()
     assert er.init_local_ray(ray, num_cpus=2) == "ctx"
     assert ray.working_dir_listing == []  # empty while Ray uploads it, removed afterwards
@@ -41,7 +42,7 @@ def test_a_folder_with_another_edgeocr_gets_an_empty_working_dir(in_folder):
 
 def test_any_other_folder_is_left_as_ray_does_it(in_folder):
     (in_folder / "edgeocr").mkdir()  # a folder of that name that is no package
-    assert not er._driver_folder_shadows_edgeocr()
+    assert not er.driver_folder_shadows_edgeocr()
     ray = RecordingRay()
     er.init_local_ray(ray)
     assert "runtime_env" not in ray.kw
@@ -49,8 +50,9 @@ def test_any_other_folder_is_left_as_ray_does_it(in_folder):
 
 def test_the_imported_edgeocr_itself_is_no_shadow(monkeypatch):
     # An editable install or a run from site-packages: the folder holds this very package.
-    monkeypatch.chdir(os.path.dirname(os.path.dirname(er.__file__)))
-    assert not er._driver_folder_shadows_edgeocr()
+    monkeypatch.chdir(os.path.dirname(os.path.dirname(edgeocr.__file__)))
+    assert os.path.isfile(os.path.join("edgeocr", "__init__.py"))  # the folder holds it
+    assert not er.driver_folder_shadows_edgeocr()
 
 
 def test_a_callers_working_dir_is_kept(in_folder):

@@ -1,4 +1,4 @@
-#include "postprocess/layout.h"
+#include "document/layout_decode.h"
 
 #include <algorithm>
 #include <cmath>

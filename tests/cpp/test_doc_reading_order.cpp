@@ -1,5 +1,5 @@
-// The reading-order rule (postprocess/reading_order.h) and PicoDet's decoding
-// (postprocess/layout.h) on synthetic pages, including hostile ones.
+// The reading-order rule (document/reading_order.h) and PicoDet's decoding
+// (document/layout_decode.h) on synthetic pages, including hostile ones.
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "check.h"
-#include "postprocess/layout.h"
-#include "postprocess/reading_order.h"
+#include "document/layout_decode.h"
+#include "document/reading_order.h"
 
 using namespace edgeocr;
 

@@ -95,124 +95,19 @@ std::string joined(const DocumentResult& doc, const std::vector<int>& lines) {
   return out;
 }
 
-bool bullet_start(const std::string& t, std::size_t* skip) {
-  static const char* kBullets[] = {"\xE2\x80\xA2", "\xC2\xB7", "\xE2\x96\xAA",
-                                   "\xE2\x97\x8F", "- ",       "* "};
-  for (const char* b : kBullets) {
-    const std::size_t n = std::char_traits<char>::length(b);
-    if (t.compare(0, n, b) == 0) {
-      *skip = n;
-      return true;
-    }
-  }
-  return false;
-}
-
-// How a list item or a reference entry opens.
-struct ItemStart {
-  enum Kind { kNone, kBullet, kNumber, kMarker, kReference } kind = kNone;
-  int number = 0;        // kNumber, kReference: its number
-  std::size_t skip = 0;  // bytes of the opening (the marker and the spaces after it)
-  std::string marker;    // kMarker: "(i)", "a)" as written
-};
-
-// The digits at t[i..] (at most 3) as a number; *end past them. -1 when there are none.
-int digits_at(const std::string& t, std::size_t i, std::size_t* end) {
-  int v = 0;
-  std::size_t k = i;
-  while (k < t.size() && k - i < 3 && t[k] >= '0' && t[k] <= '9') v = v * 10 + (t[k++] - '0');
-  *end = k;
-  return k == i || (k < t.size() && t[k] >= '0' && t[k] <= '9') ? -1 : v;
-}
-
-// A bullet; "12." or "12)" (kNumber); "(iv)", "(b)", "b)" (kMarker); "[12]" (kReference),
-// each followed by a space (or the end of the line for a marker alone on it).
-ItemStart item_start(const std::string& t) {
-  ItemStart s;
-  std::size_t skip = 0, e = 0;
-  auto spaced = [&](std::size_t k) { return k == t.size() || t[k] == ' '; };
-  auto done = [&](ItemStart::Kind kind, std::size_t k) {
-    while (k < t.size() && t[k] == ' ') ++k;
-    s.kind = kind;
-    s.skip = k;
-    return s;
-  };
-  if (bullet_start(t, &skip)) return done(ItemStart::kBullet, skip);
-  if (t.empty()) return s;
-  const int n = digits_at(t, 0, &e);
-  if (n >= 0 && e < t.size() && (t[e] == '.' || t[e] == ')') && e + 1 < t.size() &&
-      t[e + 1] == ' ') {
-    s.number = n;
-    return done(ItemStart::kNumber, e + 1);
-  }
-  if (t[0] == '[') {
-    const int r = digits_at(t, 1, &e);
-    if (r >= 0 && e < t.size() && t[e] == ']' && spaced(e + 1)) {
-      s.number = r;
-      return done(ItemStart::kReference, e + 1);
-    }
-  }
-  // (i) (iv) (b) b): a letter or a short roman numeral in brackets.
-  std::size_t k = t[0] == '(' ? 1 : 0;
-  const std::size_t from = k;
-  while (k < t.size() && k - from < 4 && t[k] >= 'a' && t[k] <= 'z') ++k;
-  const bool roman = t.find_first_not_of("ivx", from) >= k;
-  if (k > from && (k - from == 1 || roman) && k < t.size() && t[k] == ')' && spaced(k + 1) &&
-      k + 1 < t.size()) {
-    s.marker = t.substr(0, k + 1);
-    return done(ItemStart::kMarker, k + 1);
-  }
-  return s;
-}
-
-struct Item {
-  ItemStart start;
-  std::string text;  // without its opening
-};
-
-// A region's lines as items: one per line that opens one (the lines after it go on the item),
-// from the region's first line on; numbered items count up by one (a line opening with another
-// number goes on the item before). False when the first line opens none, or fewer than two
-// items open (any one for the layout's list).
-bool region_items(const DocumentResult& doc, const Region& r, std::vector<Item>* items) {
-  std::vector<std::vector<int>> groups;
-  std::vector<ItemStart> starts;
-  for (int i : r.lines) {
-    const std::string& t = doc.ocr.lines[static_cast<std::size_t>(i)].text;
-    std::size_t lead = 0;
-    while (lead < t.size() && t[lead] == ' ') ++lead;
-    ItemStart s = item_start(t.substr(lead));
-    s.skip += lead;
-    bool opens = s.kind != ItemStart::kNone;
-    if (opens && !starts.empty()) {
-      const ItemStart& first = starts.front();
-      const ItemStart& last = starts.back();
-      if (s.kind != first.kind)
-        opens = false;  // a list keeps its kind of opening
-      else if ((s.kind == ItemStart::kNumber || s.kind == ItemStart::kReference) &&
-               s.number != last.number + 1 && !(s.kind == ItemStart::kNumber && s.number == 1))
-        opens = false;  // "12. the year ..." wrapped to a line's start; "1." starts a new list
-    }
-    if (opens) {
-      groups.push_back({i});
-      starts.push_back(s);
-    } else if (groups.empty()) {
-      return false;
-    } else {
-      groups.back().push_back(i);
-    }
-  }
-  if (groups.empty() || (groups.size() < 2 && r.type != RegionType::kList)) return false;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    // The opening is cut from the first line's text before joining (joining trims spaces).
-    std::string text = joined(doc, groups[g]);
-    const std::string& first = doc.ocr.lines[static_cast<std::size_t>(groups[g][0])].text;
-    std::size_t lead = 0;
-    while (lead < first.size() && first[lead] == ' ') ++lead;
-    std::size_t cut = std::min(starts[g].skip - std::min(starts[g].skip, lead), text.size());
-    items->push_back({starts[g], text.substr(cut)});
-  }
-  return true;
+// An item's text: its lines joined, the opening cut from its first line.
+std::string item_text(const DocumentResult& doc, const Region& r, const ListItem& it) {
+  std::vector<int> ls;
+  for (int k = it.first; k < it.first + it.count && k < static_cast<int>(r.lines.size()); ++k)
+    if (k >= 0) ls.push_back(r.lines[static_cast<std::size_t>(k)]);
+  if (ls.empty()) return {};
+  // The opening is cut from the first line's text before joining (joining trims spaces).
+  std::string text = joined(doc, ls);
+  const std::string& first = doc.ocr.lines[static_cast<std::size_t>(ls[0])].text;
+  std::size_t lead = 0;
+  while (lead < first.size() && first[lead] == ' ') ++lead;
+  const std::size_t cut = std::min(it.skip - std::min(it.skip, lead), text.size());
+  return text.substr(cut);
 }
 
 std::string html_escaped(const std::string& s) {
@@ -310,76 +205,83 @@ std::string table_html(const TableStructure& t) {
   return out;
 }
 
-std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
-  std::vector<std::string> blocks;
+std::vector<MarkdownBlock> markdown_blocks(const DocumentResult& doc, const MarkdownOptions& o) {
+  std::vector<MarkdownBlock> blocks;
   int figures = 0;
   for (std::size_t k = 0; k < doc.regions.size(); ++k) {
     const Region& r = doc.regions[k];
+    const int at = static_cast<int>(k);
     if (r.furniture && !o.furniture) continue;
     switch (r.type) {
       case RegionType::kTitle: {
         const std::string text = joined(doc, r.lines);
         if (text.empty()) break;
         const int level = r.heading_level >= 1 && r.heading_level <= 6 ? r.heading_level : 2;
-        blocks.push_back(std::string(static_cast<std::size_t>(level), '#') + " " + escaped(text));
+        blocks.push_back(
+            {at, std::string(static_cast<std::size_t>(level), '#') + " " + escaped(text)});
         break;
       }
       case RegionType::kFigure: {
         std::string caption;
         for (const Region& c : doc.regions)
-          if (c.caption_of == static_cast<int>(k)) {
+          if (c.caption_of == at) {
             const std::string t = joined(doc, c.lines);
             if (!t.empty()) caption += (caption.empty() ? "" : " ") + t;
           }
         ++figures;
-        blocks.push_back("![" + escaped(caption) + "](" + o.figure_prefix +
-                         std::to_string(figures) + ")");
+        blocks.push_back(
+            {at, "![" + escaped(caption) + "](" + o.figure_prefix + std::to_string(figures) + ")"});
         break;
       }
       case RegionType::kTable: {
         if (r.has_table && !r.table.cells.empty()) {
           std::string t = spans(r.table) ? table_html(r.table) : pipe_table(r.table);
           while (!t.empty() && t.back() == '\n') t.pop_back();
-          blocks.push_back(t);
+          blocks.push_back({at, t});
         } else {
           const std::string text = joined(doc, r.lines);
-          if (!text.empty()) blocks.push_back(escaped(text));
+          if (!text.empty()) blocks.push_back({at, escaped(text)});
         }
         break;
       }
       default: {
-        std::vector<Item> items;
-        if (region_items(doc, r, &items)) {
-          if (items[0].start.kind == ItemStart::kReference) {
-            for (const Item& it : items)  // a paragraph per entry
-              blocks.push_back(escaped("[" + std::to_string(it.start.number) + "] " + it.text));
+        if (!r.items.empty()) {
+          if (r.items[0].kind == ListItem::kReference) {
+            for (const ListItem& it : r.items)  // a paragraph per entry
+              blocks.push_back(
+                  {at, escaped("[" + std::to_string(it.number) + "] " + item_text(doc, r, it))});
             break;
           }
           std::string list;
-          for (const Item& it : items) {
-            if (!list.empty() && it.start.kind == ItemStart::kNumber && it.start.number == 1) {
-              blocks.push_back(list);  // numbering starts again: a list of its own
+          for (const ListItem& it : r.items) {
+            const std::string text = item_text(doc, r, it);
+            if (!list.empty() && it.kind == ListItem::kNumber && it.number == 1) {
+              blocks.push_back({at, list});  // numbering starts again: a list of its own
               list.clear();
             }
             if (!list.empty()) list += "\n";
-            if (it.start.kind == ItemStart::kNumber)
-              list += std::to_string(it.start.number) + ". " + escaped(it.text);
-            else if (it.start.kind == ItemStart::kMarker)
-              list += "- " + escaped(it.start.marker + " " + it.text);
+            if (it.kind == ListItem::kNumber)
+              list += std::to_string(it.number) + ". " + escaped(text);
+            else if (it.kind == ListItem::kMarker)
+              list += "- " + escaped(it.marker + " " + text);
             else
-              list += "- " + escaped(it.text);
+              list += "- " + escaped(text);
           }
-          blocks.push_back(list);
+          blocks.push_back({at, list});
           break;
         }
         const std::string text = joined(doc, r.lines);
-        if (!text.empty()) blocks.push_back(escaped(text));
+        if (!text.empty()) blocks.push_back({at, escaped(text)});
       }
     }
   }
+  return blocks;
+}
+
+std::string to_markdown(const DocumentResult& doc, const MarkdownOptions& o) {
   std::string out;
-  for (const std::string& b : blocks) {
-    out += b;
+  for (const MarkdownBlock& b : markdown_blocks(doc, o)) {
+    out += b.text;
     out += "\n\n";
   }
   if (!out.empty()) out.pop_back();  // one newline at the end

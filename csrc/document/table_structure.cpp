@@ -1,4 +1,4 @@
-#include "postprocess/table_structure.h"
+#include "document/table_structure.h"
 
 #include <algorithm>
 #include <cmath>
@@ -713,25 +713,42 @@ TableGrid grid_table(const TableRules& rules, const std::vector<TextPiece>& in_p
     gaps.push_back((bands[k].y1 + bands[k + 1].y0) * 0.5f);
   bool rows_from_rules = false;
   if (!hin.empty()) {
-    if (ruled_cols) {
-      rows_from_rules = true;
-    } else {
-      // Rows ruled one by one (most rule intervals hold at most one text row): a second text
-      // row between two rules is a cell's second line, not a row.
-      std::vector<float> edges{Y0};
-      edges.insert(edges.end(), hin.begin(), hin.end());
-      edges.push_back(Y1);
-      int single = 0, intervals = 0;
-      for (std::size_t k = 0; k + 1 < edges.size(); ++k) {
-        int n = 0;
-        for (const Band& b : bands) {
-          const float c = (b.y0 + b.y1) * 0.5f;
-          n += c > edges[k] && c < edges[k + 1];
-        }
-        if (n > 0) ++intervals, single += n <= 1;
+    // Rows ruled one by one (most rule intervals hold at most one text row): a second text
+    // row between two rules is a cell's second line, not a row.
+    std::vector<float> edges{Y0};
+    edges.insert(edges.end(), hin.begin(), hin.end());
+    edges.push_back(Y1);
+    int single = 0, intervals = 0;
+    // Ruled both ways: where an interval holds several text rows, they are a few cells' wrapped
+    // lines, not rows in every column (an unruled body under a ruled header).
+    std::vector<float> cx{X0};
+    cx.insert(cx.end(), vin.begin(), vin.end());
+    cx.push_back(X1);
+    bool cells_as_drawn = ruled_cols && hin.size() >= 2;
+    for (std::size_t k = 0; k + 1 < edges.size(); ++k) {
+      int n = 0;
+      for (const Band& b : bands) {
+        const float c = (b.y0 + b.y1) * 0.5f;
+        n += c > edges[k] && c < edges[k + 1];
       }
-      rows_from_rules = hin.size() >= 2 && intervals > 0 && single * 10 >= intervals * 6;
+      if (n > 0) ++intervals, single += n <= 1;
+      if (n < 4 || !cells_as_drawn) continue;  // up to 3: a row of wrapped cells
+      int cols_text = 0, cols_multi = 0;
+      for (std::size_t q = 0; q + 1 < cx.size(); ++q) {
+        int in = 0;
+        for (const TextPiece& p : pieces) {
+          const float px = 0.5f * (p.x0 + p.x1), py = 0.5f * (p.y0 + p.y1);
+          in += px > cx[q] && px < cx[q + 1] && py > edges[k] && py < edges[k + 1];
+        }
+        cols_text += in > 0;
+        cols_multi += in > 1;
+      }
+      if (2 * cols_multi > cols_text) cells_as_drawn = false;
     }
+    const bool one_by_one = hin.size() >= 2 && intervals > 0 && single * 10 >= intervals * 6;
+    rows_from_rules = ruled_cols || one_by_one;
+    // A grid ruled both ways, row by row: its cells are as drawn (docs/tables.md).
+    g.ruled = cells_as_drawn;
   }
   for (float y : hin) row_seps.push_back({y, true});
   if (!rows_from_rules) {

@@ -1,6 +1,6 @@
 // The table stage of DocumentParser (docs/tables.md): a table region's cells from the
 // table-structure model (SLANet / SLANet-plus) on the region's crop, or from the grid method
-// (ruled lines + text alignment, csrc/postprocess/table_structure.h) when there is no model or its
+// (ruled lines + text alignment, csrc/document/table_structure.h) when there is no model or its
 // grid is unusable; the region's OCR lines (split at wide word gaps where they cross cells) as
 // the cells' texts.
 #pragma once
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "document/grid.h"
 #include "edgeocr/document.h"
 #include "edgeocr/model.h"
 #include "edgeocr/pipeline.h"
@@ -43,7 +44,7 @@ std::size_t table_run_bytes(const Model& table, const PipelineConfig& c,
 // A line's text pieces as the table stage reads them (page pixels): the line's bounds, or its
 // runs of words split where the gap between two words is wider than 0.8 times the line's height
 // (docs/tables.md, "Texts in cells"). The reading order's text-grid rule reads the same pieces.
-std::vector<BoxF> line_pieces(const OcrLine& line);
+std::vector<LinePiece> line_pieces(const OcrLine& line);
 
 // What the stage uses besides the region: the model (null: none) and its classes.
 struct TableStageModels {

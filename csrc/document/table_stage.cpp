@@ -1,6 +1,6 @@
-// The table stage (csrc/pipeline/table.h): model or grid method on a table region, texts into
+// The table stage (csrc/document/table_stage.h): model or grid method on a table region, texts into
 // cells. The rules are described in docs/tables.md.
-#include "pipeline/table.h"
+#include "document/table_stage.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "common/checked.h"
 #include "edgeocr/memory_pool.h"
 #include "edgeocr/status.h"
-#include "postprocess/table_structure.h"
+#include "document/table_structure.h"
 #include "preprocess/preprocess.h"
 
 namespace edgeocr {
@@ -504,12 +504,12 @@ std::size_t table_run_bytes(const Model& m, const PipelineConfig& c, const Memor
                 side * side * (3 * sizeof(float) + prof.table_bytes_per_pixel)));
 }
 
-std::vector<BoxF> line_pieces(const OcrLine& line) {
+std::vector<LinePiece> line_pieces(const OcrLine& line) {
   std::vector<Piece> pieces;
   add_line(line, 0, true, kSplitGap, &pieces);
-  std::vector<BoxF> out;
+  std::vector<LinePiece> out;
   out.reserve(pieces.size());
-  for (const Piece& pc : pieces) out.push_back({pc.r.x0, pc.r.y0, pc.r.x1, pc.r.y1});
+  for (Piece& pc : pieces) out.push_back({{pc.r.x0, pc.r.y0, pc.r.x1, pc.r.y1}, std::move(pc.text)});
   return out;
 }
 
@@ -527,6 +527,24 @@ void recognize_table_region(const TableStageModels& models, const PipelineConfig
 
   std::string why_grid;
   TableStructure t;
+  // A table ruled both ways, row by row, is read as drawn: the grid method first (its rules are
+  // exact where the model's fixed input squeezes a long table).
+  if (c.table_method == TableMethod::kAuto) {
+    std::vector<Piece> pieces;
+    for (int i : region.lines)
+      add_line(doc.ocr.lines[static_cast<std::size_t>(i)], i, true, kSplitGap, &pieces);
+    Decoded d = run_grid(page, x, y, w, h, hmed, text_angle(doc), pieces);
+    if (d.grid.ruled && d.grid.rows >= 2 && d.grid.cols >= 2 && !d.grid.cells.empty()) {
+      mark_header(d.grid);
+      fill(d, pieces, &t);
+      t.method = "grid";
+      t.score = d.grid.score;
+      t.note = joined_note("ruled in both directions: its cells as drawn", d.grid.note);
+      region.table = std::move(t);
+      region.has_table = true;
+      return;
+    }
+  }
   const bool want_model = c.table_method != TableMethod::kGrid;
   if (want_model && !models.model) why_grid = "no table model";
   if (want_model && models.model && !models.model_unavailable.empty())

@@ -1,5 +1,5 @@
 // DocumentParser: layout model + the shared OCR pipeline + (doc-table's) table recogniser, lines
-// assigned to regions, reading order (csrc/postprocess/reading_order.h).
+// assigned to regions, reading order (csrc/document/reading_order.h).
 #include "edgeocr/document.h"
 
 #include <algorithm>
@@ -10,9 +10,11 @@
 #include "common/checked.h"
 #include "edgeocr/status.h"
 #include "pipeline/model_checks.h"
-#include "pipeline/table.h"
-#include "postprocess/layout.h"
-#include "postprocess/reading_order.h"
+#include "document/table_stage.h"
+#include "document/layout_decode.h"
+#include "document/geometry.h"
+#include "document/page_lines.h"
+#include "document/reading_order.h"
 #include "preprocess/preprocess.h"
 
 namespace edgeocr {
@@ -213,6 +215,7 @@ void check_layout_model(const Model& m, const std::vector<std::string>& labels) 
 // ---- the parser ----------------------------------------------------------------------------
 
 struct DocumentParser::Impl {
+  DocumentRules rules;
   DocumentModels models;
   std::vector<std::string> table_classes;  // the table model's classes (table_classes)
   std::function<DocumentModels()> load;    // deferred models: run once by the first call
@@ -245,6 +248,18 @@ DocumentParser::DocumentParser(std::shared_ptr<const Pipeline> ocr,
 }
 
 DocumentParser::~DocumentParser() = default;
+
+const DocumentRules& DocumentParser::rules() const {
+  return impl_->rules;
+}
+
+void DocumentParser::set_rules(const DocumentRules& rules) {
+  impl_->rules = rules;
+}
+
+const char* text_source_name(TextSource s) noexcept {
+  return s == TextSource::kPdf ? "pdf" : "ocr";
+}
 
 bool DocumentParser::models_loaded() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -313,12 +328,103 @@ std::vector<Region> detect_layout(const Model& model, const std::vector<std::str
 
 }  // namespace
 
+namespace {
+
+void check_page_text(const PageText& t, const ImageView& image) {
+  if (t.lines.size() > kMaxPageTextLines)
+    fail(StatusCode::kInvalidArgument, "a page's text holds " + std::to_string(t.lines.size()) +
+                                           " lines, more than " +
+                                           std::to_string(kMaxPageTextLines));
+  if (!t.styles.empty() && t.styles.size() != t.lines.size())
+    fail(StatusCode::kInvalidArgument,
+         "a page's text has " + std::to_string(t.styles.size()) + " styles for " +
+             std::to_string(t.lines.size()) + " lines (one per line, or none)");
+  const float lim = 4.f * static_cast<float>(std::max(image.width, image.height)) + 1e4f;
+  auto ok = [&](const Quad& q) {
+    for (const Point2f& p : q.p)
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || std::fabs(p.x) > lim ||
+          std::fabs(p.y) > lim)
+        return false;
+    return true;
+  };
+  for (std::size_t i = 0; i < t.lines.size(); ++i) {
+    if (!ok(t.lines[i].box))
+      fail(StatusCode::kInvalidArgument,
+           "line " + std::to_string(i) + " of a page's text has a box that is not finite or lies "
+           "far outside the page");
+    for (const OcrWord& w : t.lines[i].words)
+      if (!ok(w.box))
+        fail(StatusCode::kInvalidArgument,
+             "a word of line " + std::to_string(i) + " of a page's text has a box that is not "
+             "finite or lies far outside the page");
+  }
+}
+
+// Lines OCR read inside the pictures of a born-digital page that hold none of the given lines.
+void read_pictures(const Pipeline& ocr, const ImageView& page, const PageText& text,
+                   const Pipeline::BudgetedCall* call, std::vector<OcrLine>* lines,
+                   std::vector<LineStyle>* styles, OcrTimings* timings) {
+  if (!text.ocr_images) return;
+  std::size_t done = 0;
+  for (const BoxF& b0 : text.images) {
+    if (!geo::finite(b0)) continue;
+    const int x0 = std::max(0, static_cast<int>(std::floor(b0.x0)));
+    const int y0 = std::max(0, static_cast<int>(std::floor(b0.y0)));
+    const int x1 = std::min(page.width, static_cast<int>(std::ceil(b0.x1)));
+    const int y1 = std::min(page.height, static_cast<int>(std::ceil(b0.y1)));
+    // Pictures too small to hold a line of text are not read.
+    if (x1 - x0 < 32 || y1 - y0 < 16) continue;
+    const BoxF b{static_cast<float>(x0), static_cast<float>(y0), static_cast<float>(x1),
+                 static_cast<float>(y1)};
+    bool has_text = false;
+    for (const OcrLine& l : text.lines) {
+      const BoxF lb = quad_bounds(l.box);
+      if (geo::share_in(lb, b) >= 0.5f) {
+        has_text = true;
+        break;
+      }
+    }
+    if (has_text || ++done > 64) continue;
+    ImageView crop = page;
+    crop.data = page.row(y0) + static_cast<std::ptrdiff_t>(x0) * page.channels();
+    crop.width = x1 - x0;
+    crop.height = y1 - y0;
+    OcrResult r = call ? ocr.run(crop, *call) : ocr.run(crop);
+    timings->det += r.timings.det;
+    timings->cls += r.timings.cls;
+    timings->rec += r.timings.rec;
+    timings->det_model += r.timings.det_model;
+    timings->cls_model += r.timings.cls_model;
+    timings->rec_model += r.timings.rec_model;
+    for (OcrLine& l : r.lines) {
+      for (Point2f& p : l.box.p) p.x += static_cast<float>(x0), p.y += static_cast<float>(y0);
+      for (OcrWord& w : l.words)
+        for (Point2f& p : w.box.p) p.x += static_cast<float>(x0), p.y += static_cast<float>(y0);
+      lines->push_back(std::move(l));
+      styles->push_back(LineStyle{});  // kOcr, measured below
+    }
+  }
+}
+
+}  // namespace
+
 DocumentResult DocumentParser::run(const ImageView& image) const {
+  return run_page(image, nullptr, true);
+}
+
+DocumentResult DocumentParser::run(const ImageView& image, const PageText& text) const {
+  return run_page(image, &text, true);
+}
+
+DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* text,
+                                        bool may_turn) const {
   validate(image);
+  if (text) check_page_text(*text, image);
   const auto t_start = Clock::now();
   const DocumentModels& m = models();
   const Pipeline& ocr = *ocr_;
   const PipelineConfig& c = ocr.config();
+  const DocumentRules& R = impl_->rules;
   DocumentResult doc;
   doc.width = image.width;
   doc.height = image.height;
@@ -339,6 +445,8 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
                                layout_px * (3 * sizeof(float) + prof.layout_bytes_per_pixel);
     std::size_t need = std::max<std::size_t>(bc.plan.reserve_bytes,
                                              static_cast<std::size_t>(std::ceil(layout_need)));
+    // A page turned upright is a copy of the page held while the call runs.
+    need += checked_product({image.width, image.height, image.channels()}, "page copy");
     // A table run that does not fit the budget is not reserved for: the grid method reads the
     // page's tables instead (recognize_table).
     if (m.table && c.table_method != TableMethod::kGrid) {
@@ -355,34 +463,83 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
     call = std::make_unique<Pipeline::BudgetedCall>(std::move(bc));
   }
 
+  // The page's lines: the OCR stages', or the caller's (and OCR in pictures without them).
+  std::vector<OcrLine> lines;
+  std::vector<LineStyle> styles;
+  if (text) {
+    lines = text->lines;
+    styles = text->styles;
+    if (styles.empty()) {
+      styles.resize(lines.size());
+      for (LineStyle& s : styles) s.source = TextSource::kPdf;
+    }
+  } else {
+    OcrResult o = call ? ocr.run(image, *call) : ocr.run(image);
+    doc.ocr.timings = o.timings;
+    doc.ocr.det_width = o.det_width;
+    doc.ocr.det_height = o.det_height;
+    lines = std::move(o.lines);
+    styles.resize(lines.size());
+  }
+
+  // A page whose text runs sideways or upside down is parsed turned upright (the layout model
+  // reads upright pages), its boxes mapped back.
+  if (may_turn) {
+    const int turns = text_turns(lines);
+    if (turns != 0) {
+      const TurnedImage upright = turn_image(image, turns);
+      PageText turned;
+      if (text) turned = *text;
+      turned.lines = lines;
+      turned.styles = styles;
+      turn_lines(turned.lines, turns, image.width, image.height, false);
+      for (BoxF& b : turned.rules) b = turn_box(b, turns, image.width, image.height, false);
+      for (BoxF& b : turned.images) b = turn_box(b, turns, image.width, image.height, false);
+      call.reset();  // the turned call reserves its own
+      DocumentResult d = run_page(upright.view, &turned, false);
+      if (!text) d.ocr.timings = doc.ocr.timings;  // the OCR was read once, on the page as given
+      d.ocr.det_width = doc.ocr.det_width;
+      d.ocr.det_height = doc.ocr.det_height;
+      turn_result_back(d, turns, image.width, image.height);
+      d.width = image.width;
+      d.height = image.height;
+      d.turns = turns;
+      d.note = "the page's text is turned " + std::to_string(90 * turns) +
+               " degrees clockwise: parsed turned upright";
+      d.timings.total = since(t_start);
+      return d;
+    }
+  }
+  if (text) read_pictures(ocr, image, *text, call.get(), &lines, &styles, &doc.ocr.timings);
+
   auto t0 = Clock::now();
   std::vector<Region> layout =
       detect_layout(*m.layout, m.layout_labels, page, c, *ocr.pool(), &doc.timings);
   doc.timings.layout = since(t0);
-  OcrResult ocr_result = call ? ocr.run(image, *call) : ocr.run(image);
 
   t0 = Clock::now();
-  std::vector<Quad> quads;
-  std::vector<std::string> texts;
-  quads.reserve(ocr_result.lines.size());
-  texts.reserve(ocr_result.lines.size());
-  for (const OcrLine& l : ocr_result.lines) {
-    quads.push_back(l.box);
-    texts.push_back(l.text);
+  // OCR lines the detector ran across a column gutter are cut at it; then typography.
+  split_at_columns(lines, styles, layout, R);
+  join_markers(lines, styles, layout);
+  measure_styles(page, lines, styles, R);
+  PageLines pl;
+  pl.boxes.reserve(lines.size());
+  pl.texts.reserve(lines.size());
+  pl.pieces.reserve(lines.size());
+  for (const OcrLine& l : lines) {
+    pl.boxes.push_back(l.box);
+    pl.texts.push_back(l.text);
+    pl.pieces.push_back(line_pieces(l));
   }
-  std::vector<std::vector<BoxF>> pieces;  // the lines' text pieces for the text-grid rule
-  pieces.reserve(ocr_result.lines.size());
-  for (const OcrLine& l : ocr_result.lines) pieces.push_back(line_pieces(l));
-  std::vector<Region> regions =
-      order_regions(layout, quads, texts, image.width, image.height, {}, pieces);
+  pl.styles = styles;
+  std::vector<Region> regions = order_regions(layout, pl, image.width, image.height, R);
   // The lines in document order: each region's lines, regions in order.
-  doc.ocr.timings = ocr_result.timings;
-  doc.ocr.det_width = ocr_result.det_width;
-  doc.ocr.det_height = ocr_result.det_height;
-  doc.ocr.lines.reserve(ocr_result.lines.size());
+  doc.ocr.lines.reserve(lines.size());
+  doc.styles.reserve(lines.size());
   for (Region& r : regions) {
     for (int& i : r.lines) {
-      doc.ocr.lines.push_back(std::move(ocr_result.lines[static_cast<std::size_t>(i)]));
+      doc.ocr.lines.push_back(std::move(lines[static_cast<std::size_t>(i)]));
+      doc.styles.push_back(std::move(styles[static_cast<std::size_t>(i)]));
       i = static_cast<int>(doc.ocr.lines.size()) - 1;
     }
   }
@@ -398,7 +555,7 @@ DocumentResult DocumentParser::run(const ImageView& image) const {
   return doc;
 }
 
-// The table stage (csrc/pipeline/table.h) on one table region. Under a budget the call's
+// The table stage (csrc/document/table_stage.h) on one table region. Under a budget the call's
 // reservation holds a table run when one fits the budget; when none does, the grid method reads
 // the table and its note says why.
 void DocumentParser::recognize_table(const ImageView& page, Region& region, DocumentResult& doc,

@@ -38,6 +38,7 @@ struct TableGrid {
   float score = 0.f;            // mean max probability of the tokens read (model)
   int repairs = 0;              // structure the decoder repaired (see decode_slanet)
   bool truncated = false;       // no end token within the steps, or a cap was reached
+  bool ruled = false;           // grid method: rows and columns both from ruled lines
   std::string note;             // what was repaired, capped or left out, in words ("" if nothing)
 };
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "check.h"
-#include "postprocess/table_structure.h"
+#include "document/table_structure.h"
 
 using namespace edgeocr;
 

@@ -1,10 +1,12 @@
-// The Markdown writer (pipeline/markdown.cpp) on hand-made pages: lists (bullets, numbers,
-// markers), references one per paragraph, what is not a list.
+// Lists as the core decides them (document/structure.cpp: find_list_items) and the Markdown
+// writer (document/markdown.cpp) on hand-made pages: lists (bullets, numbers, markers),
+// references one per paragraph, what is not a list.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "check.h"
+#include "document/reading_order.h"
 #include "edgeocr/document.h"
 
 using namespace edgeocr;
@@ -23,6 +25,9 @@ DocumentResult page(RegionType type, const std::vector<std::string>& texts) {
     doc.ocr.lines.push_back(line);
   }
   doc.regions.push_back(r);
+  PageLines lines;
+  for (const OcrLine& l : doc.ocr.lines) lines.texts.push_back(l.text);
+  find_list_items(doc.regions, lines);
   return doc;
 }
 
