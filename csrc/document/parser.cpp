@@ -581,6 +581,13 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
   t0 = Clock::now();
   for (Region& r : regions)
     if (r.type == RegionType::kTable) recognize_table(page, r, doc, call ? &call->plan : nullptr);
+  // A "table" of one column is prose the layout model boxed as a table (a block of footnotes).
+  for (Region& r : regions)
+    if (r.type == RegionType::kTable && r.has_table && r.table.cols < 2) {
+      r.type = RegionType::kText;
+      r.has_table = false;
+      r.table = TableStructure{};
+    }
   doc.timings.table = since(t0);
   doc.regions = std::move(regions);
   if (call) ocr.pool()->trim();
