@@ -383,8 +383,10 @@ MAX_CPP_LINES = 1000
 LONG_FILES = {
     "edgeocr/bench/compare.py": 831,
     "edgeocr/export/exporter.py": 952,
-    "edgeocr/documents/pages.py": 814,
-    "edgeocr/documents/text_layer.py": 1581,
+    # Growing while document parsing is worked on (2026-12-05): a ceiling with room, until they
+    # are split.
+    "edgeocr/documents/pages.py": 900,
+    "edgeocr/documents/text_layer.py": 1700,
 }
 
 

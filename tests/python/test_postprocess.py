@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import shared_fixture
+from conftest import missing_wheel, require_fixture, shared_fixture
 
 from edgeocr._core import kernels
 
@@ -31,7 +31,14 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     RAPIDOCR_SKIP = f"rapidocr_onnxruntime is not importable ({exc}); no reference to compare with"
 
-needs_rapidocr = pytest.mark.skipif(RAPIDOCR_SKIP is not None, reason=RAPIDOCR_SKIP or "")
+
+@pytest.fixture
+def _rapidocr():
+    if RAPIDOCR_SKIP is not None:
+        missing_wheel(RAPIDOCR_SKIP, "rapidocr-onnxruntime==1.4.4")
+
+
+needs_rapidocr = pytest.mark.usefixtures("_rapidocr")
 
 
 # ---- synthetic maps ----
@@ -182,8 +189,7 @@ def det_output(image_path):
     import rapidocr_onnxruntime
 
     model = Path(rapidocr_onnxruntime.__file__).parent / "models" / "ch_PP-OCRv4_det_infer.onnx"
-    if not model.is_file():
-        pytest.skip(f"{model} is missing")
+    require_fixture(model, "pip install -e '.[test]' (rapidocr-onnxruntime)")
     img = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
     assert img is not None, image_path
     # config.yaml: limit_side_len 736, limit_type min, mean = std = 0.5.

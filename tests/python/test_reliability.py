@@ -581,8 +581,9 @@ if pytest is not None:
 
     @pytest.fixture(scope="module")
     def corpus_outcomes(v4_paths):
-        if not (MALFORMED / "MANIFEST.txt").exists():
-            pytest.skip("tests/data/malformed is missing: python tools/make_malformed.py")
+        from conftest import require_fixture
+
+        require_fixture(MALFORMED / "MANIFEST.txt", "python tools/make_malformed.py")
         records, _ = _run_child(["corpus"], timeout=600)
         return {r["case"]: r for r in records}
 
