@@ -45,7 +45,7 @@ Joined start(const DocumentResult& from, const Region& r) {
   return j;
 }
 
-// Whether region `r` (continuing) may be written with region `last` (the block before it).
+// Whether region `r` (continuing) may be written with region `last` (the one it continues).
 bool joins(const Region& last, const Region& r) {
   if (!r.continues) return false;
   if (r.joined == "paragraph") return docpass::paragraph_like(last) && docpass::paragraph_like(r);
@@ -65,18 +65,19 @@ std::string document_markdown(const std::vector<const DocumentResult*>& pages,
   };
   std::vector<Entry> entries;
   std::vector<Joined> joined;
-  // The last body block written: its entry, page and region.
-  int last = -1;
-  const DocumentResult* last_page = nullptr;
-  const Region* last_region = nullptr;
+  // The entry each body region of the previous and this page was written to (-1: none).
+  std::vector<int> entry_before, entry_here;
   for (std::size_t i = 0; i < pages.size(); ++i) {
     const int number = i < page_numbers.size() ? page_numbers[i] : static_cast<int>(i) + 1;
     if (i > 0) entries.push_back({"<!-- page " + std::to_string(number) + " -->"});
     const DocumentResult* page = pages[i];
+    entry_before.swap(entry_here);
+    entry_here.clear();
     if (!page) {  // nothing continues across a page that failed
-      last = -1;
+      entry_before.clear();
       continue;
     }
+    entry_here.assign(page->regions.size(), -1);
     MarkdownOptions o = options;
     if (number > 1)
       o.figure_prefix = "page-" + std::to_string(number) + "-" + options.figure_prefix;
@@ -88,30 +89,30 @@ std::string document_markdown(const std::vector<const DocumentResult*>& pages,
       cues.clear();
     for (MarkdownBlock& b : markdown_blocks(*page, o)) {
       if (b.region < 0 || static_cast<std::size_t>(b.region) >= page->regions.size()) continue;
+      const std::size_t k = static_cast<std::size_t>(b.region);
       bool cue = false;
       for (int c : cues) cue = cue || c == b.region;
       if (cue) continue;
-      const Region& r = page->regions[static_cast<std::size_t>(b.region)];
-      if (r.furniture) {  // written (options.furniture), but no body block to join
-        entries.push_back({std::move(b.text)});
-        continue;
-      }
-      if (last >= 0 && last_region != &r && joins(*last_region, r)) {
-        Entry& e = entries[static_cast<std::size_t>(last)];
-        if (e.joined < 0) {
-          e.joined = static_cast<int>(joined.size());
-          joined.push_back(start(*last_page, *last_region));
-          e.text.clear();
+      const Region& r = page->regions[k];
+      if (r.continues && r.continues_region >= 0 && !r.furniture) {
+        const DocumentResult* from = r.from_previous_page ? (i > 0 ? pages[i - 1] : nullptr) : page;
+        const std::vector<int>& at = r.from_previous_page ? entry_before : entry_here;
+        const std::size_t c = static_cast<std::size_t>(r.continues_region);
+        const int e = from && c < at.size() && c < from->regions.size() ? at[c] : -1;
+        if (e >= 0 && joins(from->regions[c], r)) {
+          Entry& into = entries[static_cast<std::size_t>(e)];
+          if (into.joined < 0) {
+            into.joined = static_cast<int>(joined.size());
+            joined.push_back(start(*from, from->regions[c]));
+            into.text.clear();
+          }
+          add(joined[static_cast<std::size_t>(into.joined)], *page, r);
+          entry_here[k] = e;
+          continue;
         }
-        add(joined[static_cast<std::size_t>(e.joined)], *page, r);
-        last_page = page;
-        last_region = &r;
-        continue;
       }
       entries.push_back({std::move(b.text)});
-      last = static_cast<int>(entries.size()) - 1;
-      last_page = page;
-      last_region = &r;
+      if (!r.furniture) entry_here[k] = static_cast<int>(entries.size()) - 1;
     }
   }
   std::string out;

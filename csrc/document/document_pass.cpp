@@ -285,6 +285,47 @@ struct Heading {
   int numbered;  // the level its numbering gives (depth + 1), 0 unnumbered
 };
 
+// A region's type size: the median of its lines' sizes (a text layer's font size, an OCR line's
+// measured size), or of their heights where no style says (0 without lines).
+float region_size(const DocumentResult& page, const Region& r) {
+  const bool styled = page.styles.size() == page.ocr.lines.size();
+  std::vector<float> sizes;
+  for (int i : r.lines) {
+    if (i < 0 || static_cast<std::size_t>(i) >= page.ocr.lines.size()) continue;
+    float s = styled ? page.styles[static_cast<std::size_t>(i)].size : 0.f;
+    if (!(s > 0.f) || !std::isfinite(s)) s = geo::height(line_box(page, i));
+    sizes.push_back(s);
+  }
+  return geo::median(sizes);
+}
+
+// The body region a region of type size `size` would continue: walking back from body[end - 1],
+// the first region that is not an aside, an aside being set in smaller type (under
+// 1 - level_size of `size`: footnotes, a margin's stamp) or a figure; at most kMaxAsides of
+// them. -1 when there is none.
+constexpr int kMaxAsides = 3;
+int predecessor(const DocumentResult& page, const std::vector<int>& body, std::size_t end,
+                float size, const DocumentRules& R) {
+  int asides = 0;
+  for (std::size_t j = end; j > 0; --j) {
+    const int k = body[j - 1];
+    const Region& r = page.regions[static_cast<std::size_t>(k)];
+    const bool figure = r.type == RegionType::kFigure || r.type == RegionType::kFigureCaption;
+    const float s = region_size(page, r);
+    const bool aside = figure || (size > 0.f && s > 0.f && s < (1.f - R.level_size) * size);
+    if (!aside) return k;
+    if (++asides > kMaxAsides) return -1;
+  }
+  return -1;
+}
+
+void link(Region& b, int a, bool previous_page, const char* how) {
+  b.continues = true;
+  b.joined = how;
+  b.continues_region = a;
+  b.from_previous_page = previous_page;
+}
+
 }  // namespace
 
 std::string region_text(const DocumentResult& page, const Region& r, std::size_t max_bytes) {
@@ -461,20 +502,19 @@ void continued_tables(std::vector<DocumentResult*>& pages, const DocumentRules& 
     if (!usable(pages[p]) || !usable(pages[p + 1])) continue;
     const DocumentResult& A = *pages[p];
     DocumentResult& B = *pages[p + 1];
-    const std::vector<int> body = body_of(A);
-    if (body.empty()) continue;
-    const Region& a = A.regions[static_cast<std::size_t>(body.back())];
     const int f = first_body(B);
     if (f < 0) continue;
     Region& b = B.regions[static_cast<std::size_t>(f)];
-    if (a.type != RegionType::kTable || !a.has_table || a.table.cells.empty() ||
-        b.type != RegionType::kTable || !b.has_table || b.table.cells.empty())
-      continue;
+    if (b.type != RegionType::kTable || !b.has_table || b.table.cells.empty()) continue;
+    const std::vector<int> body = body_of(A);
+    const int k = predecessor(A, body, body.size(), region_size(B, b), R);
+    if (k < 0) continue;
+    const Region& a = A.regions[static_cast<std::size_t>(k)];
+    if (a.type != RegionType::kTable || !a.has_table || a.table.cells.empty()) continue;
     if (!same_columns(a.table, static_cast<float>(A.width), b.table, static_cast<float>(B.width),
                       R))
       continue;
-    b.continues = true;
-    b.joined = "table";
+    link(b, k, true, "table");
   }
 }
 
@@ -482,36 +522,37 @@ void cut_paragraphs(std::vector<DocumentResult*>& pages, const DocumentRules& R)
   for (std::size_t p = 0; p < pages.size(); ++p) {
     if (!usable(pages[p])) continue;
     DocumentResult& B = *pages[p];
-    // A page break: the previous page's last body region and this page's first.
+    // A page break: the previous page's last body region (asides aside) and this page's first.
     if (p > 0 && usable(pages[p - 1])) {
       const DocumentResult& A = *pages[p - 1];
-      const std::vector<int> body = body_of(A);
       std::vector<int> cues;
       const int f = first_body(B, &cues);
-      if (!body.empty() && f >= 0 && cues.empty()) {
-        const Region& a = A.regions[static_cast<std::size_t>(body.back())];
+      if (f >= 0 && cues.empty()) {
         Region& b = B.regions[static_cast<std::size_t>(f)];
-        if (paragraph_like(a) && paragraph_like(b) && !b.continues && goes_on(A, a, B, b, R)) {
-          b.continues = true;
-          b.joined = "paragraph";
+        const std::vector<int> body = body_of(A);
+        const int k = predecessor(A, body, body.size(), region_size(B, b), R);
+        if (k >= 0 && !b.continues) {
+          const Region& a = A.regions[static_cast<std::size_t>(k)];
+          if (paragraph_like(a) && paragraph_like(b) && goes_on(A, a, B, b, R))
+            link(b, k, true, "paragraph");
         }
       }
     }
-    // Column breaks: a body text region and the next one in reading order, right of it (they
-    // overlap horizontally by less than column_overlap of the narrower) and starting above its
-    // end: the top of the next column.
+    // Column breaks: a body text region at the top of a column and the one it follows in
+    // reading order (asides aside), left of it (they overlap horizontally by less than
+    // column_overlap of the narrower) and ending below its top.
     const std::vector<int> body = body_of(B);
-    for (std::size_t i = 0; i + 1 < body.size(); ++i) {
-      const Region& a = B.regions[static_cast<std::size_t>(body[i])];
-      Region& b = B.regions[static_cast<std::size_t>(body[i + 1])];
-      if (!paragraph_like(a) || !paragraph_like(b) || b.continues) continue;
+    for (std::size_t j = 1; j < body.size(); ++j) {
+      Region& b = B.regions[static_cast<std::size_t>(body[j])];
+      if (!paragraph_like(b) || b.continues) continue;
+      const int k = predecessor(B, body, j, region_size(B, b), R);
+      if (k < 0) continue;
+      const Region& a = B.regions[static_cast<std::size_t>(k)];
+      if (!paragraph_like(a)) continue;
       const float narrower = std::min(geo::width(a.box), geo::width(b.box));
       const bool next_column = geo::x_overlap(a.box, b.box) < R.column_overlap * narrower &&
                                b.box.x0 > a.box.x0 && b.box.y0 < a.box.y1;
-      if (next_column && goes_on(B, a, B, b, R)) {
-        b.continues = true;
-        b.joined = "paragraph";
-      }
+      if (next_column && goes_on(B, a, B, b, R)) link(b, k, false, "paragraph");
     }
   }
 }
@@ -618,7 +659,7 @@ void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& R)
   }
 }
 
-void restore_order(DocumentResult& page) {
+std::vector<int> restore_order(DocumentResult& page) {
   const std::size_t n = page.regions.size();
   std::vector<int> top, body, bottom;
   for (std::size_t k = 0; k < n; ++k) {
@@ -642,7 +683,7 @@ void restore_order(DocumentResult& page) {
   order.insert(order.end(), bottom.begin(), bottom.end());
   bool same = true;
   for (std::size_t k = 0; k < n && same; ++k) same = order[k] == static_cast<int>(k);
-  if (same) return;
+  if (same) return {};
 
   std::vector<int> new_index(n, -1);
   for (std::size_t k = 0; k < n; ++k)
@@ -693,6 +734,7 @@ void restore_order(DocumentResult& page) {
     for (TableCell& c : r.table.cells) remap(c.lines);
   }
   page.regions = std::move(regions);
+  return new_index;
 }
 
 }  // namespace docpass
@@ -708,6 +750,8 @@ void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& r
       was_furniture[p].push_back(r.furniture);
       r.continues = false;  // the pass decides these afresh
       r.joined.clear();
+      r.continues_region = -1;
+      r.from_previous_page = false;
     }
   }
   docpass::running_furniture(pages, rules);
@@ -715,12 +759,24 @@ void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& r
   docpass::continued_tables(pages, rules);
   docpass::cut_paragraphs(pages, rules);
   docpass::heading_levels(pages, rules);
+  // Pages with new furniture back in order; the links to their regions follow.
+  std::vector<std::vector<int>> moved_to(pages.size());
   for (std::size_t p = 0; p < pages.size(); ++p) {
     if (!pages[p]) continue;
     bool moved = false;
     for (std::size_t k = 0; k < pages[p]->regions.size(); ++k)
       moved = moved || pages[p]->regions[k].furniture != was_furniture[p][k];
-    if (moved) docpass::restore_order(*pages[p]);
+    if (moved) moved_to[p] = docpass::restore_order(*pages[p]);
+  }
+  for (std::size_t p = 0; p < pages.size(); ++p) {
+    if (!pages[p]) continue;
+    for (Region& r : pages[p]->regions) {
+      if (!r.continues || r.continues_region < 0) continue;
+      if (r.from_previous_page && p == 0) continue;
+      const std::vector<int>& to = moved_to[r.from_previous_page ? p - 1 : p];
+      if (static_cast<std::size_t>(r.continues_region) < to.size())
+        r.continues_region = to[static_cast<std::size_t>(r.continues_region)];
+    }
   }
 }
 

@@ -11,6 +11,8 @@
 //     "(continued)" caption) both tables with the same columns: the second continues.
 //  4. cut_paragraphs: a text region ending mid-sentence and the next body text region, on the
 //     next page or at the top of the next column, going on with it: the second continues.
+//     In both, "last" and "next" pass over asides: regions in smaller type (footnotes at a
+//     page's or column's foot, a margin's stamp) and figures, at most 3.
 //  5. heading_levels: one heading scale for the document (heading_levels' comment).
 // Then pages with new furniture are put back in the page's order (top furniture, body, bottom
 // furniture; lines follow their regions). Every step compares a page with its neighbours, or
@@ -60,7 +62,8 @@ TableStructure appended_table(const TableStructure& a, const TableStructure& b);
 // The page in its order after regions became furniture: top furniture (above the page's middle)
 // by position, the body as it was, bottom furniture by position; captions' targets, the lines
 // (regions' lines contiguous, in region order) and their styles follow.
-void restore_order(DocumentResult& page);
+// Returns each old region's new index (empty when nothing moved).
+std::vector<int> restore_order(DocumentResult& page);
 
 }  // namespace docpass
 }  // namespace edgeocr

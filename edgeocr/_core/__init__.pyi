@@ -228,13 +228,21 @@ class Document:
         """
     def table_html(self, region: typing.SupportsInt | typing.SupportsIndex) -> str: ...
     @property
+    def continues_previous(self) -> bool: ...
+    @property
     def height(self) -> int: ...
     @property
     def lines(self) -> list: ...
     @property
+    def note(self) -> str: ...
+    @property
     def regions(self) -> list: ...
     @property
+    def styles(self) -> list: ...
+    @property
     def timings(self) -> dict: ...
+    @property
+    def turns(self) -> int: ...
     @property
     def width(self) -> int: ...
 
@@ -243,6 +251,15 @@ class DocumentParser:
     def run_encoded(
         self, data: typing.Any, what: str, max_pixels: typing.SupportsInt | typing.SupportsIndex
     ) -> typing.Any: ...
+    def run_text(
+        self,
+        image: numpy.ndarray,
+        lines: collections.abc.Sequence,
+        styles: collections.abc.Sequence,
+        rules: collections.abc.Sequence,
+        images: collections.abc.Sequence,
+        ocr_images: bool = True,
+    ) -> Document: ...
     @property
     def has_table_model(self) -> bool: ...
     @property
@@ -286,6 +303,21 @@ def decode_image(
     max_bytes: typing.SupportsInt | typing.SupportsIndex | None = None,
 ) -> numpy.typing.NDArray[numpy.uint8]: ...
 def default_config() -> dict: ...
+def document_markdown(
+    pages: collections.abc.Sequence,
+    figure_prefix: str = "figure-",
+    furniture: bool = False,
+    page_numbers: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [],
+) -> str:
+    """
+    The pages as one Markdown text (the core's writer): continued paragraphs and tables written as one, <!-- page N --> between pages (N from page_numbers, 1-based).
+    """
+
+def finish_document(pages: collections.abc.Sequence, parser: DocumentParser = None) -> list:
+    """
+    The whole-document pass (running headers and footers, page numbers, continued tables and paragraphs, one heading scale) over a document's pages in order: new Documents (None stays None: a failed page). `parser`: whose rules (default rules without).
+    """
+
 def default_max_decode_bytes(max_pixels: typing.SupportsInt | typing.SupportsIndex) -> int: ...
 def load_document_parser(
     pipeline: Pipeline,

@@ -387,6 +387,41 @@ TEST(a_paragraph_cut_by_a_column_break_is_joined) {
   CHECK(has(to_markdown(pages[0].doc), "middle of a\n\nsentence"));
 }
 
+TEST(footnotes_between_the_parts_of_a_paragraph_are_passed_over) {
+  // Page 1: a running header, a paragraph cut at the page's foot, footnotes in smaller type
+  // under it; page 2: the same header, the paragraph goes on in the left column, footnotes
+  // under it, the right column goes on with the left.
+  std::vector<Page> pages(2);
+  for (Page& p : pages) p.add(RegionType::kText, {100, 30, 600, 60}, {"Federal Register"});
+  pages[0].add(RegionType::kText, {100, 200, 900, 1100},
+               {"The paragraph runs down the page to", "the airport of Soekarno-"});
+  pages[0].add(RegionType::kText, {100, 1150, 900, 1300},
+               {"1 A footnote in small type.", "2 Another one."}, 12.f, 0.3f);
+  pages[1].add(RegionType::kText, {100, 200, 480, 1000},
+               {"Hatta in Jakarta, and the flight", "crew of the airplane"});
+  pages[1].add(RegionType::kText, {100, 1100, 480, 1300}, {"3 A footnote."}, 12.f);
+  pages[1].add(RegionType::kText, {520, 200, 900, 1000}, {"received an alert.", "Done."}, 20.f,
+               0.4f);
+  std::vector<DocumentResult*> ps = pointers(pages);
+  finish_document(ps);
+  // The header became furniture and moved first: the links follow the regions.
+  const Region& hatta = *region_with(pages[1].doc, "Hatta in Jakarta, and the flight");
+  CHECK(hatta.continues && hatta.from_previous_page);
+  CHECK(hatta.continues_region >= 0 &&
+        region_with(pages[0].doc, "The paragraph runs down the page to") ==
+            &pages[0].doc.regions[static_cast<std::size_t>(hatta.continues_region)]);
+  const Region& right = *region_with(pages[1].doc, "received an alert.");
+  CHECK(right.continues && !right.from_previous_page);
+  CHECK(region_with(pages[1].doc, "Hatta in Jakarta, and the flight") ==
+        &pages[1].doc.regions[static_cast<std::size_t>(right.continues_region)]);
+  // One paragraph across both breaks, the footnotes after it.
+  const std::string md = markdown_of(pages);
+  CHECK(has(md,
+            "The paragraph runs down the page to the airport of Soekarno- Hatta in Jakarta, "
+            "and the flight crew of the airplane received an alert. Done.\n\n"
+            "1 A footnote in small type. 2 Another one.\n\n<!-- page 2 -->\n\n3 A footnote."));
+}
+
 TEST(headings_that_look_alike_get_one_level) {
   // Page 1: the title (size 40) and a section heading (size 24); page 2 has two sizes of
   // headings (24 and 18), which its page rule made 2 and 3; page 3 only size-18 headings, which

@@ -128,12 +128,17 @@ struct Region {
   // A list (type kList) or references (kReference) region's items, decided by the parser
   // (numbering counts up, one kind of opening a list); empty for other regions.
   std::vector<ListItem> items;
-  // The document pass (finish_document): this region continues the body region read before it
+  // The document pass (finish_document): this region continues a body region read before it
   // (the last body region of the previous page: a paragraph or table cut by the page break; the
-  // region before it on its page: a paragraph cut by a column break), and how. Each page keeps
-  // its own text and cells; document_markdown writes the two as one paragraph or one table.
+  // last of the column before: a paragraph cut by a column break; smaller type between them,
+  // such as footnotes, aside), and how. Each page keeps its own text and cells;
+  // document_markdown writes the two as one paragraph or one table.
   bool continues = false;
   std::string joined;  // "paragraph", "table" or "" (not joined)
+  // The region it continues (with `continues`): an index into the previous page's regions when
+  // the break is a page's (from_previous_page), else into this page's (a column break); -1.
+  int continues_region = -1;
+  bool from_previous_page = false;
 };
 
 struct DocumentTimings {  // seconds
@@ -345,9 +350,9 @@ std::vector<MarkdownBlock> markdown_blocks(const DocumentResult& doc,
 
 // A document's pages as one Markdown text: each page's blocks (markdown_blocks), pages after the
 // first opened by "<!-- page N -->" (N: page_numbers[i], by default i + 1), a paragraph or
-// table that continues from the block before it (Region::continues, set by finish_document)
-// written with it as one paragraph or one table (a repeated header row left out; a "(continued)"
-// caption before it left out). Figures: options.figure_prefix on page 1, "page-N-" +
+// table that continues another (Region::continues and continues_region, set by
+// finish_document) written with it, where it is, as one paragraph or one table (a repeated
+// header row left out; a "(continued)" caption before it left out). Figures: options.figure_prefix on page 1, "page-N-" +
 // options.figure_prefix on page N > 1. A null page writes its separator alone. Thread-safe.
 std::string document_markdown(const std::vector<const DocumentResult*>& pages,
                               const MarkdownOptions& options = {},
