@@ -218,12 +218,11 @@ def main(argv=None) -> int:
                             "joined": hit[0] if hit else None,
                         }
                     )
-            body = [r for r in after[k].regions if not r.furniture]
-            for i, r in enumerate(body):
+            for r in after[k].regions:
                 if not r.continues:
                     continue
-                if i > 0 and r.joined == "paragraph":  # a column break inside the page
-                    right = column_join_right(gt, body[i - 1].text, r.text)
+                if not r.from_previous_page:  # a column break inside the page
+                    right = column_join_right(gt, after[k].regions[r.continues_region].text, r.text)
                     where = "column"
                 else:
                     right = any(
