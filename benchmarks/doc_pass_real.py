@@ -55,7 +55,7 @@ def gt_text(block: dict) -> str:
 
 def sequences(dataset: Path) -> list[list[str]]:
     seqs = []
-    for line in open(dataset / "manifest.jsonl", encoding="utf-8"):
+    for line in (dataset / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
         seq = json.loads(line).get("sequence")
         if seq and list(seq["pages"]) not in seqs:
             seqs.append(list(seq["pages"]))
