@@ -283,6 +283,7 @@ struct Heading {
   float size;
   bool bold;
   int numbered;  // the level its numbering gives (depth + 1), 0 unnumbered
+  bool open;     // on a page the pass may change
 };
 
 // A region's type size: the median of its lines' sizes (a text layer's font size, an OCR line's
@@ -374,7 +375,8 @@ int first_body(const DocumentResult& page, std::vector<int>* cues) {
   return -1;
 }
 
-void running_furniture(std::vector<DocumentResult*>& pages, const DocumentRules& R) {
+void running_furniture(std::vector<DocumentResult*>& pages, const DocumentRules& R,
+                       std::size_t first) {
   struct Place {
     BoxF box;
     int pages = 0, last_page = -1;
@@ -417,14 +419,14 @@ void running_furniture(std::vector<DocumentResult*>& pages, const DocumentRules&
   const int half = static_cast<int>((pages.size() + 1) / 2);
   const int need = std::max(2, std::min(R.repeat_pages, half));
   for (const Seen& s : seen) {
-    if ((*s.places)[s.place].pages < need) continue;
+    if ((*s.places)[s.place].pages < need || static_cast<std::size_t>(s.page) < first) continue;
     DocumentResult& page = *pages[static_cast<std::size_t>(s.page)];
     Region& r = page.regions[static_cast<std::size_t>(s.region)];
     if (!r.furniture) make_furniture(page, r, s.number);
   }
 }
 
-void page_numbers(std::vector<DocumentResult*>& pages, const DocumentRules& R) {
+void page_numbers(std::vector<DocumentResult*>& pages, const DocumentRules& R, std::size_t first) {
   struct Number {
     int region, value;
     bool alone;  // the region's text is the page number; else its first or last word
@@ -447,7 +449,7 @@ void page_numbers(std::vector<DocumentResult*>& pages, const DocumentRules& R) {
     }
   }
   const int reach = std::max(1, R.number_pages);
-  for (std::size_t p = 0; p < pages.size(); ++p) {
+  for (std::size_t p = first; p < pages.size(); ++p) {
     for (const Number& n : found[p]) {
       bool in_sequence = false;
       for (int d = -reach; d <= reach && !in_sequence; ++d) {
@@ -497,8 +499,9 @@ TableStructure appended_table(const TableStructure& a, const TableStructure& b) 
   return out;
 }
 
-void continued_tables(std::vector<DocumentResult*>& pages, const DocumentRules& R) {
-  for (std::size_t p = 0; p + 1 < pages.size(); ++p) {
+void continued_tables(std::vector<DocumentResult*>& pages, const DocumentRules& R,
+                      std::size_t first) {
+  for (std::size_t p = first > 0 ? first - 1 : 0; p + 1 < pages.size(); ++p) {
     if (!usable(pages[p]) || !usable(pages[p + 1])) continue;
     const DocumentResult& A = *pages[p];
     DocumentResult& B = *pages[p + 1];
@@ -518,8 +521,9 @@ void continued_tables(std::vector<DocumentResult*>& pages, const DocumentRules& 
   }
 }
 
-void cut_paragraphs(std::vector<DocumentResult*>& pages, const DocumentRules& R) {
-  for (std::size_t p = 0; p < pages.size(); ++p) {
+void cut_paragraphs(std::vector<DocumentResult*>& pages, const DocumentRules& R,
+                    std::size_t first) {
+  for (std::size_t p = first; p < pages.size(); ++p) {
     if (!usable(pages[p])) continue;
     DocumentResult& B = *pages[p];
     // A page break: the previous page's last body region (asides aside) and this page's first.
@@ -566,10 +570,12 @@ void cut_paragraphs(std::vector<DocumentResult*>& pages, const DocumentRules& R)
 // (most common) level; each other style is one level below the style before it (at most 6).
 // So headings that look alike get the same level on every page. Nothing changes in a document
 // with headings on fewer than two pages.
-void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& R) {
+void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& R,
+                    std::size_t first) {
   std::vector<Heading> heads;
   int pages_with = 0;
-  for (DocumentResult* page : pages) {
+  for (std::size_t p = 0; p < pages.size(); ++p) {
+    DocumentResult* page = pages[p];
     if (!page) continue;
     bool any = false;
     const bool styled = page->styles.size() == page->ocr.lines.size();
@@ -588,15 +594,15 @@ void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& R)
         if (styled && page->styles[u].bold) ++bold;
       }
       if (sizes.empty()) continue;
-      const std::string* first = line_text(*page, r.lines.front());
-      const Numbering n = heading_numbering(first ? *first : std::string());
+      const std::string* opening = line_text(*page, r.lines.front());
+      const Numbering n = heading_numbering(opening ? *opening : std::string());
       const TextSource source =
           styled && static_cast<std::size_t>(r.lines.front()) < page->styles.size()
               ? page->styles[static_cast<std::size_t>(r.lines.front())].source
               : r.text_source;
       heads.push_back({page, static_cast<int>(k), source, geo::median(sizes),
                        2 * bold > static_cast<int>(sizes.size()),
-                       n.depth > 0 ? std::min(6, n.depth + 1) : 0});
+                       n.depth > 0 ? std::min(6, n.depth + 1) : 0, p >= first});
       any = true;
     }
     pages_with += any ? 1 : 0;
@@ -651,6 +657,7 @@ void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& R)
       cursor = std::max(cursor, level + 1);
       for (std::size_t i = s; i < e; ++i) {
         const Heading& h = heads[order[i]];
+        if (!h.open) continue;
         h.page->regions[static_cast<std::size_t>(h.region)].heading_level =
             h.numbered > 0 ? h.numbered : level;
       }
@@ -742,9 +749,10 @@ std::vector<int> restore_order(DocumentResult& page) {
 // The pass allocates, beside the pages: one text key (at most 256 bytes) and one place record
 // per margin candidate (at most 2 x 8 a page), a few numbers per page, one record per heading,
 // and a page's region and line orders while it is put back in order.
-void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& rules) {
+void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& rules,
+                     std::size_t first) {
   std::vector<std::vector<bool>> was_furniture(pages.size());
-  for (std::size_t p = 0; p < pages.size(); ++p) {
+  for (std::size_t p = first; p < pages.size(); ++p) {
     if (!pages[p]) continue;
     for (Region& r : pages[p]->regions) {
       was_furniture[p].push_back(r.furniture);
@@ -754,21 +762,21 @@ void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& r
       r.from_previous_page = false;
     }
   }
-  docpass::running_furniture(pages, rules);
-  docpass::page_numbers(pages, rules);
-  docpass::continued_tables(pages, rules);
-  docpass::cut_paragraphs(pages, rules);
-  docpass::heading_levels(pages, rules);
+  docpass::running_furniture(pages, rules, first);
+  docpass::page_numbers(pages, rules, first);
+  docpass::continued_tables(pages, rules, first);
+  docpass::cut_paragraphs(pages, rules, first);
+  docpass::heading_levels(pages, rules, first);
   // Pages with new furniture back in order; the links to their regions follow.
   std::vector<std::vector<int>> moved_to(pages.size());
-  for (std::size_t p = 0; p < pages.size(); ++p) {
+  for (std::size_t p = first; p < pages.size(); ++p) {
     if (!pages[p]) continue;
     bool moved = false;
     for (std::size_t k = 0; k < pages[p]->regions.size(); ++k)
       moved = moved || pages[p]->regions[k].furniture != was_furniture[p][k];
     if (moved) moved_to[p] = docpass::restore_order(*pages[p]);
   }
-  for (std::size_t p = 0; p < pages.size(); ++p) {
+  for (std::size_t p = first; p < pages.size(); ++p) {
     if (!pages[p]) continue;
     for (Region& r : pages[p]->regions) {
       if (!r.continues || r.continues_region < 0) continue;

@@ -43,12 +43,18 @@ std::vector<int> body_of(const DocumentResult& page);
 // page without body.
 int first_body(const DocumentResult& page, std::vector<int>* cues = nullptr);
 
-// The steps, in order (finish_document runs them all).
-void running_furniture(std::vector<DocumentResult*>& pages, const DocumentRules& rules);
-void page_numbers(std::vector<DocumentResult*>& pages, const DocumentRules& rules);
-void continued_tables(std::vector<DocumentResult*>& pages, const DocumentRules& rules);
-void cut_paragraphs(std::vector<DocumentResult*>& pages, const DocumentRules& rules);
-void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& rules);
+// The steps, in order (finish_document runs them all); pages before `first` are read, not
+// changed.
+void running_furniture(std::vector<DocumentResult*>& pages, const DocumentRules& rules,
+                       std::size_t first);
+void page_numbers(std::vector<DocumentResult*>& pages, const DocumentRules& rules,
+                  std::size_t first);
+void continued_tables(std::vector<DocumentResult*>& pages, const DocumentRules& rules,
+                      std::size_t first);
+void cut_paragraphs(std::vector<DocumentResult*>& pages, const DocumentRules& rules,
+                    std::size_t first);
+void heading_levels(std::vector<DocumentResult*>& pages, const DocumentRules& rules,
+                    std::size_t first);
 
 // Whether table `b` (on a page `wb` pixels wide) continues table `a` (on a page `wa` wide): the
 // columns of a's last row and b's first row, same count, boundaries within column_distance.

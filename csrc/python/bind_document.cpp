@@ -308,7 +308,7 @@ void bind_document(py::module_& m) {
   m.def(
       "finish_document",
       // The whole-document pass over copies of the pages (the Documents given stay as they are).
-      [](const py::sequence& docs, const DocumentParser* parser) {
+      [](const py::sequence& docs, const DocumentParser* parser, std::size_t first) {
         const std::vector<const PyDocument*> in = pages_from(docs);
         const DocumentRules rules = parser ? parser->rules() : DocumentRules{};
         std::vector<DocumentResult> pages;
@@ -318,7 +318,7 @@ void bind_document(py::module_& m) {
           py::gil_scoped_release nogil;
           std::vector<DocumentResult*> ptrs;
           for (std::size_t i = 0; i < pages.size(); ++i) ptrs.push_back(in[i] ? &pages[i] : nullptr);
-          finish_document(ptrs, rules);
+          finish_document(ptrs, rules, first);
         }
         py::list out;
         for (std::size_t i = 0; i < pages.size(); ++i) {
@@ -332,10 +332,11 @@ void bind_document(py::module_& m) {
         }
         return out;
       },
-      py::arg("pages"), py::arg("parser") = nullptr,
+      py::arg("pages"), py::arg("parser") = nullptr, py::arg("first") = 0,
       "The whole-document pass (running headers and footers, page numbers, continued tables "
       "and paragraphs, one heading scale) over a document's pages in order: new Documents "
-      "(None stays None: a failed page). `parser`: whose rules (default rules without).");
+      "(None stays None: a failed page). `parser`: whose rules (default rules without); pages "
+      "before `first` are context, given back as they were.");
   m.def(
       "document_markdown",
       [](const py::sequence& docs, const std::string& figure_prefix, bool furniture,

@@ -313,9 +313,13 @@ def document_markdown(
     The pages as one Markdown text (the core's writer): continued paragraphs and tables written as one, <!-- page N --> between pages (N from page_numbers, 1-based).
     """
 
-def finish_document(pages: collections.abc.Sequence, parser: DocumentParser = None) -> list:
+def finish_document(
+    pages: collections.abc.Sequence,
+    parser: DocumentParser = None,
+    first: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> list:
     """
-    The whole-document pass (running headers and footers, page numbers, continued tables and paragraphs, one heading scale) over a document's pages in order: new Documents (None stays None: a failed page). `parser`: whose rules (default rules without).
+    The whole-document pass (running headers and footers, page numbers, continued tables and paragraphs, one heading scale) over a document's pages in order: new Documents (None stays None: a failed page). `parser`: whose rules (default rules without); pages before `first` are context, given back as they were.
     """
 
 def default_max_decode_bytes(max_pixels: typing.SupportsInt | typing.SupportsIndex) -> int: ...

@@ -535,6 +535,27 @@ TEST(five_hundred_pages_of_repeated_headers_and_crowded_margins) {
   CHECK(has(md, "<!-- page 500 -->"));
 }
 
+TEST(pages_before_first_are_context_only) {
+  // Three pages with a running header and a paragraph cut at each break; the first page is
+  // given as context (already finished by a caller's earlier window): it stays as it was, the
+  // others are finished with it.
+  std::vector<Page> pages(3);
+  for (Page& p : pages) {
+    p.add(RegionType::kText, {100, 40, 600, 70}, {"The Running Header"});
+    p.add(RegionType::kText, {100, 200, 900, 1300}, {"goes on from before and", "is cut again at"});
+  }
+  const std::string before = to_markdown(pages[0].doc);
+  std::vector<DocumentResult*> ps = pointers(pages);
+  finish_document(ps, DocumentRules{}, 1);
+  CHECK(to_markdown(pages[0].doc) == before && !pages[0].doc.regions[0].furniture);
+  CHECK(!pages[0].doc.regions[1].continues);
+  for (std::size_t p = 1; p < 3; ++p) {
+    CHECK(pages[p].doc.regions[0].furniture);
+    const Region& body = pages[p].doc.regions[1];
+    CHECK(body.continues && body.from_previous_page && body.continues_region == 1);
+  }
+}
+
 TEST(the_pass_is_idempotent) {
   std::vector<Page> pages;
   for (int n = 1; n <= 3; ++n)

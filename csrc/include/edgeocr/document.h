@@ -318,9 +318,12 @@ class DocumentParser {
 // continued on the next page and a paragraph cut by a page or column break are marked
 // (Region::continues, joined); heading levels are made one scale for the document. A null page
 // is an empty one (a page that failed). Regions that become furniture move to the page's top or
-// bottom furniture, their lines with them (DocumentResult's order). Time O(pages x regions),
-// memory O(pages + regions) beside the pages. Not thread-safe on the same pages.
-void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& rules = {});
+// bottom furniture, their lines with them (DocumentResult's order). Pages before `first` are
+// read, not changed: pages already finished, the context of the ones after them (a streaming
+// caller's window: what it gave out stays as it was). Time O(pages x regions), memory
+// O(pages + regions) beside the pages. Not thread-safe on the same pages.
+void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& rules = {},
+                     std::size_t first = 0);
 
 struct MarkdownOptions {
   // Figures become ![caption](figure_prefix + N), N counting the page's figures from 1.
