@@ -287,9 +287,7 @@ class Engine:
         stages, which then read only the pictures that hold none of it."""
         if text is None:
             return parser.run(img)
-        lines = [
-            (ln.text, ln.box, [(w[0], w[1]) for w in ln.words]) for ln in text.lines
-        ]
+        lines = [(ln.text, ln.box, [(w[0], w[1]) for w in ln.words]) for ln in text.lines]
         styles = [
             (float(ln.font_size), int(ln.weight), bool(ln.bold), bool(ln.italic), ln.font)
             for ln in text.lines

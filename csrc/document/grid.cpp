@@ -117,8 +117,8 @@ std::vector<std::vector<int>> text_grids(std::vector<GridPiece> pcs, float hmed,
       if (static_cast<std::size_t>(l) < texts.size() &&
           has_word(texts[static_cast<std::size_t>(l)]))
         ++worded;
-    const bool prose_like = counted > 0 && (median(words) > R.grid_cell_words ||
-                                            prose > R.grid_prose_share * counted);
+    const bool prose_like =
+        counted > 0 && (median(words) > R.grid_cell_words || prose > R.grid_prose_share * counted);
     if (median(widths) > kGridCellWidth * hmed || worded < 2 || prose_like) {
       i = j;
       continue;

@@ -20,7 +20,7 @@ struct LinePiece {
 
 struct GridPiece {
   BoxF b;
-  int line = 0;  // the index of its line
+  int line = 0;   // the index of its line
   int words = 0;  // words (a CJK character: half a word, rounded up)
 };
 

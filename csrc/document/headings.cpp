@@ -25,11 +25,19 @@ struct Facts {
   TextShape shape;
   Numbering numbering;
   float size = 0.f;  // over the body's
+  float step = 0.f;  // heading_step of its first line
   bool bold = false;
   int lines = 0;
+  bool boxes = false;  // holds check boxes (a form's line)
 };
 
-Facts facts_of(const std::vector<int>& ls, const PageLines& lines, float body) {
+bool cjk_scheme(Numbering::Scheme s) {
+  return s == Numbering::kCjk || s == Numbering::kCjkParen || s == Numbering::kDigitComma ||
+         s == Numbering::kChapter || s == Numbering::kSection;
+}
+
+Facts facts_of(const std::vector<int>& ls, const PageLines& lines, float body,
+               const DocumentRules& R) {
   Facts f;
   const std::string text = joined_text(ls, lines);
   f.shape = text_shape(text);
@@ -44,6 +52,10 @@ Facts facts_of(const std::vector<int>& ls, const PageLines& lines, float body) {
   }
   f.size = body > 0.f ? geo::median(sizes) / body : 1.f;
   f.bold = !ls.empty() && 2 * bold > static_cast<int>(ls.size());
+  f.step = ls.empty() ? R.heading_size : heading_step(lines, ls[0], R);
+  for (char32_t c : to_u32(text))
+    f.boxes = f.boxes || c == 0x25A1 || c == 0x25A0 || c == 0x2610 || c == 0x2611 || c == 0x2612 ||
+              c == 0x221A || c == 0x2713 || c == 0x2714;
   return f;
 }
 
@@ -52,7 +64,8 @@ Facts facts_of(const std::vector<int>& ls, const PageLines& lines, float body) {
 bool heading_like(const std::vector<int>& ls, const PageLines& lines, float body, bool from_title,
                   const DocumentRules& R) {
   if (ls.empty()) return false;
-  const Facts f = facts_of(ls, lines, body);
+  const Facts f = facts_of(ls, lines, body, R);
+  if (f.boxes) return false;
   const float units = f.shape.units();
   // A heading has words: a number alone, a stamp of digits, is none.
   if (f.shape.letters < 2 && f.shape.cjk < 2) return false;
@@ -69,7 +82,7 @@ bool heading_like(const std::vector<int>& ls, const PageLines& lines, float body
   if (f.lines > max_lines || units > R.heading_words) return false;
   // A sentence ending is a paragraph's (a short numbered one, "4. Results.", is a heading).
   if ((f.shape.ends_sentence || f.shape.ends_comma) && units > 4.f && !from_title) return false;
-  const bool larger = f.size >= R.heading_size;
+  const bool larger = f.size >= f.step;
   if (from_title) {
     // The layout's title: a heading unless it reads as a sentence of some length, or runs over
     // several lines of body type.
@@ -78,12 +91,23 @@ bool heading_like(const std::vector<int>& ls, const PageLines& lines, float body
   }
   const bool caps = f.shape.all_caps && f.shape.letters >= 4;
   const bool numbered = f.numbering.depth > 0;
+  // CJK headings say more in a line ("二、报告期末股东总数及前十名股东持股情况表").
+  const float cjk_more = f.shape.cjk > 2 * f.shape.words ? 8.f : 0.f;
   if (f.lines > 2 && !larger) return false;
-  if (larger && units <= 15.f) return true;
-  if (f.bold && units <= 14.f) return true;
-  if (numbered && f.lines == 1 && units <= 12.f && !f.shape.ends_sentence) return true;
+  if (larger && units <= 15.f + cjk_more) return true;
+  if (f.bold && units <= 14.f + cjk_more) return true;
+  if (numbered && f.lines == 1 && units <= 12.f + cjk_more && !f.shape.ends_sentence) return true;
+  if (numbered && cjk_scheme(f.numbering.scheme) && f.lines <= 2 &&
+      units <= R.heading_words + cjk_more && !f.shape.ends_sentence)
+    return true;
   if (caps && f.lines == 1 && units <= 8.f && f.size >= 0.95f) return true;
   return false;
+}
+
+float heading_step(const PageLines& lines, int i, const DocumentRules& R) {
+  const std::size_t u = static_cast<std::size_t>(i);
+  const bool text_layer = u < lines.styles.size() && lines.styles[u].source == TextSource::kPdf;
+  return text_layer ? R.heading_size : R.heading_size_ocr;
 }
 
 void assign_headings(std::vector<Region>& regs, const PageLines& lines, float body,
@@ -129,10 +153,10 @@ void assign_headings(std::vector<Region>& regs, const PageLines& lines, float bo
   std::vector<float> tiers;
   for (std::size_t k : heads) {
     if (regs[k].heading_level) continue;
-    const Numbering n = heading_numbering(
-        static_cast<std::size_t>(regs[k].lines[0]) < lines.texts.size()
-            ? lines.texts[static_cast<std::size_t>(regs[k].lines[0])]
-            : std::string());
+    const Numbering n =
+        heading_numbering(static_cast<std::size_t>(regs[k].lines[0]) < lines.texts.size()
+                              ? lines.texts[static_cast<std::size_t>(regs[k].lines[0])]
+                              : std::string());
     if (n.depth > 0) {
       regs[k].heading_level = std::min(6, n.depth + 1);
       continue;

@@ -43,12 +43,16 @@ bool ascii_letter(char32_t c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-// Characters that would start Markdown markup inside text.
+// Characters that would start Markdown markup inside text. Brackets are left as printed but
+// where "](" would make a link ("\[ ... \]" reads as display math to MathJax and to
+// OmniDocBench-style scorers, which then drop everything between).
 std::string escaped(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
-    if (c == '\\' || c == '*' || c == '`' || c == '_' || c == '<' || c == '[' || c == ']')
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\\' || c == '*' || c == '`' || c == '_' || c == '<' ||
+        (c == ']' && i + 1 < s.size() && s[i + 1] == '('))
       out.push_back('\\');
     out.push_back(c);
   }

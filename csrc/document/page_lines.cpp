@@ -99,6 +99,76 @@ OcrLine text_line(std::string text, const Quad& box, std::vector<OcrWord> words)
   return l;
 }
 
+float text_skew(const std::vector<OcrLine>& lines) {
+  std::vector<float> angles;
+  for (const OcrLine& l : lines) {
+    if (l.turns % 2 != 0) continue;
+    const float dx = 0.5f * (l.box.p[1].x - l.box.p[0].x + l.box.p[2].x - l.box.p[3].x);
+    const float dy = 0.5f * (l.box.p[1].y - l.box.p[0].y + l.box.p[2].y - l.box.p[3].y);
+    const float h = quad_h(l.box);
+    if (!(dx > 8.f * h) || !(h > 0.f) || !std::isfinite(dy)) continue;
+    angles.push_back(std::atan2(dy, dx) * 57.29578f);
+  }
+  if (angles.size() < 5) return 0.f;
+  const float m = median(angles);
+  std::size_t agree = 0;
+  for (float a : angles) agree += std::fabs(a - m) <= 1.f;
+  return agree >= 5 && 2 * agree >= angles.size() ? m : 0.f;
+}
+
+Point2f rotate_point(Point2f p, float degrees, int w, int h, bool back) {
+  const float t = (back ? -degrees : degrees) * 0.017453292f;
+  const float cx = 0.5f * static_cast<float>(w), cy = 0.5f * static_cast<float>(h);
+  const float x = p.x - cx, y = p.y - cy;
+  return {cx + x * std::cos(t) - y * std::sin(t), cy + x * std::sin(t) + y * std::cos(t)};
+}
+
+TurnedImage rotate_image(const ImageView& img, float degrees) {
+  TurnedImage t;
+  const int W = img.width, H = img.height, ch = img.channels();
+  t.pixels.assign(checked_product({W, H, ch}, "deskewed page"), 255);
+  if (has_alpha(img.format))  // transparent outside the page: opaque white
+    for (std::size_t i = static_cast<std::size_t>(ch - 1); i < t.pixels.size(); i += ch)
+      t.pixels[i] = 255;
+  for (int y = 0; y < H; ++y) {
+    std::uint8_t* out = t.pixels.data() + static_cast<std::size_t>(y) * W * ch;
+    for (int x = 0; x < W; ++x) {
+      // The source of each output pixel: the inverse rotation (nearest pixel).
+      const Point2f s = rotate_point({x + 0.5f, y + 0.5f}, degrees, W, H, true);
+      const int sx = static_cast<int>(std::floor(s.x)), sy = static_cast<int>(std::floor(s.y));
+      if (sx < 0 || sy < 0 || sx >= W || sy >= H) continue;
+      const std::uint8_t* in = img.row(sy) + static_cast<std::ptrdiff_t>(sx) * ch;
+      std::copy(in, in + ch, out + static_cast<std::size_t>(x) * ch);
+    }
+  }
+  t.view = img;
+  t.view.data = t.pixels.data();
+  t.view.stride = static_cast<std::ptrdiff_t>(W) * ch;
+  return t;
+}
+
+void rotate_lines(std::vector<OcrLine>& lines, float degrees, int w, int h, bool back) {
+  for (OcrLine& l : lines) {
+    for (Point2f& p : l.box.p) p = rotate_point(p, degrees, w, h, back);
+    for (OcrWord& wd : l.words)
+      for (Point2f& p : wd.box.p) p = rotate_point(p, degrees, w, h, back);
+  }
+}
+
+void rotate_result_back(DocumentResult& doc, float degrees, int w, int h) {
+  rotate_lines(doc.ocr.lines, degrees, w, h, true);
+  auto box_back = [&](BoxF& b) {
+    Quad q;
+    q.p[0] = {b.x0, b.y0}, q.p[1] = {b.x1, b.y0}, q.p[2] = {b.x1, b.y1}, q.p[3] = {b.x0, b.y1};
+    for (Point2f& p : q.p) p = rotate_point(p, degrees, w, h, true);
+    b = quad_bounds(q);
+  };
+  for (Region& r : doc.regions) {
+    box_back(r.box);
+    for (TableCell& c : r.table.cells) box_back(c.box);
+  }
+}
+
 int text_turns(const std::vector<OcrLine>& lines) {
   std::array<std::size_t, 4> by{0, 0, 0, 0};
   std::size_t total = 0;
@@ -208,7 +278,8 @@ int split_at_columns(std::vector<OcrLine>& lines, std::vector<LineStyle>& styles
     // Keep regions side by side (each starting right of the last one's end).
     std::vector<float> cuts;
     for (std::size_t k = 1; k < hit.size(); ++k)
-      if (hit[k].x0 >= hit[k - 1].x1 - 0.02f * width(b)) cuts.push_back(0.5f * (hit[k - 1].x1 + hit[k].x0));
+      if (hit[k].x0 >= hit[k - 1].x1 - 0.02f * width(b))
+        cuts.push_back(0.5f * (hit[k - 1].x1 + hit[k].x0));
     if (cuts.empty()) {
       out.push_back(std::move(l));
       if (has_styles) out_styles.push_back(styles[i]);
@@ -356,8 +427,12 @@ void measure_styles(const ImageView& page, const std::vector<OcrLine>& lines,
     if (x1 - x0 < 4 || y1 - y0 < 4) continue;
     const int rows = std::min(48, y1 - y0), cols = std::min(1024, x1 - x0);
     std::array<int, 256> hist{};
-    auto sx = [&](int c) { return x0 + static_cast<int>(static_cast<long long>(c) * (x1 - x0) / cols); };
-    auto sy = [&](int r) { return y0 + static_cast<int>(static_cast<long long>(r) * (y1 - y0) / rows); };
+    auto sx = [&](int c) {
+      return x0 + static_cast<int>(static_cast<long long>(c) * (x1 - x0) / cols);
+    };
+    auto sy = [&](int r) {
+      return y0 + static_cast<int>(static_cast<long long>(r) * (y1 - y0) / rows);
+    };
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) ++hist[static_cast<std::size_t>(luma(page, sx(c), sy(r)))];
     const int thr = otsu(hist);

@@ -16,6 +16,20 @@ namespace edgeocr {
 // 0 for an upright page or no clear majority.
 int text_turns(const std::vector<OcrLine>& lines);
 
+// The skew of a scan, degrees (positive: text running down to the right): the median slope of
+// its long horizontal lines (>= 8 of their heights wide), when >= 5 lines agree within 1 degree
+// of it; 0 otherwise.
+float text_skew(const std::vector<OcrLine>& lines);
+
+// `image` rotated by `degrees` about its centre (positive: clockwise on the page), its size
+// kept, what comes from outside the page white; owned pixels. rotate_point maps a point the same
+// way (back: the inverse).
+Point2f rotate_point(Point2f p, float degrees, int width, int height, bool back);
+// Lines and a parsed page's boxes mapped through rotate_point (regions and cells: the bounds
+// of their rotated corners).
+void rotate_lines(std::vector<OcrLine>& lines, float degrees, int width, int height, bool back);
+void rotate_result_back(DocumentResult& doc, float degrees, int width, int height);
+
 // An image turned `turns` quarter turns counter-clockwise (undoing a clockwise turn of its
 // text), its pixels owned.
 struct TurnedImage {
@@ -23,6 +37,8 @@ struct TurnedImage {
   ImageView view;
 };
 TurnedImage turn_image(const ImageView& image, int turns);
+// `image` rotated by `degrees` (text_skew's sign) the other way, levelling its text.
+TurnedImage rotate_image(const ImageView& image, float degrees);
 
 // Maps a point of the page turned `turns` quarter turns counter-clockwise (of `width` x `height`
 // pixels before turning) back to the page as given (back = true), or the other way.

@@ -1,20 +1,20 @@
 // DocumentParser: layout model + the shared OCR pipeline + (doc-table's) table recogniser, lines
 // assigned to regions, reading order (csrc/document/reading_order.h).
-#include "edgeocr/document.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "common/checked.h"
-#include "edgeocr/status.h"
-#include "pipeline/model_checks.h"
-#include "document/table_stage.h"
-#include "document/layout_decode.h"
 #include "document/geometry.h"
+#include "document/layout_decode.h"
 #include "document/page_lines.h"
 #include "document/reading_order.h"
+#include "document/table_stage.h"
+#include "edgeocr/document.h"
+#include "edgeocr/status.h"
+#include "pipeline/model_checks.h"
 #include "preprocess/preprocess.h"
 
 namespace edgeocr {
@@ -336,9 +336,9 @@ void check_page_text(const PageText& t, const ImageView& image) {
                                            " lines, more than " +
                                            std::to_string(kMaxPageTextLines));
   if (!t.styles.empty() && t.styles.size() != t.lines.size())
-    fail(StatusCode::kInvalidArgument,
-         "a page's text has " + std::to_string(t.styles.size()) + " styles for " +
-             std::to_string(t.lines.size()) + " lines (one per line, or none)");
+    fail(StatusCode::kInvalidArgument, "a page's text has " + std::to_string(t.styles.size()) +
+                                           " styles for " + std::to_string(t.lines.size()) +
+                                           " lines (one per line, or none)");
   const float lim = 4.f * static_cast<float>(std::max(image.width, image.height)) + 1e4f;
   auto ok = [&](const Quad& q) {
     for (const Point2f& p : q.p)
@@ -350,13 +350,14 @@ void check_page_text(const PageText& t, const ImageView& image) {
   for (std::size_t i = 0; i < t.lines.size(); ++i) {
     if (!ok(t.lines[i].box))
       fail(StatusCode::kInvalidArgument,
-           "line " + std::to_string(i) + " of a page's text has a box that is not finite or lies "
-           "far outside the page");
+           "line " + std::to_string(i) +
+               " of a page's text has a box that is not finite or lies "
+               "far outside the page");
     for (const OcrWord& w : t.lines[i].words)
       if (!ok(w.box))
-        fail(StatusCode::kInvalidArgument,
-             "a word of line " + std::to_string(i) + " of a page's text has a box that is not "
-             "finite or lies far outside the page");
+        fail(StatusCode::kInvalidArgument, "a word of line " + std::to_string(i) +
+                                               " of a page's text has a box that is not "
+                                               "finite or lies far outside the page");
   }
 }
 
@@ -409,15 +410,15 @@ void read_pictures(const Pipeline& ocr, const ImageView& page, const PageText& t
 }  // namespace
 
 DocumentResult DocumentParser::run(const ImageView& image) const {
-  return run_page(image, nullptr, true);
+  return run_page(image, nullptr, true, 0);
 }
 
 DocumentResult DocumentParser::run(const ImageView& image, const PageText& text) const {
-  return run_page(image, &text, true);
+  return run_page(image, &text, true, 0);
 }
 
-DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* text,
-                                        bool may_turn) const {
+DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* text, bool may_turn,
+                                        std::size_t held_bytes) const {
   validate(image);
   if (text) check_page_text(*text, image);
   const auto t_start = Clock::now();
@@ -445,8 +446,8 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
                                layout_px * (3 * sizeof(float) + prof.layout_bytes_per_pixel);
     std::size_t need = std::max<std::size_t>(bc.plan.reserve_bytes,
                                              static_cast<std::size_t>(std::ceil(layout_need)));
-    // A page turned upright is a copy of the page held while the call runs.
-    need += checked_product({image.width, image.height, image.channels()}, "page copy");
+    // A page turned upright is a copy of the page, held while the call runs.
+    need += held_bytes;
     // A table run that does not fit the budget is not reserved for: the grid method reads the
     // page's tables instead (recognize_table).
     if (m.table && c.table_method != TableMethod::kGrid) {
@@ -487,6 +488,7 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
   if (may_turn) {
     const int turns = text_turns(lines);
     if (turns != 0) {
+      call.reset();  // the turned call reserves its own, with the copy
       const TurnedImage upright = turn_image(image, turns);
       PageText turned;
       if (text) turned = *text;
@@ -495,8 +497,7 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
       turn_lines(turned.lines, turns, image.width, image.height, false);
       for (BoxF& b : turned.rules) b = turn_box(b, turns, image.width, image.height, false);
       for (BoxF& b : turned.images) b = turn_box(b, turns, image.width, image.height, false);
-      call.reset();  // the turned call reserves its own
-      DocumentResult d = run_page(upright.view, &turned, false);
+      DocumentResult d = run_page(upright.view, &turned, false, upright.pixels.size());
       if (!text) d.ocr.timings = doc.ocr.timings;  // the OCR was read once, on the page as given
       d.ocr.det_width = doc.ocr.det_width;
       d.ocr.det_height = doc.ocr.det_height;
@@ -506,6 +507,38 @@ DocumentResult DocumentParser::run_page(const ImageView& image, const PageText* 
       d.turns = turns;
       d.note = "the page's text is turned " + std::to_string(90 * turns) +
                " degrees clockwise: parsed turned upright";
+      d.timings.total = since(t_start);
+      return d;
+    }
+  }
+  // A scan skewed by a degree or more is parsed levelled (layout regions are upright boxes),
+  // its boxes mapped back.
+  if (may_turn) {
+    const float skew = text_skew(lines);
+    if (std::fabs(skew) >= R.deskew_degrees && std::fabs(skew) <= 15.f) {
+      call.reset();
+      const TurnedImage level = rotate_image(image, -skew);
+      PageText levelled;
+      if (text) levelled = *text;
+      levelled.lines = lines;
+      levelled.styles = styles;
+      rotate_lines(levelled.lines, -skew, image.width, image.height, false);
+      auto rot = [&](BoxF& b) {
+        Quad q;
+        q.p[0] = {b.x0, b.y0}, q.p[1] = {b.x1, b.y0}, q.p[2] = {b.x1, b.y1}, q.p[3] = {b.x0, b.y1};
+        for (Point2f& p : q.p) p = rotate_point(p, -skew, image.width, image.height, false);
+        b = quad_bounds(q);
+      };
+      for (BoxF& b : levelled.rules) rot(b);
+      for (BoxF& b : levelled.images) rot(b);
+      DocumentResult d = run_page(level.view, &levelled, false, level.pixels.size());
+      if (!text) d.ocr.timings = doc.ocr.timings;
+      d.ocr.det_width = doc.ocr.det_width;
+      d.ocr.det_height = doc.ocr.det_height;
+      rotate_result_back(d, -skew, image.width, image.height);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "the page is skewed %.1f degrees: parsed levelled", skew);
+      d.note = buf;
       d.timings.total = since(t_start);
       return d;
     }

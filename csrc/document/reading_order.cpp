@@ -63,7 +63,7 @@ struct Page {
   const std::string& text(int i) const {
     static const std::string kEmpty;
     return static_cast<std::size_t>(i) < in.texts.size() ? in.texts[static_cast<std::size_t>(i)]
-                                                          : kEmpty;
+                                                         : kEmpty;
   }
   BoxF clipped(const BoxF& b) const {
     return {std::clamp(b.x0, 0.f, fw), std::clamp(b.y0, 0.f, fh), std::clamp(b.x1, 0.f, fw),
@@ -83,8 +83,7 @@ struct Page {
   bool prose(int i) const {
     const TextShape s = text_shape(text(i));
     const std::size_t u = static_cast<std::size_t>(i);
-    return s.units() >= static_cast<float>(R.prose_words) &&
-           width(lb[u]) >= R.prose_width * lh[u];
+    return s.units() >= static_cast<float>(R.prose_words) && width(lb[u]) >= R.prose_width * lh[u];
   }
 };
 
@@ -141,7 +140,8 @@ void assign_lines(Page& pg) {
     float best = 0.f;
     for (std::size_t r = 0; r < pg.regs.size(); ++r) {
       const BoxF& rb = pg.regs[r].box;
-      const float s = area(b) > 0.f ? share_in(b, rb) : (contains_point(rb, b.x0, b.y0) ? 1.f : 0.f);
+      const float s =
+          area(b) > 0.f ? share_in(b, rb) : (contains_point(rb, b.x0, b.y0) ? 1.f : 0.f);
       if (s < pg.R.line_in_region || s < best) continue;
       if (s == best && pg.owner[i] >= 0 &&
           area(rb) >= area(pg.regs[static_cast<std::size_t>(pg.owner[i])].box))
@@ -286,7 +286,8 @@ void find_split_grids(Page& pg) {
   std::iota(parent.begin(), parent.end(), 0);
   auto root = [&](int i) {
     while (parent[static_cast<std::size_t>(i)] != i)
-      i = parent[static_cast<std::size_t>(i)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
+      i = parent[static_cast<std::size_t>(i)] =
+          parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(i)])];
     return i;
   };
   for (std::size_t a = 0; a < cand.size(); ++a)
@@ -375,8 +376,8 @@ void group_strays(Page& pg) {
   };
   std::vector<Group> groups;
   for (int i : stray) {
-    const bool margin = lb[i].y1 <= R.page_number_band * pg.fh ||
-                        lb[i].y0 >= (1.f - R.page_number_band) * pg.fh;
+    const bool margin =
+        lb[i].y1 <= R.page_number_band * pg.fh || lb[i].y0 >= (1.f - R.page_number_band) * pg.fh;
     if (margin && page_number_text(pg.text(i))) {
       Region r;
       r.type = RegionType::kPageNumber;
@@ -528,8 +529,12 @@ void split_headings(Page& pg, float body) {
       const std::size_t v = static_cast<std::size_t>(r.lines[k]);
       rest_bold = rest_bold && v < pg.in.styles.size() && pg.in.styles[v].bold;
     }
-    const bool larger = rest_size > 0.f && size >= pg.R.heading_size * rest_size;
-    if (!((bold && !rest_bold) || larger)) continue;
+    const bool larger = rest_size > 0.f && size >= heading_step(pg.in, first, pg.R) * rest_size;
+    // A CJK outline number ("一、", "（一）", "1、") opening a short line is a heading run in.
+    const Numbering num = heading_numbering(pg.text(first));
+    const bool cjk_num = num.scheme == Numbering::kCjk || num.scheme == Numbering::kCjkParen ||
+                         num.scheme == Numbering::kChapter || num.scheme == Numbering::kSection;
+    if (!((bold && !rest_bold) || larger || cjk_num)) continue;
     if (!heading_like({first}, pg.in, body, false, pg.R)) continue;
     Region t = r;
     t.type = RegionType::kTitle;
@@ -556,13 +561,14 @@ void mark_furniture(Page& pg, float body) {
     if (is_furniture(r.type)) {
       const bool edge = r.box.y0 <= 0.15f * pg.fh || r.box.y1 >= 0.85f * pg.fh;
       if (!edge || (body > 0.f && size >= R.title_size * body))
-        r.type = body > 0.f && size >= R.heading_size * body ? RegionType::kTitle
-                                                               : RegionType::kText;
+        r.type = body > 0.f && size >= heading_step(pg.in, r.lines[0], R) * body
+                     ? RegionType::kTitle
+                     : RegionType::kText;
       continue;
     }
     if (r.type != RegionType::kText && r.type != RegionType::kReference) continue;
-    const bool in_margin = r.box.y1 <= R.page_number_band * pg.fh ||
-                           r.box.y0 >= (1.f - R.page_number_band) * pg.fh;
+    const bool in_margin =
+        r.box.y1 <= R.page_number_band * pg.fh || r.box.y0 >= (1.f - R.page_number_band) * pg.fh;
     if (in_margin && r.lines.size() == 1 && page_number_text(pg.text(r.lines[0]))) {
       r.type = RegionType::kPageNumber;
       continue;
@@ -581,8 +587,8 @@ void mark_furniture(Page& pg, float body) {
       if (height(o.box) > 3.f * width(o.box) && width(o.box) < 0.05f * pg.fw) continue;
       apart = apart && (top ? o.box.y0 >= r.box.y1 + R.furniture_gap * h
                             : o.box.y1 <= r.box.y0 - R.furniture_gap * h);
-      outermost = outermost && (top ? o.box.y0 >= r.box.y1 - 0.25f * h
-                                    : o.box.y1 <= r.box.y0 + 0.25f * h);
+      outermost =
+          outermost && (top ? o.box.y0 >= r.box.y1 - 0.25f * h : o.box.y1 <= r.box.y0 + 0.25f * h);
     }
     const std::string& edge_line = pg.text(r.lines[top ? 0 : r.lines.size() - 1]);
     if (apart || (outermost && numbered_at_end(edge_line)))
@@ -599,7 +605,8 @@ std::vector<int> attach_captions(Page& pg, const std::vector<int>& body) {
   for (int c : body) {
     Region& r = regs[static_cast<std::size_t>(c)];
     RegionType kind;
-    if (r.type != RegionType::kText || r.lines.empty() || !caption_cue(pg.text(r.lines[0]), &kind))
+    if ((r.type != RegionType::kText && r.type != RegionType::kTitle) || r.lines.empty() ||
+        !caption_cue(pg.text(r.lines[0]), &kind))
       continue;
     r.type = kind;
     cued[static_cast<std::size_t>(c)] = true;
@@ -619,7 +626,8 @@ std::vector<int> attach_captions(Page& pg, const std::vector<int>& body) {
             pg.R.column_overlap * std::min(width(cap.box), width(r.box)))
           continue;
         const float gap = std::max(r.box.y0 - cap.box.y1, cap.box.y0 - r.box.y1);
-        const float reach = std::max(pg.R.caption_reach * height(cap.box), pg.R.caption_page * pg.fh);
+        const float reach =
+            std::max(pg.R.caption_reach * height(cap.box), pg.R.caption_page * pg.fh);
         if (gap > reach || gap >= best) continue;
         best = gap;
         target[static_cast<std::size_t>(c)] = t;
@@ -840,8 +848,8 @@ float line_size(const PageLines& lines, int i) {
   return std::max(1.f, std::min(quad_height(lines.boxes[u]), height(b)));
 }
 
-std::vector<Region> order_regions(const std::vector<Region>& layout, const PageLines& lines,
-                                  int W, int H, const DocumentRules& rules) {
+std::vector<Region> order_regions(const std::vector<Region>& layout, const PageLines& lines, int W,
+                                  int H, const DocumentRules& rules) {
   Page pg(lines, rules, W, H);
   clean_up(pg, layout);
   assign_lines(pg);

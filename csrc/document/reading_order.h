@@ -79,4 +79,8 @@ void find_list_items(std::vector<Region>& regions, const PageLines& lines);
 // A line's size for the heading rule: its style's size, else its box's height.
 float line_size(const PageLines& lines, int i);
 
+// How much larger than the body a heading's type must be (heading_size, or heading_size_ocr for
+// an OCR line: a line box's height varies with its letters).
+float heading_step(const PageLines& lines, int i, const DocumentRules& rules);
+
 }  // namespace edgeocr

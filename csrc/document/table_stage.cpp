@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "common/checked.h"
+#include "document/table_structure.h"
 #include "edgeocr/memory_pool.h"
 #include "edgeocr/status.h"
-#include "document/table_structure.h"
 #include "preprocess/preprocess.h"
 
 namespace edgeocr {
@@ -509,7 +509,8 @@ std::vector<LinePiece> line_pieces(const OcrLine& line) {
   add_line(line, 0, true, kSplitGap, &pieces);
   std::vector<LinePiece> out;
   out.reserve(pieces.size());
-  for (Piece& pc : pieces) out.push_back({{pc.r.x0, pc.r.y0, pc.r.x1, pc.r.y1}, std::move(pc.text)});
+  for (Piece& pc : pieces)
+    out.push_back({{pc.r.x0, pc.r.y0, pc.r.x1, pc.r.y1}, std::move(pc.text)});
   return out;
 }
 

@@ -42,9 +42,20 @@ char32_t to_lower(char32_t c) {
 // The chinese numerals of outlines: 一 .. 十, 百, 零, 〇, 两.
 bool cjk_numeral(char32_t c) {
   switch (c) {
-    case 0x4E00: case 0x4E8C: case 0x4E09: case 0x56DB: case 0x4E94:  // 一二三四五
-    case 0x516D: case 0x4E03: case 0x516B: case 0x4E5D: case 0x5341:  // 六七八九十
-    case 0x767E: case 0x96F6: case 0x3007: case 0x4E24:               // 百零〇两
+    case 0x4E00:
+    case 0x4E8C:
+    case 0x4E09:
+    case 0x56DB:
+    case 0x4E94:  // 一二三四五
+    case 0x516D:
+    case 0x4E03:
+    case 0x516B:
+    case 0x4E5D:
+    case 0x5341:  // 六七八九十
+    case 0x767E:
+    case 0x96F6:
+    case 0x3007:
+    case 0x4E24:  // 百零〇两
       return true;
     default:
       return false;
@@ -65,9 +76,9 @@ int roman_value(const std::u32string& u, std::size_t i, std::size_t n) {
   static const struct {
     const char* sym;
     int val;
-  } kTable[] = {{"m", 1000}, {"cm", 900}, {"d", 500}, {"cd", 400}, {"c", 100}, {"xc", 90},
-                {"l", 50},   {"xl", 40},  {"x", 10},  {"ix", 9},   {"v", 5},   {"iv", 4},
-                {"i", 1}};
+  } kTable[] = {{"m", 1000}, {"cm", 900}, {"d", 500}, {"cd", 400}, {"c", 100},
+                {"xc", 90},  {"l", 50},   {"xl", 40}, {"x", 10},   {"ix", 9},
+                {"v", 5},    {"iv", 4},   {"i", 1}};
   int v = 0;
   std::size_t k = 0;
   while (k < s.size()) {
@@ -141,7 +152,7 @@ bool is_cjk(char32_t c) {
 bool is_alnum(char32_t c) {
   if (c < 0x80) return std::isalnum(static_cast<int>(c)) != 0;
   if (c >= 0xC0 && c <= 0x24F) return c != 0xD7 && c != 0xF7;
-  if (c >= 0x370 && c <= 0x52F) return true;  // Greek, Cyrillic
+  if (c >= 0x370 && c <= 0x52F) return true;    // Greek, Cyrillic
   if (c >= 0x3040 && c <= 0x30FF) return true;  // kana
   if (c >= 0x3400 && c <= 0x9FFF) return true;
   if (c >= 0xAC00 && c <= 0xD7AF) return true;
@@ -212,13 +223,18 @@ bool caption_cue(const std::string& text, RegionType* kind) {
     if (!match) continue;
     std::size_t j = w.size();
     while (j < u.size() && space(u[j])) ++j;
+    if (j < u.size() && (u[j] == ':' || u[j] == 0xFF1A) && w.back() != '.') {  // "Table: 5"
+      ++j;
+      while (j < u.size() && space(u[j])) ++j;
+    }
     if (j >= u.size()) return false;
     // The number: digits ("3", "3.1", "3.", "3-2") or a roman numeral ("IV").
     std::size_t k = j;
     if (digit(u[k])) {
       while (k < u.size() && (digit(u[k]) || u[k] == '.' || u[k] == '-')) ++k;
     } else {
-      while (k < u.size() && k - j < 8 && std::strchr("ivxlcIVXLC", static_cast<int>(u[k] < 128 ? u[k] : 1)))
+      while (k < u.size() && k - j < 8 &&
+             std::strchr("ivxlcIVXLC", static_cast<int>(u[k] < 128 ? u[k] : 1)))
         ++k;
       if (k == j || !roman(u, j, k - j)) return false;
       if (k < u.size() && u[k] == '.') ++k;

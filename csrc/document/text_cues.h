@@ -59,15 +59,15 @@ bool page_number_text(const std::string& text);
 struct Numbering {
   enum Scheme : int {
     kNone = 0,
-    kDigits,     // 1 / 1.2 / 1.2.3 (with or without a final dot)
-    kRoman,      // I. II. IV.
-    kLetter,     // A. B.
-    kParen,      // (a) (1) a)
-    kCjk,        // 一、
-    kCjkParen,   // （一） (一)
-    kDigitComma, // 1、
-    kChapter,    // 第一章 / Chapter 1 / Part I / Appendix A
-    kSection     // 第一节
+    kDigits,      // 1 / 1.2 / 1.2.3 (with or without a final dot)
+    kRoman,       // I. II. IV.
+    kLetter,      // A. B.
+    kParen,       // (a) (1) a)
+    kCjk,         // 一、
+    kCjkParen,    // （一） (一)
+    kDigitComma,  // 1、
+    kChapter,     // 第一章 / Chapter 1 / Part I / Appendix A
+    kSection      // 第一节
   };
   Scheme scheme = kNone;
   int depth = 0;

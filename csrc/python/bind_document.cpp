@@ -1,9 +1,8 @@
 // edgeocr._core.DocumentParser and its result, _core.Document (csrc/include/edgeocr/document.h).
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <memory>
-
-#include <pybind11/numpy.h>
 
 #include "bindings.h"
 #include "codec/decode.h"
@@ -67,8 +66,10 @@ py::dict style_dict(const LineStyle& s) {
 
 // A (4, 2) quad from Python (a sequence of 4 points).
 Quad quad_from(const py::handle& o, const char* what) {
-  py::array_t<float, py::array::c_style | py::array::forcecast> a =
-      py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(o);
+  py::array_t<float, py::array::c_style | py::array::forcecast> a = py::array_t < float,
+                                                                py::array::c_style |
+                                                                    py::array::forcecast >
+                                                                        ::ensure(o);
   if (!a || a.ndim() != 2 || a.shape(0) != 4 || a.shape(1) != 2)
     fail(StatusCode::kInvalidArgument, std::string(what) + " must be a (4, 2) array of points");
   Quad q;
@@ -79,7 +80,8 @@ Quad quad_from(const py::handle& o, const char* what) {
 
 BoxF box_from(const py::handle& o, const char* what) {
   py::sequence s = py::reinterpret_borrow<py::sequence>(o);
-  if (py::len(s) != 4) fail(StatusCode::kInvalidArgument, std::string(what) + " must be (x0, y0, x1, y1)");
+  if (py::len(s) != 4)
+    fail(StatusCode::kInvalidArgument, std::string(what) + " must be (x0, y0, x1, y1)");
   BoxF b{s[0].cast<float>(), s[1].cast<float>(), s[2].cast<float>(), s[3].cast<float>()};
   return {std::min(b.x0, b.x1), std::min(b.y0, b.y1), std::max(b.x0, b.x1), std::max(b.y0, b.y1)};
 }
@@ -93,7 +95,8 @@ PageText page_text_from(const py::sequence& lines, const py::sequence& styles,
   const std::size_t n = py::len(lines);
   if (n > kMaxPageTextLines)
     fail(StatusCode::kInvalidArgument, "a page's text holds " + std::to_string(n) +
-                                           " lines, more than " + std::to_string(kMaxPageTextLines));
+                                           " lines, more than " +
+                                           std::to_string(kMaxPageTextLines));
   t.lines.reserve(n);
   for (const py::handle& h : lines) {
     py::sequence l = py::reinterpret_borrow<py::sequence>(h);
@@ -108,8 +111,8 @@ PageText page_text_from(const py::sequence& lines, const py::sequence& styles,
       word.score = 1.f;
       words.push_back(std::move(word));
     }
-    t.lines.push_back(text_line(l[0].cast<std::string>(), quad_from(l[1], "a line's box"),
-                                std::move(words)));
+    t.lines.push_back(
+        text_line(l[0].cast<std::string>(), quad_from(l[1], "a line's box"), std::move(words)));
   }
   if (py::len(styles) != 0) {
     if (py::len(styles) != n)
@@ -317,7 +320,8 @@ void bind_document(py::module_& m) {
         {
           py::gil_scoped_release nogil;
           std::vector<DocumentResult*> ptrs;
-          for (std::size_t i = 0; i < pages.size(); ++i) ptrs.push_back(in[i] ? &pages[i] : nullptr);
+          for (std::size_t i = 0; i < pages.size(); ++i)
+            ptrs.push_back(in[i] ? &pages[i] : nullptr);
           finish_document(ptrs, rules, first);
         }
         py::list out;

@@ -248,9 +248,6 @@ class Document:
 
 class DocumentParser:
     def run(self, image: numpy.ndarray) -> Document: ...
-    def run_encoded(
-        self, data: typing.Any, what: str, max_pixels: typing.SupportsInt | typing.SupportsIndex
-    ) -> typing.Any: ...
     def run_text(
         self,
         image: numpy.ndarray,
@@ -260,6 +257,9 @@ class DocumentParser:
         images: collections.abc.Sequence,
         ocr_images: bool = True,
     ) -> Document: ...
+    def run_encoded(
+        self, data: typing.Any, what: str, max_pixels: typing.SupportsInt | typing.SupportsIndex
+    ) -> typing.Any: ...
     @property
     def has_table_model(self) -> bool: ...
     @property

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from ..errors import (
 )
 from ..image_io import JPEG_SIGNATURE, PNG_SIGNATURE, max_image_pixels, pil_to_array
 from ..results import DocumentResult, PageResult
+from .pdfium_lock import PDFIUM_LOCK as _PDFIUM_LOCK
 
 # PDF pages are rendered at this many dots per inch unless the caller says otherwise. Measured on
 # a PDF of dev pages (benchmarks/README.md, "Pages in"): 1-NED 0.9991 at 200 dpi, 0.9978 at 300
@@ -44,9 +44,8 @@ MIN_FIT_DPI = 50.0
 # A PDF file is mapped by PDFium, not read into memory; bytes are capped like an image's.
 MAX_PDF_BYTES = 1 << 32
 
-# PDFium is not thread-safe: every pypdfium2 call in edgeocr holds this lock (documents may be
-# read on several threads at once, and writers of PDFs share the library).
-PDFIUM_LOCK = threading.RLock()
+# PDFium's lock (pdfium_lock.py), here too for the callers that take it from pages.
+PDFIUM_LOCK = _PDFIUM_LOCK
 
 
 # A PDF page's text before OCR (`PageResult.text_layer`): none; only an invisible layer that
@@ -85,6 +84,7 @@ class Page:
     text_action: str = ""  # what is done about it: TEXT_ACTIONS (empty for images)
     text_boxes: list | None = None  # pixel boxes of its real text's characters (redo_ocr)
     page_text: object = None  # its text layer (text_layer.PageText) when parsing may use it
+    text_trusted: bool = False  # the layer says what the page shows (_check_layer)
     text_note: str = ""  # what the text layer check found
 
 
@@ -636,13 +636,16 @@ class PageStream:
     the stream goes on. Closing it (or leaving a ``for`` loop early) stops the worker and closes
     the document."""
 
-    def __init__(self, doc: _Document, indices: list[int]):
+    def __init__(self, doc: _Document, indices: list[int], after=None):
         self.doc, self.indices = doc, indices
+        self.after = after  # run on each page read, on the reader thread (the layer check)
         self.rendered = 0  # pages read so far (for tests: pages are read lazily)
 
     def _read(self, index: int) -> Page:
         try:
             page = self.doc.read(index)
+            if self.after is not None and page.error is None:
+                self.after(page)
         except EdgeOCRError as e:
             page = Page(index, None, 0.0, 0.0, 0.0, e)
         except MemoryError as e:
@@ -711,7 +714,8 @@ def predict_pages(
     except BaseException:
         doc.close()
         raise
-    return _recognised(predictor, PageStream(doc, indices), parse)
+    after = _layer_check(predictor) if parse else None
+    return _recognised(predictor, PageStream(doc, indices, after), parse)
 
 
 def _recognised(predictor, stream: PageStream, parse: bool = False) -> Iterator[PageResult]:
@@ -763,24 +767,35 @@ def _line_bounds(line) -> tuple:
     return float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 0].max()), float(b[:, 1].max())
 
 
-def _trusted_text(predictor, page: Page):
-    """The page's text layer when parsing may read it in place of OCR: real text (verdict
-    "text") whose sampled lines OCR reads the same (text_layer.check_against_ocr); else None
-    (and page.text_note says why)."""
-    pt = page.page_text
-    if pt is None or pt.verdict != "text" or not pt.lines:
-        if pt is not None:
-            page.text_note = pt.note
-        return None
-    from .text_layer import check_against_ocr
+def _layer_check(predictor):
+    """What the page reader runs on each page it read, on its own thread (beside the parse of
+    the page before): whether the page's text layer may be read in place of OCR, i.e. real text
+    (verdict "text") whose sampled lines OCR reads the same (text_layer.check_against_ocr).
+    Sets page.text_trusted and page.text_note."""
 
     def recognize(crop):
         line = predictor.recognize(crop)
         return line.text, line.score
 
-    trusted, _, note = check_against_ocr(pt, page.image, recognize, sample=4)
-    page.text_note = note
-    return pt if trusted else None
+    def check(page: Page) -> None:
+        pt = page.page_text
+        if pt is None or page.image is None:
+            return
+        if pt.verdict != "text" or not pt.lines:
+            page.text_note = pt.note
+            return
+        from .text_layer import check_against_ocr
+
+        page.text_trusted, _, page.text_note = check_against_ocr(
+            pt, page.image, recognize, sample=4
+        )
+
+    return check
+
+
+def _trusted_text(predictor, page: Page):
+    """The page's text layer when it was found trustworthy (_layer_check), else None."""
+    return page.page_text if page.page_text is not None and page.text_trusted else None
 
 
 def _parsed_page(predictor, page: Page, source: str) -> DocumentResult:

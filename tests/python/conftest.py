@@ -24,22 +24,36 @@ def shared_dir() -> Path:
     return Path(env) if env else REPO.parent / "shared"
 
 
-# With EDGEOCR_REQUIRE_FIXTURES=1 (set by .ci/run) a test skipped because a
-# fixture is missing fails instead: CI must not pass by skipping. A fixture is
-# anything under ../shared (or $EDGEOCR_SHARED_DIR), the Paddle Lite fixtures
-# made by tools/paddle_lite_fixtures.sh, and the test extras' model wheels.
-REQUIRE_FIXTURES = os.environ.get("EDGEOCR_REQUIRE_FIXTURES", "") not in ("", "0")
+# Skips and fixtures (tests/python/skips.py; tests/README.md says what a test must do): a test
+# needing a fixture asks require_fixture / missing_fixture / model_set_paths /
+# document_models, which fail instead of skipping where EDGEOCR_REQUIRE_FIXTURES=1 (.ci/run); with
+# EDGEOCR_STRICT_SKIPS=1 every skip must be declared in tests/allowed_skips.toml.
+from skips import (  # noqa: E402,F401 - the tests import these from here
+    REQUIRE_FIXTURES,
+    STRICT_SKIPS,
+    MissingFixture,
+    declared_skip_failure,
+    missing_fixture,
+    missing_fixture_messages,
+    missing_wheel,
+    require_fixture,
+)
 
 
-def _is_missing_fixture(reason: str) -> bool:
-    marks = (
-        str(shared_dir()),
-        "EDGEOCR_SHARED_DIR",
-        "paddle_lite_fixtures.sh",
-        "shared dev dataset",
-        "pip install 'edgeocr[test]'",
-    )
-    return any(m in reason for m in marks)
+def shared_fixture(relpath: str, optional: bool = False) -> Path | None:
+    """A file or folder under ../shared (or $EDGEOCR_SHARED_DIR), required (require_fixture).
+    optional=True: for one that adds cases to a test that runs without it, None where it is
+    missing, unless EDGEOCR_REQUIRE_FIXTURES=1."""
+    path = shared_dir() / relpath
+    if optional and not REQUIRE_FIXTURES and not path.exists():
+        return None
+    return require_fixture(path, "set EDGEOCR_SHARED_DIR to the shared/ folder that holds it")
+
+
+def pytest_runtest_setup(item):
+    # @pytest.mark.needs_fixture("datasets/dev/e2e_synth.jsonl"): a path under ../shared.
+    for mark in item.iter_markers("needs_fixture"):
+        shared_fixture(*mark.args)
 
 
 def _skip_reason(longrepr) -> str:
@@ -48,86 +62,104 @@ def _skip_reason(longrepr) -> str:
     return str(longrepr)
 
 
-def _fail_missing_fixture(report) -> None:
-    if REQUIRE_FIXTURES and report.skipped:
-        reason = _skip_reason(report.longrepr)
-        if _is_missing_fixture(reason):
-            report.outcome = "failed"
-            report.longrepr = f"missing fixture and EDGEOCR_REQUIRE_FIXTURES=1: {reason}"
-
-
 # With EDGEOCR_SKIPPED_LOG=FILE the node id of every skipped test (or module) is appended to
 # FILE, one a line: .ci/run runs the README's test command on the bare test extra first, then
-# installs the optional extras and tools and runs what skipped again (`python -m pytest @FILE`).
+# installs the optional extras and tools and runs what skipped again (`python -m pytest @FILE`,
+# with EDGEOCR_STRICT_SKIPS=1).
 SKIPPED_LOG = os.environ.get("EDGEOCR_SKIPPED_LOG", "")
 
 
-def _log_skipped(report) -> None:
-    if SKIPPED_LOG and report.skipped and not hasattr(report, "wasxfail"):
+def _after_report(report, nodeid: str) -> None:
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    if SKIPPED_LOG:
         with open(SKIPPED_LOG, "a", encoding="utf-8") as f:
-            f.write(report.nodeid + "\n")
+            f.write(nodeid + "\n")
+    if STRICT_SKIPS:
+        why = declared_skip_failure(nodeid, _skip_reason(report.longrepr))
+        if why:
+            report.outcome = "failed"
+            report.longrepr = f"{nodeid}: {why}"
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    _fail_missing_fixture(report)
-    _log_skipped(report)
+    if call.excinfo is not None and call.excinfo.errisinstance(MissingFixture):
+        report.missing_fixture = True
+    _after_report(report, report.nodeid)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
     outcome = yield  # module-level skips (pytest.skip(..., allow_module_level=True))
     report = outcome.get_result()
-    _fail_missing_fixture(report)
-    _log_skipped(report)
+    if report.skipped and _skip_reason(report.longrepr) in missing_fixture_messages:
+        report.missing_fixture = True  # missing_fixture raised it (its own message, not a match)
+    _after_report(report, report.nodeid)
 
 
 def pytest_terminal_summary(terminalreporter):
-    n = sum(
-        1
-        for r in terminalreporter.stats.get("skipped", [])
-        if _is_missing_fixture(_skip_reason(getattr(r, "longrepr", "")))
-    )
+    skipped = terminalreporter.stats.get("skipped", [])
+    n = sum(1 for r in skipped if getattr(r, "missing_fixture", False))
     if n:
         terminalreporter.write_line(
             f"{n} test(s) skipped because a fixture is missing ({shared_dir()} or the test "
-            "extras); "
-            "set EDGEOCR_REQUIRE_FIXTURES=1 to make that a failure (.ci/run does)"
+            "extras); set EDGEOCR_REQUIRE_FIXTURES=1 to make that a failure (.ci/run does)"
         )
+    if STRICT_SKIPS and skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} skip(s), each declared in tests/allowed_skips.toml with a condition "
+            "that holds here:"
+        )
+        for r in skipped:
+            terminalreporter.write_line(f"  {r.nodeid}: {_skip_reason(r.longrepr)}")
 
 
 def dev_dir() -> Path:
     return shared_dir() / "datasets" / "dev"
 
 
+def model_set_paths(name: str) -> dict:
+    """The files of the model set (or rung) `name`, from the test extra's wheels."""
+    from edgeocr.models import MODEL_SETS, set_name
+
+    model_set = MODEL_SETS[set_name(name)]
+    paths = model_set.paths()
+    if paths is None:
+        missing_wheel(f"the model set {model_set.name}", *model_set.requirements.split())
+    return paths
+
+
+def document_models(*roles: str) -> dict:
+    """The document-parsing models ({"layout": path, "table": path}) the test extra installs,
+    each of `roles` ("layout", "table") required: the one way the tests find them."""
+    from edgeocr.models import LAYOUT_MODEL, TABLE_MODEL, document_model_paths
+
+    paths = document_model_paths()
+    for role in roles:
+        if role not in paths:
+            wheel = {"layout": LAYOUT_MODEL, "table": TABLE_MODEL}[role][1]
+            missing_wheel(f"the {role} model", wheel)
+    return paths
+
+
 @pytest.fixture(scope="session")
 def v4_paths():
     """det/cls/rec of PP-OCRv4 mobile from the rapidocr-onnxruntime wheel (a test dependency)."""
-    from edgeocr.models import MODEL_SETS
-
-    paths = MODEL_SETS["ppocr-v4-mobile"].paths()
-    if paths is None:
-        pytest.skip("rapidocr-onnxruntime==1.4.4 is not installed (pip install 'edgeocr[test]')")
-    return paths
+    return model_set_paths("ppocr-v4-mobile")
 
 
 @pytest.fixture(scope="session")
 def v6_paths():
-    from edgeocr.models import MODEL_SETS
-
-    paths = MODEL_SETS["ppocr-v6-small"].paths()
-    if paths is None:
-        pytest.skip("rapidocr==3.10.0 is not installed (pip install 'edgeocr[test]')")
-    return paths
+    return model_set_paths("ppocr-v6-small")
 
 
 @pytest.fixture(scope="session")
 def dev_set() -> Path:
     d = dev_dir()
-    if not (d / "e2e_synth.jsonl").exists():
-        pytest.skip(f"the dev set is not at {d} (set EDGEOCR_SHARED_DIR to the shared/ folder)")
+    require_fixture(d / "e2e_synth.jsonl", "set EDGEOCR_SHARED_DIR to the shared/ folder")
     return d
 
 

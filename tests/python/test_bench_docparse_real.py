@@ -17,10 +17,7 @@ import _docparse_real_engines  # noqa: E402
 import docparse_real  # noqa: E402
 
 DATA = shared_dir() / "datasets" / docparse_real.DATASET
-needs_data = pytest.mark.skipif(
-    not (DATA / "score.py").is_file(),
-    reason=f"the real dev pages are not at {DATA} (../shared; set EDGEOCR_SHARED_DIR)",
-)
+needs_data = pytest.mark.needs_fixture(f"datasets/{docparse_real.DATASET}/score.py")
 # A table crop and a one-column page with headings: small, so the run stays short.
 PAGES = ["plumber_agenda_en_01", "ptn_table_en_PMC3568059_003_00"]
 

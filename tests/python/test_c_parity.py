@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import shared_dir
+from conftest import model_set_paths, shared_dir, shared_fixture
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -91,8 +91,7 @@ def test_bundle(demo, v4_paths, tmp_path):
 def test_paddle_lite_nb(demo, target, v4_paths, tmp_path):
     import edgeocr
 
-    if not (NB / f"det_{target}.nb").exists():
-        pytest.skip(f"Paddle Lite fixtures are not at {NB} (set EDGEOCR_SHARED_DIR)")
+    shared_fixture(f"fixtures/paddle_lite/nb/det_{target}.nb")
     _require_c_support(demo, ["--det", str(tmp_path / "missing.nb")], "Paddle Lite .nb files")
     # The .nb rec model carries no dictionary: the PP-OCRv4 one it was converted from, as a file.
     keys = tmp_path / "keys.txt"
@@ -111,12 +110,8 @@ def test_a_named_set_is_the_same_set_in_c(demo, rung, tmp_path):
     (with its dictionary file where its rec model carries none) give the same lines: the C
     loader knows the set by its files' sha256 and applies the same settings."""
     import edgeocr
-    from edgeocr.models import resolve_model_set
 
-    try:
-        paths = resolve_model_set(rung)
-    except edgeocr.ModelNotFoundError as e:
-        pytest.skip(str(e))
+    paths = model_set_paths(rung)
     p = edgeocr.Predictor(models=rung, threads=2, precision="fp32")
     roles = ("det", "cls", "rec", "keys", "recheck")
     args = [a for r in roles if r in paths for a in (f"--{r}", paths[r])]
@@ -128,13 +123,7 @@ DOC_PAGE = DATA / "doc_two_column.png"
 
 def _document_set():
     """The `document` set's files (the default OCR set with the layout and table models)."""
-    import edgeocr
-    from edgeocr.models import resolve_model_set
-
-    try:
-        paths = resolve_model_set("document")
-    except edgeocr.ModelNotFoundError as e:
-        pytest.skip(f"{e} (pip install 'edgeocr[test]')")
+    paths = model_set_paths("document")
     roles = ("det", "cls", "rec", "keys", "recheck", "layout", "table")
     return paths, [a for r in roles if r in paths for a in (f"--{r}", paths[r])]
 

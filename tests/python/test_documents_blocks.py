@@ -18,6 +18,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import model_set_paths
 
 import edgeocr
 from edgeocr.documents import write_document
@@ -48,12 +49,7 @@ HOCR_BLOCK = {"header": "ocr_header", "footer": "ocr_footer", "page_number": "oc
 
 @pytest.fixture(scope="module")
 def predictor():
-    from edgeocr.models import resolve_model_set
-
-    try:
-        resolve_model_set("document")
-    except edgeocr.ModelNotFoundError as e:
-        pytest.skip(f"{e} (pip install 'edgeocr[test]')")
+    model_set_paths("document")
     return edgeocr.Predictor(models="document", threads=2, precision="fp32")
 
 

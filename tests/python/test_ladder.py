@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import model_set_paths
 
 import edgeocr
 from edgeocr import _core
@@ -19,10 +20,7 @@ TINY_SETS = ("ppocr-v6-tiny", "ppocr-v6tinydet-v6rec", "ppocr-v4det-v6tinyrec")
 
 
 def _installed(name):
-    paths = MODEL_SETS[name].paths()
-    if paths is None:
-        pytest.skip(f"{name} is not installed (pip install {MODEL_SETS[name].requirements})")
-    return paths
+    return model_set_paths(name)
 
 
 @pytest.mark.parametrize("name", TINY_SETS)
@@ -79,9 +77,7 @@ def test_unknown_set_lists_sets_and_rungs():
 def test_the_sets_dictionary_and_the_callers_rec():
     paths = _installed("ppocr-v6-tiny")
     assert paths["keys"].endswith("ppocrv6_tiny_dict.txt")
-    v6 = MODEL_SETS["ppocr-v6-small"].paths()
-    if v6 is None:
-        pytest.skip("rapidocr==3.10.0 is not installed")
+    v6 = model_set_paths("ppocr-v6-small")
     # A rec model given by the caller keeps its own character list (not the set's dictionary).
     p = edgeocr.Predictor(models="ppocr-v6-tiny", rec=v6["rec"], threads=1, precision="fp32")
     assert [ln.text for ln in p.predict(str(DATA / "sample_en.png")).lines] == EXPECTED[

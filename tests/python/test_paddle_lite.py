@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 from cache_entries import entry_bytes, split  # noqa: E402
 from conftest import load_paddle_lite as _load_pl  # noqa: E402
+from conftest import shared_dir  # noqa: E402
 
 pl = _load_pl()
 ort = pytest.importorskip("onnxruntime")
@@ -68,17 +69,8 @@ def read_checked(data: bytes):
     return _core.nb_to_onnx(data)
 
 
-def fixtures_dir() -> Path:
-    shared = os.environ.get("EDGEOCR_SHARED_DIR")
-    root = Path(shared) if shared else REPO.parent / "shared"
-    return root / "fixtures" / "paddle_lite"
-
-
-FIX = fixtures_dir()
-needs_fixtures = pytest.mark.skipif(
-    not (FIX / "nb").is_dir(),
-    reason=f"Paddle Lite fixtures not found at {FIX} (set EDGEOCR_SHARED_DIR to the shared root)",
-)
+FIX = shared_dir() / "fixtures" / "paddle_lite"
+needs_fixtures = pytest.mark.needs_fixture("fixtures/paddle_lite/nb")
 
 MODELS = [
     f"{k}_{t}{q}" for q in ("", "_int8") for t in ("x86", "arm") for k in ("det", "cls", "rec")

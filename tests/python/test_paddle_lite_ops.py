@@ -31,16 +31,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import require_fixture
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "paddle_lite_ops"
 TOL = 1e-4
 
-if not DATA.is_dir():
-    pytest.skip(
-        f"{DATA} is absent (made by tools/paddle_lite_fixtures.sh WORK ops)",
-        allow_module_level=True,
-    )
+require_fixture(DATA, "made by tools/paddle_lite_fixtures.sh WORK ops")
 
 ort = pytest.importorskip("onnxruntime")
 from conftest import load_paddle_lite as _load_pl  # noqa: E402

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import model_set_paths, shared_fixture
 from doc_fixtures import (
     TEST_PAGES,
     TEXT_CONTENT,
@@ -39,10 +40,9 @@ EXPECTED = json.loads((TEST_PAGES[0].parent / "expected.json").read_text())
 
 @pytest.fixture(scope="module")
 def p():
-    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
+    from edgeocr.models import DEFAULT_MODEL_SET
 
-    if MODEL_SETS[DEFAULT_MODEL_SET].paths() is None:
-        pytest.skip("the default model set is not installed (pip install 'edgeocr[test]')")
+    model_set_paths(DEFAULT_MODEL_SET)
     return edgeocr.Predictor(threads=2)
 
 
@@ -124,9 +124,8 @@ def test_single_image_is_one_page(p):
 
 
 def test_dev_pages_pdf(p, tmp_path):
+    shared_fixture("datasets/dev/images")
     pages = shared_dev_pages(3)
-    if not pages:
-        pytest.skip("the shared dev dataset is not there (../shared/datasets/dev)")
     pdf = pdf_from_images(pages, tmp_path / "dev.pdf", resolution=150)
     for r, src in zip(p.predict_pages(pdf, dpi=150), pages):
         direct = p.predict(str(src))

@@ -72,7 +72,7 @@ import pytest  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 import text_layer_fixtures as fx  # noqa: E402
-from conftest import shared_dir  # noqa: E402
+from conftest import require_fixture, shared_dir, shared_fixture  # noqa: E402
 from limits import CPU_SECONDS, PEAK_RSS_MB, run_limited  # noqa: E402
 
 from edgeocr.documents.text_layer import (  # noqa: E402
@@ -153,12 +153,8 @@ def ink_covered(img, pt, pad: int = 3) -> float:
 @pytest.fixture(scope="module")
 def dev_pages():
     """{id: (ground truth, image, PageText)} of every born-digital dev page."""
-    pdfs = sorted((DEV / "pdf").glob("*.pdf")) if (DEV / "pdf").is_dir() else []
-    if not pdfs:
-        pytest.skip(
-            f"the docparse dev set's PDFs are not at {DEV / 'pdf'} "
-            "(set EDGEOCR_SHARED_DIR to the shared/ folder)"
-        )
+    pdfs = sorted(shared_fixture("datasets/docparse-real-dev/pdf").glob("*.pdf"))
+    assert pdfs, DEV / "pdf"
     out = {}
     for pdf in pdfs:
         gt = json.loads((DEV / "pages" / f"{pdf.stem}.json").read_text(encoding="utf-8"))
@@ -268,8 +264,7 @@ def test_dev_rotated_pages(dev_pages):
         ("pdf_report_zh_05_rot90", (0.0, 1.0)),
         ("pymupdf_report_mixed_01", (1.0, 0.0)),
     ):
-        if name not in dev_pages:
-            pytest.skip(f"{name} is not in {DEV / 'pdf'}")
+        require_fixture(DEV / "pdf" / f"{name}.pdf", "the docparse dev set")
         gt, img, pt = dev_pages[name]
         dirs = [direction(ln) for ln in pt.lines]
         assert dirs.count(want) == len(dirs), (name, set(dirs))

@@ -28,7 +28,7 @@ import edgeocr._core as _core
 from edgeocr.image_io import load_image, load_image_bytes
 
 sys.path.insert(0, os.path.dirname(__file__))
-from conftest import dev_dir  # noqa: E402
+from conftest import model_set_paths, shared_fixture  # noqa: E402
 from limits import run_limited  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -236,8 +236,9 @@ def test_the_pixels_are_opencvs(name, data):
 
 def test_real_pages_decode_as_opencv_decodes_them():
     files = sorted(DATA.glob("*.png"))
-    if (dev_dir() / "images").is_dir():
-        files += sorted((dev_dir() / "images").glob("*.png"))
+    dev_images = shared_fixture("datasets/dev/images", optional=True)
+    if dev_images:
+        files += sorted(dev_images.glob("*.png"))
     assert files
     for f in files:
         assert_same(f.read_bytes())
@@ -439,9 +440,7 @@ def test_the_c_api_decodes_pngs_with_the_same_decoder(ocr_demo, tmp_path):
     """ocr_demo hands a PNG's bytes to edgeocr_predictor_predict_encoded: the Python lines."""
     png = DATA / "sample_en_blur.png"
     env = dict(os.environ, EDGEOCR_ORT_LIBRARY=edgeocr.runtime_info()["library_path"])
-    paths = edgeocr.models.MODEL_SETS["ppocr-v6-tiny-recheck"].paths()
-    if paths is None:
-        pytest.skip("the default set's wheels are not installed")
+    paths = model_set_paths("ppocr-v6-tiny-recheck")
     args = [str(ocr_demo), "--det", paths["det"], "--cls", paths["cls"], "--rec", paths["rec"]]
     args += ["--keys", paths["keys"], "--recheck", paths["recheck"], "--threads", "1"]
     r = subprocess.run([*args, str(png)], capture_output=True, text=True, timeout=300, env=env)

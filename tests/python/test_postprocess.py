@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_fixture
 
 from edgeocr._core import kernels
 
@@ -31,9 +32,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     RAPIDOCR_SKIP = f"rapidocr_onnxruntime is not importable ({exc}); no reference to compare with"
 
 needs_rapidocr = pytest.mark.skipif(RAPIDOCR_SKIP is not None, reason=RAPIDOCR_SKIP or "")
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-DEV_IMAGES = SHARED / "datasets" / "dev" / "images"
 
 
 # ---- synthetic maps ----
@@ -204,9 +202,7 @@ REAL_IMAGES = ["form_en_scan_01.jpg", "form_en_photo_01.jpg"]
 @pytest.mark.slow
 @pytest.mark.parametrize("image", REAL_IMAGES)
 def test_real_det_output_matches_rapidocr(image):
-    path = DEV_IMAGES / image
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (the shared dev dataset is not on this machine)")
+    path = shared_fixture(f"datasets/dev/images/{image}")
     prob, src_w, src_h = det_output(path)
     params = PARAMS[1]  # RapidOCR's own defaults
     want = rapid_db(prob, src_w, src_h, **params)

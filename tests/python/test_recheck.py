@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import model_set_paths
 
 import edgeocr
 from edgeocr import _core
@@ -26,10 +27,7 @@ RECHECK_SETS = ("ppocr-v6-tiny-recheck", "ppocr-v4det-v6tinyrec-recheck")
 
 
 def _installed(name):
-    paths = MODEL_SETS[name].paths()
-    if paths is None:
-        pytest.skip(f"{name} is not installed (pip install {MODEL_SETS[name].requirements})")
-    return paths
+    return model_set_paths(name)
 
 
 def _read(p, page):

@@ -28,7 +28,6 @@ except ImportError:  # the child processes only need numpy and edgeocr
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 MALFORMED = DATA / "malformed"
-NB_FIXTURES = REPO.parent / "shared" / "fixtures" / "paddle_lite" / "nb"
 
 # Files of the corpus that are the same picture as tests/data/line_en.png, losslessly
 # re-encoded: they must read exactly the same text.
@@ -721,12 +720,9 @@ if pytest is not None:
             edgeocr.Predictor(str(paths["det"]), task="det")
 
     def _nb_fixture():
-        f = NB_FIXTURES / "cls_x86.nb"
-        if not f.exists():
-            pytest.skip(
-                f"Paddle Lite fixtures not at {NB_FIXTURES} (tools/paddle_lite_fixtures.sh)"
-            )
-        return f
+        from conftest import shared_fixture
+
+        return shared_fixture("fixtures/paddle_lite/nb/cls_x86.nb")
 
     @pytest.mark.parametrize("how", ["file_in_the_way", "read_only_filesystem"])
     def test_nb_cache_that_cannot_be_written_falls_back(tmp_path, monkeypatch, how):

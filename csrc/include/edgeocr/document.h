@@ -107,8 +107,8 @@ struct ListItem {
   enum Kind : int { kBullet = 0, kNumber = 1, kMarker = 2, kReference = 3 };
   Kind kind = kBullet;
   int first = 0, count = 0;
-  int number = 0;      // kNumber, kReference
-  std::string marker;  // the opening as printed ("•", "3.", "(iv)", "[12]")
+  int number = 0;        // kNumber, kReference
+  std::string marker;    // the opening as printed ("•", "3.", "(iv)", "[12]")
   std::size_t skip = 0;  // bytes of the first line's text the opening takes (with its spaces)
 };
 
@@ -123,7 +123,7 @@ struct Region {
   bool from_layout = true;
   std::vector<int> lines;  // indices into DocumentResult::ocr.lines, in reading order
   bool has_table = false;
-  TableStructure table;  // when has_table
+  TableStructure table;                       // when has_table
   TextSource text_source = TextSource::kOcr;  // most of its lines' (by characters)
   // A list (type kList) or references (kReference) region's items, decided by the parser
   // (numbering counts up, one kind of opening a list); empty for other regions.
@@ -146,10 +146,10 @@ struct DocumentTimings {  // seconds
 };
 
 struct DocumentResult {
-  OcrResult ocr;                // every line, in document reading order (regions' lines
-                                // contiguous, regions in order); ocr.timings: the OCR stages
+  OcrResult ocr;                  // every line, in document reading order (regions' lines
+                                  // contiguous, regions in order); ocr.timings: the OCR stages
   std::vector<LineStyle> styles;  // one per ocr.lines entry: its source and typography
-  std::vector<Region> regions;  // in reading order: top furniture, body, bottom furniture
+  std::vector<Region> regions;    // in reading order: top furniture, body, bottom furniture
   DocumentTimings timings;
   int width = 0, height = 0;  // the page's pixels
   // The page was read turned by this many quarter turns clockwise (its text ran sideways or
@@ -176,11 +176,15 @@ void check_layout_model(const Model& layout, const std::vector<std::string>& lab
 // in words). Lengths are in line heights ("lh": the median height of the lines concerned) or
 // shares of the page, never in pixels, so a rule reads a 72-dpi scan as a 300-dpi render.
 struct DocumentRules {
+  // -- a scan skewed by at least deskew_degrees (text_skew: the median slope of its long lines)
+  // is parsed levelled
+  float deskew_degrees = 1.0f;
   // -- layout clean-up
-  float duplicate_iou = 0.8f;    // a region overlapping a better-scoring one by this IoU is dropped
-  float inside_share = 0.85f;    // a region this much inside a container (or a larger twin) is dropped
+  float duplicate_iou = 0.8f;  // a region overlapping a better-scoring one by this IoU is dropped
+  float inside_share =
+      0.85f;  // a region this much inside a container (or a larger twin) is dropped
   // -- lines to regions
-  float line_in_region = 0.5f;   // share of a line's box a region must hold to own it
+  float line_in_region = 0.5f;  // share of a line's box a region must hold to own it
   // A line that runs across two body regions side by side (a column gutter the detector bridged)
   // is cut at the word gap between them when each side holds this share of its width.
   float split_share = 0.2f;
@@ -231,7 +235,8 @@ struct DocumentRules {
   // else by size: headings within level_size of each other share a level.
   int heading_lines = 3;
   float heading_words = 20.f;
-  float heading_size = 1.15f;
+  float heading_size = 1.15f;      // a text layer's font sizes
+  float heading_size_ocr = 1.25f;  // OCR lines' heights (their boxes vary with the letters)
   float title_size = 1.6f;
   float level_size = 0.12f;
   // OCR lines are bold when their strokes are bold_stroke x the body's (median) strokes.
@@ -263,8 +268,9 @@ struct DocumentRules {
   float join_indent = 0.8f;
 };
 
-// Layout + OCR (or the caller's text) + tables + reading order on a page (docs/document-parsing.md).
-// Thread-safe: run() may be called from several threads at once, like Pipeline::run.
+// Layout + OCR (or the caller's text) + tables + reading order on a page
+// (docs/document-parsing.md). Thread-safe: run() may be called from several threads at once, like
+// Pipeline::run.
 constexpr std::size_t kMaxPageTextLines = 200000;
 
 class DocumentParser {
@@ -301,8 +307,10 @@ class DocumentParser {
   const DocumentModels& models() const;
 
  private:
-  // run() and run(image, text): `may_turn` false for a page already turned upright.
-  DocumentResult run_page(const ImageView& image, const PageText* text, bool may_turn) const;
+  // run() and run(image, text): `may_turn` false for a page already turned upright, whose copy
+  // (held_bytes) the call's budget reservation covers.
+  DocumentResult run_page(const ImageView& image, const PageText* text, bool may_turn,
+                          std::size_t held_bytes) const;
   // The table stage on one table region of the page (doc's lines already in document order).
   void recognize_table(const ImageView& page, Region& region, DocumentResult& doc,
                        const CallPlan* plan) const;
