@@ -363,8 +363,9 @@ std::vector<MarkdownBlock> markdown_blocks(const DocumentResult& doc,
 // first opened by "<!-- page N -->" (N: page_numbers[i], by default i + 1), a paragraph or
 // table that continues another (Region::continues and continues_region, set by
 // finish_document) written with it, where it is, as one paragraph or one table (a repeated
-// header row left out; a "(continued)" caption before it left out). Figures: options.figure_prefix on page 1, "page-N-" +
-// options.figure_prefix on page N > 1. A null page writes its separator alone. Thread-safe.
+// header row left out; a "(continued)" caption before it left out). Figures:
+// options.figure_prefix on page 1, "page-N-" + options.figure_prefix on page N > 1. A null page
+// writes its separator alone. Thread-safe.
 std::string document_markdown(const std::vector<const DocumentResult*>& pages,
                               const MarkdownOptions& options = {},
                               const std::vector<int>& page_numbers = {});
