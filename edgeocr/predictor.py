@@ -405,6 +405,7 @@ class Predictor:
         skip_text=False,
         redo_ocr=False,
         force_ocr=False,
+        document_pass=True,
     ):
         """:meth:`parse` on a document page by page (PDF, multi-page TIFF, or one image), as
         :meth:`predict_pages` reads them (``skip_text``: a PDF page with a text layer is kept, not
@@ -412,11 +413,15 @@ class Predictor:
         page, streaming; a page that fails comes out with its ``error``. A born-digital page's
         text comes from its text layer where the layer is real and says what the page shows
         (``text_action`` "text-layer"; OCR reads only its pictures), unless ``force_ocr``
-        (docs/document-parsing.md, "Born-digital PDFs")."""
-        self._document()  # no layout model: said now, not per page
+        (docs/document-parsing.md, "Born-digital PDFs"). The whole-document pass (running
+        headers and footers, page numbers, tables and paragraphs continued across pages, one
+        heading scale; docs/document-parsing.md, "The whole document") runs over each page with
+        the two pages before and after it, so a page comes out two pages late; ``document_pass``
+        False gives each page as :meth:`parse` does."""
+        parser = self._document()  # no layout model: said now, not per page
         from .documents.pages import predict_pages
 
-        return predict_pages(
+        results = predict_pages(
             self,
             source,
             pages,
@@ -427,6 +432,11 @@ class Predictor:
             parse=True,
             force_ocr=force_ocr,
         )
+        if not document_pass:
+            return results
+        from .documents.document_pass import finished_pages
+
+        return finished_pages(results, parser)
 
     def recognize(self, image) -> OcrLine:
         """Recognition only: ``image`` is one text line."""

@@ -415,8 +415,11 @@ class Region:
     recognised, else None; ``text_source``: where most of its text came from ("ocr", or "pdf":
     the page's text layer); ``styles``: its lines' typography (dicts: source, size, stroke,
     weight, bold, italic, font), one per line; ``items``: a list's or references region's items
-    (dicts: kind, first and count of its lines, number, marker); ``continues``: it continues the
-    last block of the previous page, ``joined`` says how ("paragraph", "table", "")."""
+    (dicts: kind, first and count of its lines, number, marker); ``continues``: it continues
+    another block (the document pass of `Predictor.parse_pages`: a paragraph or table cut by a
+    page break, a paragraph cut by a column break), ``joined`` says how ("paragraph", "table",
+    ""), ``continues_region`` which (an index into the previous page's ``regions`` when
+    ``from_previous_page``, else into this page's; -1 when it continues nothing)."""
 
     type: str
     label: str = ""
@@ -433,6 +436,8 @@ class Region:
     items: list = field(default_factory=list)
     continues: bool = False
     joined: str = ""
+    continues_region: int = -1
+    from_previous_page: bool = False
 
     @property
     def text(self) -> str:
@@ -460,6 +465,8 @@ class Region:
             items=[dict(it) for it in self.items],
             continues=bool(self.continues),
             joined=self.joined,
+            continues_region=int(self.continues_region),
+            from_previous_page=bool(self.from_previous_page),
         )
         return d
 
@@ -537,6 +544,8 @@ class DocumentResult(PageResult):
                     list(r["items"]),
                     bool(r["continues"]),
                     r["joined"],
+                    int(r["continues_region"]),
+                    bool(r["from_previous_page"]),
                 )
             )
         w, h = int(doc.width), int(doc.height)

@@ -35,6 +35,10 @@ static_assert(EDGEOCR_REGION_TEXT == static_cast<int>(RegionType::kText) &&
   fail(StatusCode::kInvalidArgument, message);
 }
 
+// The most pages edgeocr_documents_finish and _markdown take in one call (a count beyond it is
+// a caller's mistake, not a document).
+constexpr size_t kMaxDocumentPages = 1000000;
+
 // The document parser of a predictor, or why there is none.
 const DocumentParser& parser_of(const edgeocr_predictor_s* p, const char* fn) {
   if (!p) invalid(std::string(fn) + ": predictor is NULL");
@@ -155,7 +159,12 @@ edgeocr_status_t edgeocr_document_get_region(edgeocr_document_t document, size_t
   EDGEOCR_C_TRY({
     using namespace edgeocr;
     if (!region) capi::invalid(std::string(fn) + ": region is NULL");
-    capi::check_out_size(region->struct_size, sizeof(edgeocr_region_t), "region", fn);
+    // API version 9's region ends before `continues` (version 10); a size that ends inside the
+    // fields version 10 appends is no version's.
+    capi::check_out_size(region->struct_size, offsetof(edgeocr_region_t, continues), "region", fn);
+    capi::check_not_inside(region->struct_size, offsetof(edgeocr_region_t, continues),
+                           sizeof(edgeocr_region_t) - offsetof(edgeocr_region_t, continues),
+                           "region", "continues", fn);
     edgeocr_region_t out;
     std::memset(&out, 0, sizeof out);
     capi::write_out(region, out);  // zeroed if what follows fails
@@ -179,6 +188,10 @@ edgeocr_status_t edgeocr_document_get_region(edgeocr_document_t document, size_t
       out.table_cols = r.table.cols;
       out.table_cell_count = r.table.cells.size();
     }
+    out.continues = r.continues ? 1 : 0;
+    out.joined = r.joined.c_str();
+    out.continues_region = r.continues_region;
+    out.from_previous_page = r.from_previous_page ? 1 : 0;
     capi::write_out(region, out);
   })
 }
@@ -303,6 +316,65 @@ edgeocr_status_t edgeocr_document_timings(edgeocr_document_t document,
     out.rec = doc.ocr.timings.rec;
     out.total = t.total;
     capi::write_out(timings, out);
+  })
+}
+
+edgeocr_status_t edgeocr_documents_finish(edgeocr_predictor_t predictor,
+                                          const edgeocr_document_t* documents, size_t count,
+                                          edgeocr_document_t* finished) {
+  const char* fn = "edgeocr_documents_finish";
+  if (finished && count <= edgeocr::capi::kMaxDocumentPages)
+    for (size_t i = 0; i < count; ++i) finished[i] = nullptr;
+  EDGEOCR_C_TRY({
+    using namespace edgeocr;
+    if (count > capi::kMaxDocumentPages)
+      capi::invalid(std::string(fn) + ": count " + std::to_string(count) + " is more than " +
+                    std::to_string(capi::kMaxDocumentPages) + " pages");
+    if (count > 0 && (!documents || !finished))
+      capi::invalid(std::string(fn) + ": documents or finished is NULL");
+    const DocumentRules rules =
+        predictor && predictor->document ? predictor->document->rules() : DocumentRules{};
+    std::vector<std::unique_ptr<edgeocr_document_s>> out(count);
+    std::vector<DocumentResult*> pages(count, nullptr);
+    for (size_t i = 0; i < count; ++i) {
+      if (!documents[i]) continue;
+      out[i] = std::make_unique<edgeocr_document_s>();
+      out[i]->doc = documents[i]->doc;
+      pages[i] = &out[i]->doc;
+    }
+    finish_document(pages, rules);
+    for (size_t i = 0; i < count; ++i) finished[i] = out[i].release();
+  })
+}
+
+edgeocr_status_t edgeocr_documents_markdown(const edgeocr_document_t* documents, size_t count,
+                                            const char* figure_prefix, int furniture, char* buffer,
+                                            size_t buffer_size, size_t* needed) {
+  const char* fn = "edgeocr_documents_markdown";
+  if (needed) *needed = 0;
+  if (buffer && buffer_size) buffer[0] = '\0';
+  EDGEOCR_C_TRY({
+    using namespace edgeocr;
+    if (count > capi::kMaxDocumentPages)
+      capi::invalid(std::string(fn) + ": count " + std::to_string(count) + " is more than " +
+                    std::to_string(capi::kMaxDocumentPages) + " pages");
+    if (count > 0 && !documents) capi::invalid(std::string(fn) + ": documents is NULL");
+    if (!buffer && buffer_size)
+      capi::invalid(std::string(fn) + ": buffer is NULL but buffer_size is not 0");
+    if (furniture != 0 && furniture != 1)
+      capi::invalid(std::string(fn) + ": furniture must be 0 or 1, got " +
+                    std::to_string(furniture));
+    std::vector<const DocumentResult*> pages(count, nullptr);
+    for (size_t i = 0; i < count; ++i) pages[i] = documents[i] ? &documents[i]->doc : nullptr;
+    MarkdownOptions o;
+    if (figure_prefix) o.figure_prefix = figure_prefix;
+    o.furniture = furniture == 1;
+    const std::string md = document_markdown(pages, o);
+    if (needed) *needed = md.size() + 1;
+    if (buffer_size < md.size() + 1)
+      capi::invalid(std::string(fn) + ": the Markdown needs a buffer of " +
+                    std::to_string(md.size() + 1) + " bytes, got " + std::to_string(buffer_size));
+    std::memcpy(buffer, md.c_str(), md.size() + 1);
   })
 }
 

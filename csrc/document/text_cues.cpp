@@ -62,13 +62,14 @@ bool cjk_numeral(char32_t c) {
   }
 }
 
-// A canonical roman numeral (1..3999), lower or upper case, of `n` characters at u[i..].
-bool roman(const std::u32string& u, std::size_t i, std::size_t n) {
-  if (n == 0 || n > 9) return false;
+// The value of a canonical roman numeral (1..3999), lower or upper case, of `n` characters at
+// u[i..]; 0 for any other text.
+int roman_value(const std::u32string& u, std::size_t i, std::size_t n) {
+  if (n == 0 || n > 9 || i + n > u.size()) return 0;
   std::string s;
   for (std::size_t k = i; k < i + n; ++k) {
     const char32_t c = to_lower(u[k]);
-    if (!std::strchr("ivxlcdm", static_cast<int>(c < 128 ? c : 0)) || c == 0) return false;
+    if (!std::strchr("ivxlcdm", static_cast<int>(c < 128 ? c : 0)) || c == 0) return 0;
     s.push_back(static_cast<char>(c));
   }
   // Greedy parse with the subtractive pairs; canonical form means re-encoding gives s back.
@@ -87,11 +88,11 @@ bool roman(const std::u32string& u, std::size_t i, std::size_t n) {
       const std::size_t l = std::strlen(t.sym);
       if (s.compare(k, l, t.sym) == 0 && (best < 0 || l > len)) best = t.val, len = l;
     }
-    if (best < 0) return false;
+    if (best < 0) return 0;
     v += best;
     k += len;
   }
-  if (v <= 0 || v >= 4000) return false;
+  if (v <= 0 || v >= 4000) return 0;
   std::string again;
   int r = v;
   for (const auto& t : kTable)
@@ -99,7 +100,12 @@ bool roman(const std::u32string& u, std::size_t i, std::size_t n) {
   // all the same case
   bool lo = false, up = false;
   for (std::size_t q = i; q < i + n; ++q) (u[q] >= 'a' ? lo : up) = true;
-  return again == s && !(lo && up);
+  return again == s && !(lo && up) ? v : 0;
+}
+
+// A canonical roman numeral (1..3999), lower or upper case, of `n` characters at u[i..].
+bool roman(const std::u32string& u, std::size_t i, std::size_t n) {
+  return roman_value(u, i, n) > 0;
 }
 
 std::size_t utf8_bytes(const std::u32string& u, std::size_t n) {
@@ -492,6 +498,141 @@ bool numbered_at_end(const std::string& text) {
   const std::string first = text.substr(a, first_end - a);
   const std::string last = text.substr(last_start + 1, b - last_start - 1);
   return page_number_text(first) || page_number_text(last);
+}
+
+namespace {
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out.push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+bool ascii_letter(char32_t c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// The dashes, dots and brackets page_number_text allows around a page number.
+bool number_deco(char32_t c) {
+  return c == '-' || c == 0x2013 || c == 0x2014 || c == 0x2012 || c == 0x2212 || c == '~' ||
+         c == 0xB7 || c == 0x2022 || c == '|' || c == '.' || c == '[' || c == ']' || c == '(' ||
+         c == ')';
+}
+
+// The value of the digits u[a, b) (at most 9 of them), -1 if there are none or others.
+int digits_value(const std::u32string& u, std::size_t a, std::size_t b) {
+  if (a >= b || b - a > 9) return -1;
+  int v = 0;
+  for (std::size_t k = a; k < b; ++k) {
+    if (!digit(u[k])) return -1;
+    v = v * 10 + static_cast<int>(u[k] - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+int page_number_value(const std::string& text) {
+  std::u32string u;
+  for (char32_t c : trimmed(text))
+    if (!space(c)) u.push_back(c);
+  std::size_t a = 0, b = u.size();
+  while (a < b && number_deco(u[a])) ++a;
+  while (b > a && number_deco(u[b - 1])) --b;
+  if (a >= b) return -1;
+  if (!page_number_text(text)) {
+    // A long arabic number alone: the running page numbers of a gazette or a journal volume
+    // ("47699"), which page_number_text leaves out (at most 4 digits there).
+    return b - a >= 5 && b - a <= 6 ? digits_value(u, a, b) : -1;
+  }
+  // 第3页 / 共6页第1页 / 第1页共6页: the number after 第.
+  for (std::size_t k = a; k < b; ++k)
+    if (u[k] == 0x7B2C) {
+      std::size_t e = k + 1;
+      while (e < b && digit(u[e])) ++e;
+      return digits_value(u, k + 1, e);
+    }
+  // "3", "Page 3 of 10", "3 / 12": the first number.
+  for (std::size_t k = a; k < b; ++k)
+    if (digit(u[k])) {
+      std::size_t e = k;
+      while (e < b && digit(u[e])) ++e;
+      return digits_value(u, k, e);
+    }
+  // "iv", "Page xii": the roman numeral at the end.
+  std::size_t r = b;
+  while (r > a && u[r - 1] < 0x80 && std::strchr("ivxlcdmIVXLCDM", static_cast<int>(u[r - 1]))) --r;
+  const int v = roman_value(u, r, b - r);
+  return v > 0 ? v : -1;
+}
+
+int edge_page_number(const std::string& text) {
+  std::size_t a = 0, b = text.size();
+  while (a < b && text[a] == ' ') ++a;
+  while (b > a && text[b - 1] == ' ') --b;
+  const std::size_t first_end = text.find(' ', a);
+  if (first_end == std::string::npos || first_end >= b) return -1;  // one word only
+  const std::size_t last_start = text.rfind(' ', b - 1);
+  const int last = page_number_value(text.substr(last_start + 1, b - last_start - 1));
+  if (last >= 0) return last;
+  return page_number_value(text.substr(a, first_end - a));
+}
+
+bool continued_cue(const std::string& text) {
+  const std::u32string u = trimmed(text);
+  if (u.empty() || u.size() > 80) return false;
+  std::u32string low;
+  for (char32_t c : u)
+    if (!space(c)) low.push_back(to_lower(c));
+  for (const char32_t* cue : {U"continued", U"(cont.", U"(cont)", U"cont'd", U"contd.",
+                              U"\u7EED\u8868", U"\u7EED\u4E0A\u8868", U"\u63A5\u4E0A\u8868",
+                              U"(\u7EED)", U"(\u7EED\u8868)"})  // 续表 续上表 接上表 (续)
+    if (low.find(cue) != std::u32string::npos) return true;
+  return false;
+}
+
+std::string repeat_key(const std::string& text) {
+  const std::u32string u = trimmed(text);
+  std::string key;
+  key.reserve(text.size());
+  for (std::size_t k = 0; k < u.size();) {
+    const char32_t c = u[k];
+    if (space(c)) {
+      ++k;
+      continue;
+    }
+    if (digit(c)) {
+      while (k < u.size() && digit(u[k])) ++k;
+      if (key.empty() || key.back() != '#') key.push_back('#');
+      continue;
+    }
+    if (ascii_letter(c)) {
+      std::size_t e = k;
+      while (e < u.size() && ascii_letter(u[e])) ++e;
+      if (roman(u, k, e - k)) {
+        if (key.empty() || key.back() != '#') key.push_back('#');
+      } else {
+        for (std::size_t q = k; q < e; ++q) key.push_back(static_cast<char>(to_lower(u[q])));
+      }
+      k = e;
+      continue;
+    }
+    append_utf8(key, c);
+    ++k;
+  }
+  return key;
 }
 
 }  // namespace edgeocr

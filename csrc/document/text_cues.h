@@ -84,4 +84,25 @@ bool numbered_at_end(const std::string& text);
 // "一、", "（一）", "1、", or a bullet ("•", "·", "▪", "●", "-", "*", "–").
 bool marker_only(const std::string& text);
 
+// -- what the document pass (document_pass.h) reads across pages
+
+// The number a page number's text carries: page_number_text's forms ("- 3 -" 3, "Page 3 of 10"
+// 3, "第3页共6页" 3, "共6页第1页" 1, "iv" 4, "Page XII" 12), and a number of 5 or 6 digits alone
+// (a gazette's running page numbers, "47699"); -1 for any other text.
+int page_number_value(const std::string& text);
+
+// The page number a header's or footer's line carries as its last or first word ("Methodology
+// 9" 9, "206 Law Enforcement" 206, "Rules 47699" 47699); -1 when neither is one, or the text is
+// one word.
+int edge_page_number(const std::string& text);
+
+// A caption that says a table goes on from the page before: "(continued)", "Table 3
+// (continued)", "(cont.)", "cont'd", "续表", "续上表", "接上表", "(续)". At most 80 characters.
+bool continued_cue(const std::string& text);
+
+// A text as a running header's or footer's key: spaces dropped, ASCII letters lower-cased, each
+// run of digits and each roman numeral (a word of them) one '#', so "Page 3" and "Page 4",
+// "Methodology 9" and "Methodology 11", "- iv -" and "- v -" have one key.
+std::string repeat_key(const std::string& text);
+
 }  // namespace edgeocr

@@ -83,8 +83,10 @@ extern "C" {
  * Version 8: edgeocr_line_t.turns (the quarter turns a line was read with).
  * Version 9: document parsing (edgeocr_options_t.layout_model_* / table_model_*,
  * edgeocr_predictor_parse / _parse_encoded, edgeocr_document_t and its getters).
+ * Version 10: the whole-document pass (edgeocr_documents_finish, edgeocr_documents_markdown;
+ * edgeocr_region_t.continues, joined, continues_region, from_previous_page).
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 9
+#define EDGEOCR_C_API_VERSION 10
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -364,6 +366,14 @@ typedef struct edgeocr_region_t {
   size_t table_cell_count;  /* edgeocr_document_get_cell 0 .. table_cell_count - 1 */
   const char* table_method; /* "model" (the table model) or "grid" (ruled lines / alignment);
                                "" without a table */
+  /* API version 10, set by edgeocr_documents_finish (0, "", -1, 0 on a page it did not
+   * finish): */
+  int continues;          /* 1: it continues another region (a paragraph or table cut by a
+                             page break, a paragraph cut by a column break) */
+  const char* joined;     /* how: "paragraph", "table" or "" */
+  int continues_region;   /* the region it continues: an index into the previous page's
+                             regions when from_previous_page, else into this page's; -1 */
+  int from_previous_page; /* 1: the region it continues is on the previous page */
 } edgeocr_region_t;
 
 /* One cell of a table region (API version 9). The text points into the document and stays
@@ -628,6 +638,35 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_markdown(edgeocr_document_t d
                                                             const char* figure_prefix,
                                                             int furniture, const char** markdown,
                                                             size_t* size);
+
+/* The whole-document pass (API version 10; docs/document-parsing.md, "The whole document") over
+ * a document's pages in order, documents[0 .. count - 1] (NULL for a page that failed: nothing
+ * continues across it): running headers and footers (text repeated at one place, page numbers
+ * in sequence) become furniture; a table continued on the next page and a paragraph cut by a
+ * page or column break are marked (edgeocr_region_t.continues ...); heading levels are made one
+ * scale. The documents given are not changed: finished[i] (an array of `count` the caller
+ * gives) gets a new document, NULL where documents[i] is NULL, each freed with
+ * edgeocr_document_destroy (on failure every finished[i] is NULL). predictor: whose document
+ * rules to use (NULL: the default rules). Time O(pages x regions). Thread-safe for documents
+ * no other thread destroys meanwhile. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_documents_finish(edgeocr_predictor_t predictor,
+                                                           const edgeocr_document_t* documents,
+                                                           size_t count,
+                                                           edgeocr_document_t* finished);
+
+/* The pages documents[0 .. count - 1] as one Markdown text (API version 10), from the core's
+ * writer: each page as edgeocr_document_markdown writes it, a paragraph or table that continues
+ * another (edgeocr_documents_finish) written with it as one, "<!-- page N -->" before every
+ * page after the first (N = i + 1), NULL pages as that line alone; figures figure_prefix + K
+ * on the first page (NULL: "figure-"), "page-N-" + figure_prefix + K on page N. The text and
+ * its NUL go to buffer when buffer_size holds them (buffer may be NULL when buffer_size is 0);
+ * *needed (if not NULL) gets the size with the NUL; INVALID_ARGUMENT when buffer_size is too
+ * small (buffer then holds "" and *needed says how much to give) or furniture is not 0 or 1. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_documents_markdown(const edgeocr_document_t* documents,
+                                                             size_t count,
+                                                             const char* figure_prefix,
+                                                             int furniture, char* buffer,
+                                                             size_t buffer_size, size_t* needed);
 
 /* Stage timings of the parse that made the document. */
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_document_timings(edgeocr_document_t document,

@@ -45,14 +45,16 @@ py::dict region_dict(const Region& r) {
     items.append(py::dict(py::arg("kind") = kKinds[static_cast<int>(it.kind) & 3],
                           py::arg("first") = it.first, py::arg("count") = it.count,
                           py::arg("number") = it.number, py::arg("marker") = utf8(it.marker)));
-  return py::dict(
-      py::arg("type") = region_type_name(r.type), py::arg("label") = utf8(r.label),
-      py::arg("score") = r.score, py::arg("box") = box4(r.box), py::arg("furniture") = r.furniture,
-      py::arg("heading_level") = r.heading_level, py::arg("caption_of") = r.caption_of,
-      py::arg("from_layout") = r.from_layout, py::arg("lines") = r.lines,
-      py::arg("table") = r.has_table ? py::object(table_dict(r.table)) : py::none(),
-      py::arg("text_source") = text_source_name(r.text_source), py::arg("items") = items,
-      py::arg("continues") = r.continues, py::arg("joined") = r.joined);
+  return py::dict(py::arg("type") = region_type_name(r.type), py::arg("label") = utf8(r.label),
+                  py::arg("score") = r.score, py::arg("box") = box4(r.box),
+                  py::arg("furniture") = r.furniture, py::arg("heading_level") = r.heading_level,
+                  py::arg("caption_of") = r.caption_of, py::arg("from_layout") = r.from_layout,
+                  py::arg("lines") = r.lines,
+                  py::arg("table") = r.has_table ? py::object(table_dict(r.table)) : py::none(),
+                  py::arg("text_source") = text_source_name(r.text_source),
+                  py::arg("items") = items, py::arg("continues") = r.continues,
+                  py::arg("joined") = r.joined, py::arg("continues_region") = r.continues_region,
+                  py::arg("from_previous_page") = r.from_previous_page);
 }
 
 py::dict style_dict(const LineStyle& s) {
@@ -142,6 +144,22 @@ PyDocument document_of(DocumentResult&& r) {
   return d;
 }
 
+// A document's pages from Python: Documents, or None for a page that failed (an empty page).
+std::vector<const PyDocument*> pages_from(const py::sequence& docs) {
+  std::vector<const PyDocument*> out;
+  out.reserve(py::len(docs));
+  for (const py::handle& h : docs) {
+    if (h.is_none()) {
+      out.push_back(nullptr);
+      continue;
+    }
+    if (!py::isinstance<PyDocument>(h))
+      fail(StatusCode::kInvalidArgument, "the pages must be Documents (or None for a failed page)");
+    out.push_back(&h.cast<const PyDocument&>());
+  }
+  return out;
+}
+
 }  // namespace
 
 void bind_document(py::module_& m) {
@@ -162,6 +180,13 @@ void bind_document(py::module_& m) {
                                return out;
                              })
       .def_property_readonly("turns", [](const PyDocument& d) { return d.doc->turns; })
+      // Whether a region of the page goes on from the previous page's (finish_document).
+      .def_property_readonly("continues_previous",
+                             [](const PyDocument& d) {
+                               for (const Region& r : d.doc->regions)
+                                 if (r.continues && r.from_previous_page) return true;
+                               return false;
+                             })
       .def_property_readonly("note", [](const PyDocument& d) { return utf8(d.doc->note); })
       .def_property_readonly("regions",
                              [](const PyDocument& d) {
@@ -282,6 +307,63 @@ void bind_document(py::module_& m) {
             return py::cast(document_of(std::move(r)));
           },
           py::arg("data"), py::arg("what"), py::arg("max_pixels"));
+
+  m.def(
+      "finish_document",
+      // The whole-document pass over copies of the pages (the Documents given stay as they are).
+      [](const py::sequence& docs, const DocumentParser* parser, std::size_t first) {
+        const std::vector<const PyDocument*> in = pages_from(docs);
+        const DocumentRules rules = parser ? parser->rules() : DocumentRules{};
+        std::vector<DocumentResult> pages;
+        pages.reserve(in.size());
+        for (const PyDocument* d : in) pages.push_back(d ? *d->doc : DocumentResult{});
+        {
+          py::gil_scoped_release nogil;
+          std::vector<DocumentResult*> ptrs;
+          for (std::size_t i = 0; i < pages.size(); ++i)
+            ptrs.push_back(in[i] ? &pages[i] : nullptr);
+          finish_document(ptrs, rules, first);
+        }
+        py::list out;
+        for (std::size_t i = 0; i < pages.size(); ++i) {
+          if (!in[i]) {
+            out.append(py::none());
+            continue;
+          }
+          PyDocument d = document_of(std::move(pages[i]));
+          d.image_size = in[i]->image_size;
+          out.append(py::cast(std::move(d)));
+        }
+        return out;
+      },
+      py::arg("pages"), py::arg("parser") = nullptr, py::arg("first") = 0,
+      "The whole-document pass (running headers and footers, page numbers, continued tables "
+      "and paragraphs, one heading scale) over a document's pages in order: new Documents "
+      "(None stays None: a failed page). `parser`: whose rules (default rules without); pages "
+      "before `first` are context, given back as they were.");
+  m.def(
+      "document_markdown",
+      [](const py::sequence& docs, const std::string& figure_prefix, bool furniture,
+         const std::vector<int>& page_numbers) {
+        const std::vector<const PyDocument*> in = pages_from(docs);
+        if (!page_numbers.empty() && page_numbers.size() != in.size())
+          fail(StatusCode::kInvalidArgument, "page_numbers must be one per page, or none");
+        std::vector<const DocumentResult*> pages;
+        for (const PyDocument* d : in) pages.push_back(d ? d->doc.get() : nullptr);
+        MarkdownOptions o;
+        o.figure_prefix = figure_prefix;
+        o.furniture = furniture;
+        std::string md;
+        {
+          py::gil_scoped_release nogil;
+          md = document_markdown(pages, o, page_numbers);
+        }
+        return utf8(md);
+      },
+      py::arg("pages"), py::arg("figure_prefix") = "figure-", py::arg("furniture") = false,
+      py::arg("page_numbers") = std::vector<int>{},
+      "The pages as one Markdown text (the core's writer): continued paragraphs and tables "
+      "written as one, <!-- page N --> between pages (N from page_numbers, 1-based).");
 
   m.def(
       "region_type_of_label",

@@ -228,6 +228,8 @@ class Document:
         """
     def table_html(self, region: typing.SupportsInt | typing.SupportsIndex) -> str: ...
     @property
+    def continues_previous(self) -> bool: ...
+    @property
     def height(self) -> int: ...
     @property
     def lines(self) -> list: ...
@@ -301,6 +303,25 @@ def decode_image(
     max_bytes: typing.SupportsInt | typing.SupportsIndex | None = None,
 ) -> numpy.typing.NDArray[numpy.uint8]: ...
 def default_config() -> dict: ...
+def document_markdown(
+    pages: collections.abc.Sequence,
+    figure_prefix: str = "figure-",
+    furniture: bool = False,
+    page_numbers: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex] = [],
+) -> str:
+    """
+    The pages as one Markdown text (the core's writer): continued paragraphs and tables written as one, <!-- page N --> between pages (N from page_numbers, 1-based).
+    """
+
+def finish_document(
+    pages: collections.abc.Sequence,
+    parser: DocumentParser = None,
+    first: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> list:
+    """
+    The whole-document pass (running headers and footers, page numbers, continued tables and paragraphs, one heading scale) over a document's pages in order: new Documents (None stays None: a failed page). `parser`: whose rules (default rules without); pages before `first` are context, given back as they were.
+    """
+
 def default_max_decode_bytes(max_pixels: typing.SupportsInt | typing.SupportsIndex) -> int: ...
 def load_document_parser(
     pipeline: Pipeline,

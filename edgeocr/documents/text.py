@@ -63,27 +63,59 @@ class JsonLinesWriter:
 
 
 class MarkdownWriter:
-    """Markdown (documents parsed by `Predictor.parse_pages`): each page's
-    ``DocumentResult.to_markdown()`` (the core's writer), pages after the first introduced by
-    an HTML comment ``<!-- page N -->``; a failed page is that comment alone."""
+    """Markdown (documents parsed by `Predictor.parse_pages`): the document's Markdown from the
+    core's writer (``_core.document_markdown``): each page's blocks as
+    ``DocumentResult.to_markdown()`` writes them, a paragraph or table that continues from the
+    page before (the document pass's ``continues``) written with it as one, pages after the first
+    introduced by an HTML comment ``<!-- page N -->``; a failed page is that comment alone.
+
+    Pages are written as they come, but for a run of pages each continuing the one before: it is
+    written when it ends (at most ``MAX_RUN`` pages are held; a longer run is written in parts,
+    its joins at the cuts left undone)."""
 
     extension = ".md"
+    MAX_RUN = 64
 
     def __init__(self, out, title: str = ""):
         self.out = out
         self.pages = 0
+        self.run: list = []  # (core Document, page number) of the pages not yet written
 
     def add(self, result) -> None:
-        if self.pages:
-            self.out.write(f"\n<!-- page {getattr(result, 'page', self.pages) + 1} -->\n\n")
+        number = getattr(result, "page", self.pages) + 1
+        core = getattr(result, "_core", None) if getattr(result, "error", None) is None else None
         self.pages += 1
-        if getattr(result, "error", None) is None:
+        if (
+            core is not None
+            and self.run
+            and len(self.run) < self.MAX_RUN
+            and self.run[-1][1] == number - 1
+            and core.continues_previous
+        ):
+            self.run.append((core, number))
+            return
+        self._write_run()
+        if self.pages > 1:
+            self.out.write(f"\n<!-- page {number} -->\n\n")
+        if core is not None:
+            self.run = [(core, number)]
+        elif getattr(result, "error", None) is None:  # a page without the core's result
             md = result.to_markdown()
             if md:
                 self.out.write(md if md.endswith("\n") else md + "\n")
 
+    def _write_run(self) -> None:
+        if not self.run:
+            return
+        from .._core import document_markdown
+
+        md = document_markdown([c for c, _ in self.run], page_numbers=[n for _, n in self.run])
+        self.run = []
+        if md:
+            self.out.write(md if md.endswith("\n") else md + "\n")
+
     def finish(self) -> None:
-        pass
+        self._write_run()
 
 
 class JsonTreeWriter:

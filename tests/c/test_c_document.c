@@ -210,6 +210,40 @@ static void test_handles(void) {
   CHECK_STATUS(edgeocr_document_markdown(NULL, NULL, 0, NULL, NULL), INVALID, "markdown");
   edgeocr_document_destroy(NULL); /* a no-op */
   /* The output structs' struct_size rules: test_c_regressions structs. */
+
+  /* The whole-document pass and the document's Markdown (API version 10). */
+  {
+    edgeocr_document_t finished[1];
+    edgeocr_document_t failed[2] = {NULL, NULL};
+    char buf[32] = "xyz";
+    size_t needed = 7;
+    finished[0] = (edgeocr_document_t)&opt;
+    CHECK_STATUS(edgeocr_documents_finish(NULL, NULL, 0, NULL), OK, NULL);
+    CHECK_STATUS(edgeocr_documents_finish(NULL, NULL, 1, finished), INVALID, "NULL");
+    CHECK(finished[0] == NULL);
+    {
+      edgeocr_document_t two[2];
+      two[0] = two[1] = (edgeocr_document_t)&opt;
+      CHECK_STATUS(edgeocr_documents_finish(NULL, failed, 2, two), OK, NULL);
+      CHECK(two[0] == NULL && two[1] == NULL);
+    }
+    CHECK_STATUS(edgeocr_documents_finish(NULL, failed, (size_t)-1, NULL), INVALID, "pages");
+    CHECK_STATUS(edgeocr_documents_markdown(NULL, 0, NULL, 0, buf, sizeof buf, &needed), OK, NULL);
+    CHECK(buf[0] == '\0' && needed == 1);
+    CHECK_STATUS(edgeocr_documents_markdown(NULL, 1, NULL, 0, buf, sizeof buf, &needed), INVALID,
+                 "documents is NULL");
+    CHECK_STATUS(edgeocr_documents_markdown(failed, 2, NULL, 2, buf, sizeof buf, NULL), INVALID,
+                 "furniture");
+    CHECK_STATUS(edgeocr_documents_markdown(failed, 2, NULL, 0, NULL, 4, NULL), INVALID,
+                 "buffer is NULL");
+    /* Two failed pages: the second page's line alone; too small a buffer says its size. */
+    CHECK_STATUS(edgeocr_documents_markdown(failed, 2, NULL, 0, buf, 4, &needed), INVALID,
+                 "needs a buffer of 17 bytes");
+    CHECK(buf[0] == '\0' && needed == 17);
+    CHECK_STATUS(edgeocr_documents_markdown(failed, 2, NULL, 0, buf, sizeof buf, &needed), OK,
+                 NULL);
+    CHECK(strcmp(buf, "<!-- page 2 -->\n") == 0);
+  }
 }
 
 static int test_args(void) {
@@ -460,6 +494,53 @@ static int test_parse(void) {
     CHECK_STATUS(edgeocr_document_timings(d, &t), OK, NULL);
     CHECK(t.layout > 0 && t.layout_model > 0 && t.layout_model <= t.layout && t.det > 0 &&
           t.rec > 0 && t.total >= t.layout && t.order >= 0 && t.table >= 0 && t.table_model >= 0);
+
+    /* The whole-document pass (version 10): the page twice with a failed page between. The
+       pages given stay as they were; the finished ones are new documents. */
+    {
+      edgeocr_document_t pages[3], done[3] = {NULL, NULL, NULL};
+      edgeocr_region_t r;
+      size_t count = 0, needed = 0, k;
+      char* doc_md;
+      pages[0] = d;
+      pages[1] = NULL;
+      pages[2] = d;
+      CHECK_STATUS(edgeocr_documents_finish(NULL, pages, 3, done), OK, NULL);
+      CHECK(done[0] != NULL && done[1] == NULL && done[2] != NULL && done[0] != d);
+      if (done[0]) {
+        CHECK_STATUS(edgeocr_document_region_count(done[0], &count), OK, NULL);
+        for (k = 0; k < count; ++k) {
+          memset(&r, 0xAB, sizeof r);
+          r.struct_size = sizeof r;
+          CHECK_STATUS(edgeocr_document_get_region(done[0], k, &r), OK, NULL);
+          CHECK(r.joined != NULL && (r.continues == 0) == (r.joined[0] == '\0'));
+          CHECK(r.continues ? r.continues_region >= 0 && (size_t)r.continues_region < count &&
+                                  r.from_previous_page == 0
+                            : r.continues_region == -1 && r.from_previous_page == 0);
+        }
+        /* API version 9's region (without the version 10 fields) is still served; a size that
+           ends inside them is no version's. */
+        r.struct_size = offsetof(edgeocr_region_t, continues);
+        CHECK_STATUS(edgeocr_document_get_region(done[0], 0, &r), OK, NULL);
+        r.struct_size = offsetof(edgeocr_region_t, continues) + 1;
+        CHECK_STATUS(edgeocr_document_get_region(done[0], 0, &r), INVALID, "continues");
+      }
+      CHECK_STATUS(edgeocr_documents_markdown(done, 3, NULL, 0, NULL, 0, &needed), INVALID,
+                   "needs a buffer");
+      CHECK(needed > 200);
+      doc_md = (char*)malloc(needed);
+      if (doc_md) {
+        CHECK_STATUS(edgeocr_documents_markdown(done, 3, NULL, 0, doc_md, needed, NULL), OK, NULL);
+        CHECK(strstr(doc_md, "\n\n<!-- page 2 -->\n\n<!-- page 3 -->\n\n") != NULL);
+        CHECK(strstr(doc_md, "](page-3-figure-1)") != NULL);
+        /* One page the pass has not seen: that page's own Markdown. */
+        CHECK_STATUS(edgeocr_documents_markdown(pages, 1, NULL, 0, doc_md, needed, NULL), OK, NULL);
+        CHECK(md != NULL && strcmp(doc_md, md) == 0);
+      }
+      free(doc_md);
+      edgeocr_document_destroy(done[0]);
+      edgeocr_document_destroy(done[2]);
+    }
   }
   edgeocr_document_destroy(d);
   d = NULL;

@@ -128,11 +128,17 @@ struct Region {
   // A list (type kList) or references (kReference) region's items, decided by the parser
   // (numbering counts up, one kind of opening a list); empty for other regions.
   std::vector<ListItem> items;
-  // The document pass (finish_document): this region continues the last body region of the
-  // previous page (a paragraph or table cut by the page break; a table's rows were appended to
-  // that region's table and this one keeps its own) and why.
+  // The document pass (finish_document): this region continues a body region read before it
+  // (the last body region of the previous page: a paragraph or table cut by the page break; the
+  // last of the column before: a paragraph cut by a column break; smaller type between them,
+  // such as footnotes, aside), and how. Each page keeps its own text and cells;
+  // document_markdown writes the two as one paragraph or one table.
   bool continues = false;
   std::string joined;  // "paragraph", "table" or "" (not joined)
+  // The region it continues (with `continues`): an index into the previous page's regions when
+  // the break is a page's (from_previous_page), else into this page's (a column break); -1.
+  int continues_region = -1;
+  bool from_previous_page = false;
 };
 
 struct DocumentTimings {  // seconds
@@ -235,11 +241,31 @@ struct DocumentRules {
   float level_size = 0.12f;
   // OCR lines are bold when their strokes are bold_stroke x the body's (median) strokes.
   float bold_stroke = 1.3f;
-  // -- the document pass (finish_document): text within repeat_distance of the page's size of
-  // the same place on >= repeat_pages pages (or half the pages of a short document) is a running
-  // header or footer.
+  // -- the document pass (finish_document, document_pass.cpp):
+  // running headers and footers: a text region of at most repeat_lines lines inside the top
+  // (bottom) repeat_band of the page whose text (repeat_key: numbers as one sign) is at the same
+  // place, within repeat_distance of the page's size, on >= repeat_pages pages (or half the
+  // pages of a short document, at least 2) is furniture;
   int repeat_pages = 2;
   float repeat_distance = 0.03f;
+  float repeat_band = 0.15f;
+  int repeat_lines = 3;
+  // page numbers: a page number's text (page_number_value) of a region of at most
+  // furniture_lines lines in the page_number_band margins is one when a page within
+  // number_pages pages carries the number that differs by their distance;
+  int number_pages = 2;
+  // continued tables: the last body region of a page and the first of the next (after a
+  // "(continued)" caption) are tables whose columns (those of the first's last row and the
+  // second's first row) have the same count and boundaries within column_distance of the page
+  // width;
+  float column_distance = 0.03f;
+  // cut paragraphs: a text region ending without a sentence's end and the next text region
+  // (on the next page, or at the top of the next column) starting in lower case; or, the next
+  // starting otherwise, the first ending in a comma, a lower-case word or a CJK character with
+  // its last line filling >= join_full_line of the column and the next's first line not
+  // indented (by >= join_indent lh: a new paragraph).
+  float join_full_line = 0.8f;
+  float join_indent = 0.8f;
 };
 
 // Layout + OCR (or the caller's text) + tables + reading order on a page
@@ -294,6 +320,19 @@ class DocumentParser {
   std::unique_ptr<Impl> impl_;
 };
 
+// The whole-document pass over a document's parsed pages, in order (docs/document-parsing.md,
+// "The whole document"): running headers and footers (text repeated at the same place, page
+// numbers in sequence) become furniture even where a page alone could not tell; a table
+// continued on the next page and a paragraph cut by a page or column break are marked
+// (Region::continues, joined); heading levels are made one scale for the document. A null page
+// is an empty one (a page that failed). Regions that become furniture move to the page's top or
+// bottom furniture, their lines with them (DocumentResult's order). Pages before `first` are
+// read, not changed: pages already finished, the context of the ones after them (a streaming
+// caller's window: what it gave out stays as it was). Time O(pages x regions), memory
+// O(pages + regions) beside the pages. Not thread-safe on the same pages.
+void finish_document(std::vector<DocumentResult*>& pages, const DocumentRules& rules = {},
+                     std::size_t first = 0);
+
 struct MarkdownOptions {
   // Figures become ![caption](figure_prefix + N), N counting the page's figures from 1.
   std::string figure_prefix = "figure-";
@@ -319,6 +358,17 @@ struct MarkdownBlock {
 // entries); a figure's block holds its captions, which also have their own. Thread-safe.
 std::vector<MarkdownBlock> markdown_blocks(const DocumentResult& doc,
                                            const MarkdownOptions& options = {});
+
+// A document's pages as one Markdown text: each page's blocks (markdown_blocks), pages after the
+// first opened by "<!-- page N -->" (N: page_numbers[i], by default i + 1), a paragraph or
+// table that continues another (Region::continues and continues_region, set by
+// finish_document) written with it, where it is, as one paragraph or one table (a repeated
+// header row left out; a "(continued)" caption before it left out). Figures:
+// options.figure_prefix on page 1, "page-N-" + options.figure_prefix on page N > 1. A null page
+// writes its separator alone. Thread-safe.
+std::string document_markdown(const std::vector<const DocumentResult*>& pages,
+                              const MarkdownOptions& options = {},
+                              const std::vector<int>& page_numbers = {});
 
 // A table as HTML (<table><thead>...</thead><tbody>...</tbody></table>, rowspan/colspan where
 // cells span; text escaped).
