@@ -169,6 +169,7 @@ class Predictor:
         precision: str | None = None,
         defer_recheck: bool = True,
         disk_cache: bool = True,
+        document_rules: dict | None = None,
         **overrides,
     ):
         # Up to 2 * workers decoded images are held: no more than a session may have threads.
@@ -242,6 +243,11 @@ class Predictor:
         for r, p in given_document.items():
             self.paths[r] = p if p is not None else self.engine.names.get(r)
         self.config = self.engine.config
+        # Document rules by name (csrc/document/rules.cpp), checked now, set on the parser
+        # before its first page.
+        self._document_rules = _core.check_document_rules(dict(document_rules or {}))
+        if self.engine.document is not None and self._document_rules:
+            self.engine.document.set_rules(self._document_rules)
         self._document_parser = None
         self._document_lock = threading.Lock()
 
@@ -358,9 +364,10 @@ class Predictor:
                     from .errors import ModelNotFoundError
 
                     raise ModelNotFoundError(missing_layout_message())
-                self._document_parser = self.engine.load_document(
-                    paths["layout"], paths.get("table")
-                )
+                parser = self.engine.load_document(paths["layout"], paths.get("table"))
+                if self._document_rules:
+                    parser.set_rules(self._document_rules)
+                self._document_parser = parser
                 self.paths.update(paths)
         return self._document_parser
 

@@ -1,5 +1,6 @@
 // edgeocr_predictor_parse and edgeocr_document_t over edgeocr::DocumentParser and its
 // DocumentResult (csrc/include/edgeocr/document.h): regions, table cells, lines, Markdown.
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -98,11 +99,116 @@ void parse_into(const DocumentParser& parser, const ImageView& view, edgeocr_doc
   *document = d.release();
 }
 
+// The most a caller's page text may hold beyond kMaxPageTextLines lines (each checked before
+// anything is copied): words over all lines, rules, pictures, bytes of text.
+constexpr std::size_t kMaxTextWords = 4000000;
+constexpr std::size_t kMaxTextBoxes = 1000000;
+constexpr std::size_t kMaxTextBytes = std::size_t{64} << 20;
+
+Quad quad_of(const float* b) {
+  Quad q;
+  for (int k = 0; k < 4; ++k) q.p[k] = {b[2 * k], b[2 * k + 1]};
+  return q;
+}
+
+std::vector<BoxF> boxes_of(const float* v, std::size_t n, const char* what, const char* fn) {
+  if (n > kMaxTextBoxes)
+    invalid(std::string(fn) + ": text->" + what + "_count " + std::to_string(n) +
+            " is more than " + std::to_string(kMaxTextBoxes));
+  if (n && !v) invalid(std::string(fn) + ": text->" + what + "s is NULL with a count");
+  std::vector<BoxF> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back({v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]});
+  return out;
+}
+
+std::string text_of(const char* t, std::size_t n, std::size_t& budget, const std::string& what,
+                    const char* fn) {
+  if (n && !t) invalid(std::string(fn) + ": " + what + ".text is NULL with a text_size");
+  if (n > budget)
+    invalid(std::string(fn) + ": the page's text is more than " + std::to_string(kMaxTextBytes) +
+            " bytes (at " + what + ")");
+  budget -= n;
+  return n ? std::string(t, n) : std::string();
+}
+
+// The caller's page text as the core's (its boxes are checked by DocumentParser::run).
+PageText page_text_of(const edgeocr_page_text_t* in, const char* fn) {
+  if (!in) invalid(std::string(fn) + ": text is NULL");
+  if (in->struct_size < sizeof(edgeocr_page_text_t) || in->struct_size > (std::size_t{1} << 16))
+    invalid(std::string(fn) + ": text->struct_size is " + std::to_string(in->struct_size) +
+            "; set it to sizeof(edgeocr_page_text_t)");
+  if (in->line_count > kMaxPageTextLines)
+    invalid(std::string(fn) + ": text->line_count " + std::to_string(in->line_count) +
+            " is more than " + std::to_string(kMaxPageTextLines));
+  if (in->line_count && !in->lines) invalid(std::string(fn) + ": text->lines is NULL with a count");
+  std::size_t words = 0, budget = kMaxTextBytes;
+  for (std::size_t i = 0; i < in->line_count; ++i) {
+    const edgeocr_text_line_t& l = in->lines[i];
+    if (l.word_count && !l.words)
+      invalid(std::string(fn) + ": line " + std::to_string(i) + ".words is NULL with a count");
+    if (l.word_count > kMaxTextWords - words)
+      invalid(std::string(fn) + ": the page's lines hold more than " +
+              std::to_string(kMaxTextWords) + " words");
+    words += l.word_count;
+  }
+  PageText t;
+  t.lines.reserve(in->line_count);
+  if (in->has_style) t.styles.reserve(in->line_count);
+  for (std::size_t i = 0; i < in->line_count; ++i) {
+    const edgeocr_text_line_t& l = in->lines[i];
+    const std::string where = "line " + std::to_string(i);
+    std::vector<OcrWord> ws;
+    ws.reserve(l.word_count);
+    for (std::size_t k = 0; k < l.word_count; ++k) {
+      OcrWord w;
+      w.text = text_of(l.words[k].text, l.words[k].text_size, budget,
+                       where + " word " + std::to_string(k), fn);
+      w.box = quad_of(l.words[k].box);
+      w.score = 1.f;
+      ws.push_back(std::move(w));
+    }
+    t.lines.push_back(
+        text_line(text_of(l.text, l.text_size, budget, where, fn), quad_of(l.box), std::move(ws)));
+    if (in->has_style) {
+      LineStyle st;
+      st.source = TextSource::kPdf;
+      st.size = std::isfinite(l.size) && l.size > 0.f ? l.size : 0.f;
+      st.weight = l.weight >= 0 && l.weight <= 1000 ? l.weight : 0;
+      st.bold = l.bold != 0;
+      st.italic = l.italic != 0;
+      if (l.font) st.font.assign(l.font, strnlen(l.font, 256));
+      t.styles.push_back(std::move(st));
+    }
+  }
+  t.rules = boxes_of(in->rules, in->rule_count, "rule", fn);
+  t.images = boxes_of(in->images, in->image_count, "image", fn);
+  t.ocr_images = in->ocr_images != 0;
+  return t;
+}
+
 }  // namespace
 }  // namespace capi
 }  // namespace edgeocr
 
 extern "C" {
+
+edgeocr_status_t edgeocr_predictor_parse_text(edgeocr_predictor_t predictor,
+                                              const edgeocr_image_t* image,
+                                              const edgeocr_page_text_t* text,
+                                              edgeocr_document_t* document) {
+  const char* fn = "edgeocr_predictor_parse_text";
+  if (document) *document = nullptr;
+  EDGEOCR_C_TRY({
+    if (!document) edgeocr::capi::invalid(std::string(fn) + ": document (the output) is NULL");
+    const edgeocr::DocumentParser& parser = edgeocr::capi::parser_of(predictor, fn);
+    const edgeocr::ImageView view = edgeocr::capi::view_of(image, fn);
+    const edgeocr::PageText t = edgeocr::capi::page_text_of(text, fn);
+    auto d = std::make_unique<edgeocr_document_s>();
+    d->doc = parser.run(view, t);
+    *document = d.release();
+  })
+}
 
 edgeocr_status_t edgeocr_predictor_parse(edgeocr_predictor_t predictor,
                                          const edgeocr_image_t* image,
@@ -163,8 +269,12 @@ edgeocr_status_t edgeocr_document_get_region(edgeocr_document_t document, size_t
     // fields version 10 appends is no version's.
     capi::check_out_size(region->struct_size, offsetof(edgeocr_region_t, continues), "region", fn);
     capi::check_not_inside(region->struct_size, offsetof(edgeocr_region_t, continues),
-                           sizeof(edgeocr_region_t) - offsetof(edgeocr_region_t, continues),
+                           offsetof(edgeocr_region_t, text_source) -
+                               offsetof(edgeocr_region_t, continues),
                            "region", "continues", fn);
+    capi::check_not_inside(region->struct_size, offsetof(edgeocr_region_t, text_source),
+                           sizeof(edgeocr_region_t) - offsetof(edgeocr_region_t, text_source),
+                           "region", "text_source", fn);
     edgeocr_region_t out;
     std::memset(&out, 0, sizeof out);
     capi::write_out(region, out);  // zeroed if what follows fails
@@ -192,6 +302,7 @@ edgeocr_status_t edgeocr_document_get_region(edgeocr_document_t document, size_t
     out.joined = r.joined.c_str();
     out.continues_region = r.continues_region;
     out.from_previous_page = r.from_previous_page ? 1 : 0;
+    out.text_source = text_source_name(r.text_source);
     capi::write_out(region, out);
   })
 }

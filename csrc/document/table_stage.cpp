@@ -372,6 +372,49 @@ void mark_header(TableGrid& g) {
 
 // Each cell's text: its pieces in reading order (rows of pieces top to bottom, each left to
 // right) joined by spaces; its lines in that order, each once.
+// Whether a grid's cells keep the text's runs apart: a run of words lies in a cell, and few
+// cells hold two runs side by side on one text row (a column rule the grid missed: a scanned or
+// faint rule, a table ruled only in part). A header row without its rules is one such cell; a
+// cell over several rows and columns holding such runs, or more of them (past 15% of the cells
+// with text, or half the runs in such cells), and the drawn grid is not the table's: the model
+// reads it.
+bool keeps_runs_apart(const Decoded& d, const std::vector<Piece>& pieces) {
+  if (pieces.empty()) return true;
+  std::vector<TableRect> rects;
+  for (const Piece& p : pieces) rects.push_back(p.r);
+  const std::vector<int> at = assign_to_cells(d.cells, rects);
+  std::vector<std::vector<int>> in(d.cells.size());
+  std::size_t outside = 0, text_cells = 0, beside_cells = 0, beside_runs = 0;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    if (at[i] < 0)
+      ++outside;
+    else
+      in[static_cast<std::size_t>(at[i])].push_back(static_cast<int>(i));
+  }
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const std::vector<int>& ids = in[k];
+    text_cells += !ids.empty();
+    bool beside = false;
+    for (std::size_t a = 0; a < ids.size() && !beside; ++a)
+      for (std::size_t b = a + 1; b < ids.size() && !beside; ++b) {
+        const TableRect& ra = pieces[static_cast<std::size_t>(ids[a])].r;
+        const TableRect& rb = pieces[static_cast<std::size_t>(ids[b])].r;
+        const float ov = std::min(ra.y1, rb.y1) - std::max(ra.y0, rb.y0);
+        beside = ov >= 0.5f * std::min(ra.height(), rb.height()) &&
+                 (rb.x0 >= ra.x1 || ra.x0 >= rb.x1);
+      }
+    if (!beside) continue;
+    // A cell over several rows and columns holding runs side by side merges cells.
+    if (k < d.grid.cells.size() && d.grid.cells[k].row_span >= 2 && d.grid.cells[k].col_span >= 2)
+      return false;
+    ++beside_cells, beside_runs += ids.size();
+  }
+  const double n = static_cast<double>(pieces.size());
+  return static_cast<double>(beside_cells) <= std::max(1.0, 0.15 * static_cast<double>(text_cells)) &&
+         static_cast<double>(beside_runs) <= 0.5 * n &&
+         static_cast<double>(outside) <= std::max(2.0, 0.2 * n);
+}
+
 void fill(const Decoded& d, const std::vector<Piece>& pieces, TableStructure* t) {
   const std::vector<int> at = [&] {
     std::vector<TableRect> rects;
@@ -535,7 +578,8 @@ void recognize_table_region(const TableStageModels& models, const PipelineConfig
     for (int i : region.lines)
       add_line(doc.ocr.lines[static_cast<std::size_t>(i)], i, true, kSplitGap, &pieces);
     Decoded d = run_grid(page, x, y, w, h, hmed, text_angle(doc), pieces);
-    if (d.grid.ruled && d.grid.rows >= 2 && d.grid.cols >= 2 && !d.grid.cells.empty()) {
+    if (d.grid.ruled && d.grid.rows >= 2 && d.grid.cols >= 2 && !d.grid.cells.empty() &&
+        keeps_runs_apart(d, pieces)) {
       mark_header(d.grid);
       fill(d, pieces, &t);
       t.method = "grid";

@@ -85,8 +85,10 @@ extern "C" {
  * edgeocr_predictor_parse / _parse_encoded, edgeocr_document_t and its getters).
  * Version 10: the whole-document pass (edgeocr_documents_finish, edgeocr_documents_markdown;
  * edgeocr_region_t.continues, joined, continues_region, from_previous_page).
+ * Version 11: text from the caller (edgeocr_predictor_parse_text with edgeocr_page_text_t: a
+ * PDF's text layer read by the device's own renderer); edgeocr_region_t.text_source.
  * Check at run time with edgeocr_check_api_version(EDGEOCR_C_API_VERSION). */
-#define EDGEOCR_C_API_VERSION 10
+#define EDGEOCR_C_API_VERSION 11
 
 /* Largest accepted image side, in pixels. */
 #define EDGEOCR_MAX_IMAGE_SIDE 32768
@@ -374,6 +376,9 @@ typedef struct edgeocr_region_t {
   int continues_region;   /* the region it continues: an index into the previous page's
                              regions when from_previous_page, else into this page's; -1 */
   int from_previous_page; /* 1: the region it continues is on the previous page */
+  /* API version 11: */
+  const char* text_source; /* where most of its text came from: "ocr", or "pdf" (the text the
+                              caller gave, edgeocr_predictor_parse_text) */
 } edgeocr_region_t;
 
 /* One cell of a table region (API version 9). The text points into the document and stays
@@ -571,6 +576,55 @@ EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_memory_stats(edgeocr_predict
 EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_parse(edgeocr_predictor_t predictor,
                                                           const edgeocr_image_t* image,
                                                           edgeocr_document_t* document);
+
+/* A word of a line of text the caller gives (API version 11). */
+typedef struct edgeocr_text_word_t {
+  const char* text; /* UTF-8 (need not be NUL-terminated) */
+  size_t text_size; /* bytes in text */
+  float box[8];     /* x0,y0, ..., x3,y3 in page pixels, clockwise from the text's top-left */
+} edgeocr_text_word_t;
+
+/* A line of text the caller gives (API version 11): a PDF text layer's line as the device's own
+ * renderer reads it, in the pixels of the image passed with it. Typography is the heading rule's
+ * input (docs/document-parsing.md, "Text from the caller"): 0 / NULL where unknown. */
+typedef struct edgeocr_text_line_t {
+  const char* text;                  /* UTF-8 (need not be NUL-terminated) */
+  size_t text_size;                  /* bytes in text */
+  float box[8];                      /* clockwise from the text's own top-left corner */
+  const edgeocr_text_word_t* words;  /* its words, or NULL (then word_count is 0) */
+  size_t word_count;
+  float size;       /* the font's size (em) in page pixels; 0: unknown */
+  int weight;       /* the font's weight 100..900; 0: unknown */
+  int bold, italic; /* 1 when the font says so */
+  const char* font; /* the font's name (NUL-terminated), or NULL */
+} edgeocr_text_line_t;
+
+/* A page's text from the caller (API version 11). Boxes (rules, images: x0, y0, x1, y1 each)
+ * are page pixels of the image passed with it. */
+typedef struct edgeocr_page_text_t {
+  size_t struct_size;               /* set by the caller: sizeof(edgeocr_page_text_t) */
+  const edgeocr_text_line_t* lines; /* line_count lines, or NULL when line_count is 0 */
+  size_t line_count;                /* at most 200000 */
+  const float* rules;               /* rule_count ruling lines drawn on the page (vector paths):
+                                       4 floats each; NULL when rule_count is 0 */
+  size_t rule_count;
+  const float* images;              /* image_count pictures on the page: 4 floats each */
+  size_t image_count;
+  int ocr_images; /* 1: OCR reads the pictures that hold none of the lines (a scanned figure) */
+  int has_style;  /* 1: the lines' size/weight/bold/italic/font are given; 0: none is */
+} edgeocr_page_text_t;
+
+/* edgeocr_predictor_parse with the caller's text in place of the predictor's OCR (API version
+ * 11): the layout model boxes the regions on `image`, `text`'s lines are the page's lines (OCR
+ * reads only the pictures that hold none of them, when text->ocr_images), and the reading order,
+ * tables (ruled ones from text->rules), headings, furniture and Markdown are the same code as for
+ * OCR lines; regions say text_source "pdf". Everything is copied; nothing is kept. Sizes are
+ * checked before use: INVALID_ARGUMENT naming the line for a box not finite or far outside the
+ * page, a count past its cap, a NULL array with a count. */
+EDGEOCR_C_EXPORT edgeocr_status_t edgeocr_predictor_parse_text(edgeocr_predictor_t predictor,
+                                                               const edgeocr_image_t* image,
+                                                               const edgeocr_page_text_t* text,
+                                                               edgeocr_document_t* document);
 
 /* edgeocr_predictor_parse on an encoded PNG or JPEG file, decoded as
  * edgeocr_predictor_predict_encoded decodes it (the same caps, status codes and messages). */

@@ -239,8 +239,40 @@ void bind_document(py::module_& m) {
           },
           py::arg("region"));
 
+  m.def(
+      "check_document_rules",
+      // The rules a caller names ({name: value}), each checked (InvalidInputError): returned
+      // as floats, in the struct's order.
+      [](const py::dict& given) {
+        DocumentRules r;
+        for (const auto& kv : given) set_document_rule(r, kv.first.cast<std::string>(),
+                                                        kv.second.cast<double>());
+        py::dict out;
+        for (const std::string& n : document_rule_names())
+          if (given.contains(n)) out[py::str(n)] = document_rule(r, n);
+        return out;
+      },
+      py::arg("rules"));
   py::class_<DocumentParser, std::shared_ptr<DocumentParser>>(m, "DocumentParser")
       .def_property_readonly("models_loaded", &DocumentParser::models_loaded)
+      .def_property_readonly("rules",
+                             [](const DocumentParser& p) {
+                               py::dict out;
+                               for (const std::string& n : document_rule_names())
+                                 out[py::str(n)] = document_rule(p.rules(), n);
+                               return out;
+                             })
+      .def(
+          "set_rules",
+          // Rules by name over the parser's own (all checked before any is set); before the
+          // parser reads a page (it is not guarded against a parse in flight).
+          [](DocumentParser& p, const py::dict& given) {
+            DocumentRules r = p.rules();
+            for (const auto& kv : given)
+              set_document_rule(r, kv.first.cast<std::string>(), kv.second.cast<double>());
+            p.set_rules(r);
+          },
+          py::arg("rules"))
       .def_property_readonly("has_table_model",
                              [](const DocumentParser& p) {
                                py::gil_scoped_release nogil;  // a deferred load happens now

@@ -266,6 +266,9 @@ class DocumentParser:
     def layout_labels(self) -> list[str]: ...
     @property
     def models_loaded(self) -> bool: ...
+    @property
+    def rules(self) -> dict: ...
+    def set_rules(self, rules: dict) -> None: ...
 
 class LoadedPipeline:
     @property
@@ -313,6 +316,7 @@ def document_markdown(
     The pages as one Markdown text (the core's writer): continued paragraphs and tables written as one, <!-- page N --> between pages (N from page_numbers, 1-based).
     """
 
+def check_document_rules(rules: dict) -> dict: ...
 def finish_document(
     pages: collections.abc.Sequence,
     parser: DocumentParser = None,

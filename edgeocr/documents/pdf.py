@@ -167,6 +167,29 @@ def remove_edgeocr_layer(page) -> int:
     return removed
 
 
+class _LinesOf:
+    """``result`` seen with only ``lines``: the rest of its attributes (size, page) its own."""
+
+    def __init__(self, result, lines):
+        self._result, self.lines = result, lines
+
+    def __getattr__(self, name):
+        return getattr(self._result, name)
+
+
+def _not_from_layer(result):
+    """``result`` without the lines its page's own text layer gave (a page parsed from its text
+    layer, ``text_action`` "text-layer"): that text is in the page already, so a searchable PDF
+    lays only what OCR read there (its pictures), never a second copy of the page's text."""
+    if getattr(result, "text_action", "") != "text-layer":
+        return result
+    styles = getattr(result, "line_styles", None) or []
+    lines = list(result.lines)
+    if len(styles) != len(lines):
+        return _LinesOf(result, [])  # sources unknown: the page's own text stands alone
+    return _LinesOf(result, [ln for ln, st in zip(lines, styles) if st.get("source") == "ocr"])
+
+
 def _matrix(m) -> str:
     return " ".join(_num(v) for v in m)
 
@@ -297,7 +320,7 @@ class SearchablePdf:
                 page = self.out.pdf.pages[first + page_index]
                 if getattr(result, "text_action", "") == "redo":
                     self.layers_removed += remove_edgeocr_layer(page)
-                self._lay(page, result, self.out)
+                self._lay(page, _not_from_layer(result), self.out)
             return
         if failed:
             return  # an image page that could not be read has no pixels to make a page of

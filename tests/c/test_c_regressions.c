@@ -671,10 +671,12 @@ static int test_structs(void) {
     check_size("edgeocr_setting_info_t", call_setting, size, sizeof(edgeocr_setting_info_t),
                size >= sizeof(edgeocr_setting_info_t), NULL);
   /* The document's (API version 9): one version each but the region (version 10 appends the
-     document pass's fields); its lines and words as a result's. */
+     document pass's fields, 11 text_source); its lines and words as a result's. */
   for (size = 0; size <= sizeof(edgeocr_region_t) + 16; ++size)
     check_size("edgeocr_region_t", call_region, size, sizeof(edgeocr_region_t),
-               size == offsetof(edgeocr_region_t, continues) || size >= sizeof(edgeocr_region_t),
+               size == offsetof(edgeocr_region_t, continues) ||
+                   size == offsetof(edgeocr_region_t, text_source) ||
+                   size >= sizeof(edgeocr_region_t),
                "document is NULL");
   for (size = 0; size <= sizeof(edgeocr_table_cell_t) + 16; ++size)
     check_size("edgeocr_table_cell_t", call_cell, size, sizeof(edgeocr_table_cell_t),

@@ -164,3 +164,33 @@ def test_a_layer_that_lies_is_read_by_ocr(predictor, tmp_path):
     honest = fx.report_page(tmp_path / "honest.pdf")
     d = next(iter(predictor.parse_pages(str(honest))))
     assert d.text_action == "text-layer"
+
+
+def test_searchable_pdf_of_a_born_digital_page_has_no_second_layer(predictor, tmp_path):
+    import shutil
+    import subprocess
+
+    import text_layer_fixtures as fx
+
+    from edgeocr.documents.output import write_document
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("poppler-utils (pdftotext) is not installed")
+    honest = fx.report_page(tmp_path / "honest.pdf")
+    out = tmp_path / "out.pdf"
+    pages = list(predictor.parse_pages(str(honest)))
+    assert pages[0].text_action == "text-layer"
+    write_document(iter(pages), str(out), "pdf", source=str(honest))
+
+    def words(path):
+        text = subprocess.run(
+            ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+        ).stdout
+        return sorted(text.split())
+
+    # The page as it was: every word of its text once, not once more from a layer of ours.
+    assert words(out) == words(honest) and len(words(honest)) > 20
+    # Parsed by OCR (force_ocr), the page gets the OCR layer over its text, as predict_pages does.
+    ocr = list(predictor.parse_pages(str(honest), force_ocr=True))
+    write_document(iter(ocr), str(tmp_path / "ocr.pdf"), "pdf", source=str(honest))
+    assert len(words(tmp_path / "ocr.pdf")) > 1.5 * len(words(honest))

@@ -2,7 +2,9 @@
 the hostile-input tests (tests/python/limits.py: address space, 15 s of CPU, 1.2 GB peak RSS):
 encrypted PDFs without and with a wrong password, truncated and corrupt PDFs and TIFFs, a page
 too large for the pixel cap, a PDF of 100,000 pages (streamed: the first pages come out without
-reading the rest), a PDF without pages, and a page that fails inside a good document.
+reading the rest), a PDF without pages, and a page that fails inside a good document. Through
+Predictor.parse_pages (the text layer's path, issue 40): fonts without a Unicode map, 100,000
+characters on a page, text far outside the page, a ruled table of 10,000 cells.
 
 Each must end in an edgeocr.EdgeOCRError (raised for the document, or on the failing page's
 PageResult while the other pages come out), never a crash, hang or unbounded allocation. The
@@ -27,7 +29,8 @@ def _child(spec: dict) -> int:
     out = {"outcome": None, "pages": []}
     try:
         p = edgeocr.Predictor(threads=1, **spec.get("predictor", {}))
-        it = p.predict_pages(spec["doc"], spec.get("pages"), password=spec.get("password"))
+        read = p.parse_pages if spec.get("parse") else p.predict_pages
+        it = read(spec["doc"], spec.get("pages"), password=spec.get("password"))
         for k, r in enumerate(it):
             out["pages"].append(
                 {
@@ -35,6 +38,13 @@ def _child(spec: dict) -> int:
                     "lines": len(r.lines),
                     "error": None if r.error is None else type(r.error).__name__,
                     "message": None if r.error is None else str(r.error),
+                    "text_action": getattr(r, "text_action", ""),
+                    "regions": len(getattr(r, "regions", ())),
+                    "cells": sum(len(g.table.cells) for g in getattr(r, "regions", ()) if g.table),
+                    "markdown": len(r.to_markdown()) if hasattr(r, "to_markdown") else 0,
+                    "sources": sorted(
+                        {st.get("source", "") for st in getattr(r, "line_styles", [])}
+                    ),
                 }
             )
             if k + 1 >= spec.get("most", 1 << 30):
@@ -180,3 +190,50 @@ def test_hundred_thousand_pages_are_streamed(tmp_path):
     assert all(p["lines"] > 0 for p in got["pages"]), got
     got = _run({"doc": pdf, "pages": "99999-100000"}, "100,000 pages, the last two")
     assert [p["page"] for p in got["pages"]] == [99998, 99999], got
+
+
+# ---------------------------------------------------------------------------------------------
+# Born-digital pages parsed from their own text layer (parse_pages; issue 40)
+
+
+def _parse(doc, what: str) -> dict:
+    from conftest import document_models
+
+    paths = document_models("layout", "table")
+    predictor = {"layout": paths["layout"], "table": paths["table"]}
+    got = _run({"doc": doc, "parse": True, "predictor": predictor}, what)
+    assert got["outcome"] == "result" and len(got["pages"]) == 1, got
+    return got["pages"][0]
+
+
+def test_parse_fonts_without_a_unicode_map(tmp_path):
+    import text_layer_fixtures as fx
+
+    page = _parse(fx.cid_font_page(tmp_path / "cid.pdf"), "glyph ids only")
+    # the layer cannot say what the page shows: the page is read by OCR, and says so
+    assert page["error"] is None and page["text_action"] == "ocr-layer-untrusted", page
+    assert "pdf" not in page["sources"], page
+
+
+def test_parse_hundred_thousand_characters(tmp_path):
+    import text_layer_fixtures as fx
+
+    page = _parse(fx.many_chars_page(tmp_path / "100k.pdf", 100_000), "100,000 characters")
+    assert page["error"] is None and page["text_action"] == "text-layer", page
+    assert page["lines"] >= 900 and page["markdown"] > 50_000, page
+
+
+def test_parse_text_far_outside_the_page(tmp_path):
+    import text_layer_fixtures as fx
+
+    page = _parse(fx.outside_page(tmp_path / "far.pdf", inside=2, outside=3000), "far outside")
+    # a clipped layer is not trusted: what the page shows is read (2 lines at most)
+    assert page["error"] is None and page["lines"] <= 4, page
+
+
+def test_parse_table_of_ten_thousand_cells(tmp_path):
+    import text_layer_fixtures as fx
+
+    page = _parse(fx.big_table_page(tmp_path / "10k.pdf", 100, 100), "10,000 cells")
+    assert page["error"] is None and page["text_action"] == "text-layer", page
+    assert page["lines"] >= 5000 and page["regions"] >= 1, page

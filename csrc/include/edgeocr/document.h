@@ -268,6 +268,13 @@ struct DocumentRules {
   float join_indent = 0.8f;
 };
 
+// The rules by name (rules.cpp: every field of DocumentRules): their names in the struct's
+// order; a rule's value; a rule set (InvalidArgument for an unknown name, a value that is not
+// finite, negative, past the rule's bound, or not whole for a count).
+std::vector<std::string> document_rule_names();
+double document_rule(const DocumentRules& rules, const std::string& name);
+void set_document_rule(DocumentRules& rules, const std::string& name, double value);
+
 // Layout + OCR (or the caller's text) + tables + reading order on a page
 // (docs/document-parsing.md). Thread-safe: run() may be called from several threads at once, like
 // Pipeline::run.
