@@ -113,12 +113,13 @@ Quad quad_of(const float* b) {
 
 std::vector<BoxF> boxes_of(const float* v, std::size_t n, const char* what, const char* fn) {
   if (n > kMaxTextBoxes)
-    invalid(std::string(fn) + ": text->" + what + "_count " + std::to_string(n) +
-            " is more than " + std::to_string(kMaxTextBoxes));
+    invalid(std::string(fn) + ": text->" + what + "_count " + std::to_string(n) + " is more than " +
+            std::to_string(kMaxTextBoxes));
   if (n && !v) invalid(std::string(fn) + ": text->" + what + "s is NULL with a count");
   std::vector<BoxF> out;
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.push_back({v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]});
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back({v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]});
   return out;
 }
 
@@ -268,10 +269,10 @@ edgeocr_status_t edgeocr_document_get_region(edgeocr_document_t document, size_t
     // API version 9's region ends before `continues` (version 10); a size that ends inside the
     // fields version 10 appends is no version's.
     capi::check_out_size(region->struct_size, offsetof(edgeocr_region_t, continues), "region", fn);
-    capi::check_not_inside(region->struct_size, offsetof(edgeocr_region_t, continues),
-                           offsetof(edgeocr_region_t, text_source) -
-                               offsetof(edgeocr_region_t, continues),
-                           "region", "continues", fn);
+    capi::check_not_inside(
+        region->struct_size, offsetof(edgeocr_region_t, continues),
+        offsetof(edgeocr_region_t, text_source) - offsetof(edgeocr_region_t, continues), "region",
+        "continues", fn);
     capi::check_not_inside(region->struct_size, offsetof(edgeocr_region_t, text_source),
                            sizeof(edgeocr_region_t) - offsetof(edgeocr_region_t, text_source),
                            "region", "text_source", fn);

@@ -12,9 +12,9 @@ namespace {
 
 struct RuleField {
   const char* name;
-  float DocumentRules::*f;
-  int DocumentRules::*i;
-  bool DocumentRules::*b;
+  float DocumentRules::* f;
+  int DocumentRules::* i;
+  bool DocumentRules::* b;
 };
 
 // Every field of DocumentRules (all 4-byte: the static_assert below fails when a field is added

@@ -400,8 +400,8 @@ bool keeps_runs_apart(const Decoded& d, const std::vector<Piece>& pieces) {
         const TableRect& ra = pieces[static_cast<std::size_t>(ids[a])].r;
         const TableRect& rb = pieces[static_cast<std::size_t>(ids[b])].r;
         const float ov = std::min(ra.y1, rb.y1) - std::max(ra.y0, rb.y0);
-        beside = ov >= 0.5f * std::min(ra.height(), rb.height()) &&
-                 (rb.x0 >= ra.x1 || ra.x0 >= rb.x1);
+        beside =
+            ov >= 0.5f * std::min(ra.height(), rb.height()) && (rb.x0 >= ra.x1 || ra.x0 >= rb.x1);
       }
     if (!beside) continue;
     // A cell over several rows and columns holding runs side by side merges cells.
@@ -410,7 +410,8 @@ bool keeps_runs_apart(const Decoded& d, const std::vector<Piece>& pieces) {
     ++beside_cells, beside_runs += ids.size();
   }
   const double n = static_cast<double>(pieces.size());
-  return static_cast<double>(beside_cells) <= std::max(1.0, 0.15 * static_cast<double>(text_cells)) &&
+  return static_cast<double>(beside_cells) <=
+             std::max(1.0, 0.15 * static_cast<double>(text_cells)) &&
          static_cast<double>(beside_runs) <= 0.5 * n &&
          static_cast<double>(outside) <= std::max(2.0, 0.2 * n);
 }

@@ -588,10 +588,10 @@ typedef struct edgeocr_text_word_t {
  * renderer reads it, in the pixels of the image passed with it. Typography is the heading rule's
  * input (docs/document-parsing.md, "Text from the caller"): 0 / NULL where unknown. */
 typedef struct edgeocr_text_line_t {
-  const char* text;                  /* UTF-8 (need not be NUL-terminated) */
-  size_t text_size;                  /* bytes in text */
-  float box[8];                      /* clockwise from the text's own top-left corner */
-  const edgeocr_text_word_t* words;  /* its words, or NULL (then word_count is 0) */
+  const char* text;                 /* UTF-8 (need not be NUL-terminated) */
+  size_t text_size;                 /* bytes in text */
+  float box[8];                     /* clockwise from the text's own top-left corner */
+  const edgeocr_text_word_t* words; /* its words, or NULL (then word_count is 0) */
   size_t word_count;
   float size;       /* the font's size (em) in page pixels; 0: unknown */
   int weight;       /* the font's weight 100..900; 0: unknown */
@@ -608,7 +608,7 @@ typedef struct edgeocr_page_text_t {
   const float* rules;               /* rule_count ruling lines drawn on the page (vector paths):
                                        4 floats each; NULL when rule_count is 0 */
   size_t rule_count;
-  const float* images;              /* image_count pictures on the page: 4 floats each */
+  const float* images; /* image_count pictures on the page: 4 floats each */
   size_t image_count;
   int ocr_images; /* 1: OCR reads the pictures that hold none of the lines (a scanned figure) */
   int has_style;  /* 1: the lines' size/weight/bold/italic/font are given; 0: none is */

@@ -245,8 +245,8 @@ void bind_document(py::module_& m) {
       // as floats, in the struct's order.
       [](const py::dict& given) {
         DocumentRules r;
-        for (const auto& kv : given) set_document_rule(r, kv.first.cast<std::string>(),
-                                                        kv.second.cast<double>());
+        for (const auto& kv : given)
+          set_document_rule(r, kv.first.cast<std::string>(), kv.second.cast<double>());
         py::dict out;
         for (const std::string& n : document_rule_names())
           if (given.contains(n)) out[py::str(n)] = document_rule(r, n);

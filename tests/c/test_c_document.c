@@ -35,7 +35,7 @@
 #define INVALID EDGEOCR_STATUS_INVALID_ARGUMENT
 
 static int g_failures = 0;
-static size_t g_tables = 0; /* regions with has_table seen by the last check_document */
+static size_t g_tables = 0;     /* regions with has_table seen by the last check_document */
 static size_t g_cell_texts = 0; /* cells with text in them, likewise */
 static int g_model_tables = 0;  /* tables whose method is "model", likewise */
 
