@@ -270,15 +270,16 @@ void find_grids(Page& pg) {
     for (int i : pg.regs[r].lines) pg.owner[static_cast<std::size_t>(i)] = static_cast<int>(r);
 }
 
-// 4b. Tables whose columns the layout boxed one by one: narrow text regions side by side (each
-// under prose_width line heights wide) whose lines line up row by row across >= grid_cols of
-// them are one table.
+// 4b. Tables whose columns the layout boxed one by one: text regions side by side, each narrow
+// (under prose_width line heights wide) or of no prose line, whose lines line up row by row
+// across >= grid_cols of them are one table.
 void find_split_grids(Page& pg) {
   std::vector<int> cand;
   for (std::size_t i = 0; i < pg.regs.size(); ++i) {
     const Region& r = pg.regs[i];
-    if (r.type == RegionType::kText && r.lines.size() >= 2 &&
-        width(r.box) < pg.R.prose_width * pg.line_h(r))
+    if (r.type != RegionType::kText || r.lines.size() < 2) continue;
+    const bool narrow = width(r.box) < pg.R.prose_width * pg.line_h(r);
+    if (narrow || std::none_of(r.lines.begin(), r.lines.end(), [&](int l) { return pg.prose(l); }))
       cand.push_back(static_cast<int>(i));
   }
   if (cand.size() < static_cast<std::size_t>(pg.R.grid_cols) || cand.size() > 512) return;

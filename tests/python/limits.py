@@ -8,9 +8,11 @@ instead of taking pytest (or the machine) down.
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -53,10 +55,9 @@ def _limits(as_mb: int, cpu_s: int):
     return apply
 
 
-def run_limited(
-    cmd, *, env=None, cwd=None, as_mb=ADDRESS_SPACE_MB, cpu_s=CPU_SECONDS, wall_s=WALL_SECONDS
-) -> Outcome:
-    """Runs `cmd`; returns its exit status, output, peak RSS and CPU time (from wait4)."""
+def _run_here(cmd, env, cwd, as_mb, cpu_s, wall_s) -> Outcome:
+    """Runs `cmd` as a child of this process; its exit status, output, peak RSS and CPU time
+    (from wait4)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.Popen(
             cmd, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=_limits(as_mb, cpu_s)
@@ -87,3 +88,36 @@ def run_limited(
             usage.ru_utime + usage.ru_stime,
             timed_out.is_set(),
         )
+
+
+def run_limited(
+    cmd, *, env=None, cwd=None, as_mb=ADDRESS_SPACE_MB, cpu_s=CPU_SECONDS, wall_s=WALL_SECONDS
+) -> Outcome:
+    """Runs `cmd` under the limits; returns its exit status, output, peak RSS and CPU time.
+
+    The child is started by a small Python process of its own (this file run as a script), not
+    by the caller: Linux counts in a child's peak RSS (ru_maxrss) the memory of the process it
+    was forked from, so a child forked from a pytest worker that has parsed pages would carry the
+    worker's size into its own peak."""
+    spec = {
+        "cmd": [os.fspath(c) for c in cmd],
+        "env": env,
+        "cwd": None if cwd is None else os.fspath(cwd),
+        "limits": [as_mb, cpu_s, wall_s],
+    }
+    r = subprocess.run(
+        [sys.executable, "-S", os.path.abspath(__file__), "spawn"],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        timeout=wall_s + 60,
+    )
+    if r.returncode != 0:
+        raise RuntimeError(f"the spawner of a limited child failed: {r.stderr[-2000:]}")
+    return Outcome(**json.loads(r.stdout))
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["spawn"]:
+    _spec = json.loads(sys.stdin.read())
+    _o = _run_here(_spec["cmd"], _spec["env"], _spec["cwd"], *_spec["limits"])
+    sys.stdout.write(json.dumps(_o.__dict__))
