@@ -83,6 +83,9 @@ class PipelineConfig:
     # With a recheck model (a second, stronger recogniser): a line rec reads with a lower score is
     # read again by the recheck model, whose reading replaces it (0: never).
     rec_recheck_below: float = 0.95
+    # What rec_recheck_below is compared with: 'line' (rec's line score), 'word' (its weakest
+    # word's score) or 'char' (its weakest character's probability).
+    rec_recheck_trigger: str = "line"
     # Faded / washed-out / low-contrast pages: when the page's luminance range (0.5th to 99.5th
     # percentile) spans fewer grey levels than this, the stage reads it stretched to 0..255 (0:
     # never).

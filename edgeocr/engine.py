@@ -175,7 +175,9 @@ class Engine:
         raw = self._core_pipeline.run(img, call)  # without det: the whole image is one line
         lines = [OcrLine._from_core(t) for t in raw["lines"]]
         src = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-        return OcrResult(lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src)
+        return OcrResult(
+            lines, dict(raw["timings"]), (img.shape[1], img.shape[0]), src, dict(raw["work"])
+        )
 
     def run_encoded(self, data, max_pixels: int, source=None) -> OcrResult | None:
         """OCR a PNG's or JPEG's bytes, decoded in the core (csrc/codec/decode.h) with the GIL
@@ -190,7 +192,9 @@ class Engine:
         if isinstance(raw, str):
             return None
         lines = [OcrLine._from_core(t) for t in raw["lines"]]
-        return OcrResult(lines, dict(raw["timings"]), tuple(raw["image_size"]), src)
+        return OcrResult(
+            lines, dict(raw["timings"]), tuple(raw["image_size"]), src, dict(raw["work"])
+        )
 
     def predict(
         self, image, prepare: Callable | None = None, *, size_from_header: bool = True

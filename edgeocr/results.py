@@ -150,12 +150,20 @@ class OcrLine:
 
 @dataclass
 class OcrResult:
-    """Lines in reading order, plus seconds spent per stage."""
+    """Lines in reading order, plus seconds spent per stage.
+
+    ``timings``: seconds per stage (det, cls, rec, total), of which inside the runtime
+    (det_model, cls_model, rec_model); ``recheck`` and ``recheck_model``: of rec's, the recheck
+    model's pass. ``work``: what the call gave the models, counted (the same under any load):
+    det_pixels (det input pixels of every run and tile), cls_lines, rec_lines and rec_columns
+    (crops read and input columns, lines x padded width), recheck_lines, recheck_columns.
+    """
 
     lines: list[OcrLine]
     timings: dict = field(default_factory=dict)
     image_size: tuple = (0, 0)  # (width, height)
     source: str | None = None
+    work: dict = field(default_factory=dict)
 
     @property
     def text(self) -> str:

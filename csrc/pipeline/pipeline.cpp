@@ -174,6 +174,22 @@ void check_io(const std::shared_ptr<Model>& m, const char* role, std::size_t out
                                         std::to_string(out_rank));
 }
 
+// Whether rec's reading of a line goes to the recheck model (RecheckTrigger).
+bool recheck_wanted(const OcrLine& line, float weakest, RecheckTrigger trigger, float below) {
+  if (line.text.empty()) return true;
+  switch (trigger) {
+    case RecheckTrigger::kLine:
+      return line.score < below;
+    case RecheckTrigger::kWord:
+      for (const OcrWord& w : line.words)
+        if (w.score < below) return true;
+      return line.words.empty() && line.score < below;
+    case RecheckTrigger::kChar:
+      return weakest < below;
+  }
+  return false;
+}
+
 }  // namespace
 
 Pipeline::~Pipeline() = default;
@@ -368,6 +384,8 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result,
       run_det_tiles(*det_, *pool_, image, *tiled, config_.det_norm,
                     static_cast<float*>(stitched.data()), &result->timings.det_model,
                     sharpen ? kSharpenSigma : 0.f, sharpen ? kSharpenAmount : 0.f);
+      for (const DetTile& tile : tiled->tiles)
+        result->work.det_pixels += static_cast<std::int64_t>(tile.w) * tile.h;
       map = DetMap{static_cast<const float*>(stitched.data()), w, h};
     } else {
       TensorView in;
@@ -388,6 +406,7 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result,
       auto t0 = Clock::now();
       out = det_->run({in});
       result->timings.det_model += since(t0);
+      result->work.det_pixels += static_cast<std::int64_t>(w) * h;
       buf.reset();
       map = checked_det_output(*det_, out, 1);
     }
@@ -424,7 +443,8 @@ std::vector<DetBox> Pipeline::detect(const ImageView& image, OcrResult* result,
 }
 
 void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops,
-                        std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const {
+                        std::vector<OcrLine>& lines, OcrTimings* t, OcrWork* w,
+                        const CallPlan* plan) const {
   const int H = config_.cls_height, W = config_.cls_width;
   const int B = plan && plan->cls_batch > 0 ? std::min(plan->cls_batch, config_.cls_batch)
                                             : config_.cls_batch;
@@ -443,6 +463,7 @@ void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops,
     auto t0 = Clock::now();
     std::vector<Tensor> out = cls_->run({in});
     t->cls_model += since(t0);
+    w->cls_lines += n;
     const int classes = checked_cls_output(*cls_, out, n);
     const float* probs = out[0].ptr<float>();
     for (int i = 0; i < n; ++i) {
@@ -459,9 +480,11 @@ void Pipeline::classify(const ImageView& image, std::vector<Crop>& crops,
   }
 }
 
-void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                               std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan,
-                               const Recognizer& by) const {
+Pipeline::RecRuns Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
+                                            std::vector<OcrLine>& lines, const CallPlan* plan,
+                                            const Recognizer& by,
+                                            std::vector<float>* weakest) const {
+  RecRuns runs;
   // Sort by aspect ratio so each batch holds crops of similar width (little padding).
   std::vector<int> order(crops.size());
   std::iota(order.begin(), order.end(), 0);
@@ -530,7 +553,9 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
       TensorView in{buf.data(), DType::kFloat32, {n, 3, H, W}};
       auto t0 = Clock::now();
       std::vector<Tensor> out = by.model->run({in});
-      t->rec_model += since(t0);
+      runs.model_s += since(t0);
+      runs.lines += n;
+      runs.columns += static_cast<std::int64_t>(n) * W;
       buf.reset();
       const int T = checked_rec_output(*by.model, out, n, by.charset.size());
       const int C = static_cast<int>(by.charset.size());
@@ -541,6 +566,11 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
                                         by.charset, spaces);
         const Crop& c = crops[order[start + i]];
         OcrLine& line = lines[c.index];
+        if (weakest) {
+          float least = r.chars.empty() ? 0.f : 1.f;
+          for (const CtcChar& ch : r.chars) least = std::min(least, ch.prob);
+          (*weakest)[c.index] = least;
+        }
         line.words = word_boxes(r, T, W, scaled_width(H, c.ratio, W), c.quad, c.turns);
         line.text = std::move(r.text);
         line.score = r.score;
@@ -548,6 +578,16 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
       start += n;
     }
   }
+  return runs;
+}
+
+void Pipeline::recognize_primary(const ImageView& image, const std::vector<Crop>& crops,
+                                 std::vector<OcrLine>& lines, OcrTimings* t, OcrWork* w,
+                                 const CallPlan* plan, std::vector<float>* weakest) const {
+  const RecRuns runs = recognize_crops(image, crops, lines, plan, primary_, weakest);
+  t->rec_model += runs.model_s;
+  w->rec_lines += runs.lines;
+  w->rec_columns += runs.columns;
 }
 
 // The direction classifier sees a line squeezed into 192 columns and can be
@@ -555,15 +595,16 @@ void Pipeline::recognize_crops(const ImageView& image, const std::vector<Crop>& 
 // it proposes is kept only if the recogniser reads the turned crop with more
 // confidence than the crop as detected.
 void Pipeline::verify_flips(const ImageView& image, std::vector<Crop>& crops,
-                            std::vector<OcrLine>& lines, OcrTimings* t,
-                            const CallPlan* plan) const {
+                            std::vector<OcrLine>& lines, std::vector<float>& weakest, OcrTimings* t,
+                            OcrWork* w, const CallPlan* plan) const {
   std::vector<Crop> unflipped;
   for (const Crop& c : crops)
     if (lines[c.index].flipped)
       unflipped.push_back(Crop{turned(c.quad, 2), c.index, c.ratio, (c.turns + 2) % 4});
   if (unflipped.empty()) return;
   std::vector<OcrLine> alt(lines.size());
-  recognize_crops(image, unflipped, alt, t, plan, primary_);
+  std::vector<float> alt_weakest(lines.size(), 0.f);
+  recognize_primary(image, unflipped, alt, t, w, plan, &alt_weakest);
   std::vector<int> undone(lines.size(), 0);
   for (const Crop& c : unflipped) {
     OcrLine& line = lines[c.index];
@@ -572,6 +613,7 @@ void Pipeline::verify_flips(const ImageView& image, std::vector<Crop>& crops,
       line.score = alt[c.index].score;
       line.words = std::move(alt[c.index].words);
       line.flipped = false;
+      weakest[c.index] = alt_weakest[c.index];
       undone[c.index] = 1;
     }
   }
@@ -580,21 +622,31 @@ void Pipeline::verify_flips(const ImageView& image, std::vector<Crop>& crops,
 }
 
 void Pipeline::recheck_lines(const ImageView& image, const std::vector<Crop>& crops,
-                             std::vector<OcrLine>& lines, OcrTimings* t,
-                             const CallPlan* plan) const {
+                             std::vector<OcrLine>& lines, const std::vector<float>& weakest,
+                             OcrTimings* t, OcrWork* w, const CallPlan* plan) const {
   if (!has_recheck() || config_.rec_recheck_below <= 0.f) return;
+  const auto t_start = Clock::now();
   std::vector<Crop> unsure;
   for (const Crop& c : crops)
-    if (lines[c.index].score < config_.rec_recheck_below) unsure.push_back(c);
+    if (recheck_wanted(lines[c.index], weakest[c.index], config_.rec_recheck_trigger,
+                       config_.rec_recheck_below))
+      unsure.push_back(c);
   if (unsure.empty()) return;
   std::vector<OcrLine> again(lines.size());
-  recognize_crops(image, unsure, again, t, plan, recheck());
+  // Read in batches by width as rec reads (recognize_crops): one run per rec_batch lines, not
+  // one per line.
+  const RecRuns runs = recognize_crops(image, unsure, again, plan, recheck());
+  t->rec_model += runs.model_s;
+  t->recheck_model += runs.model_s;
+  w->recheck_lines += runs.lines;
+  w->recheck_columns += runs.columns;
   for (const Crop& c : unsure) {
     OcrLine& line = lines[c.index];
     line.text = std::move(again[c.index].text);
     line.score = again[c.index].score;
     line.words = std::move(again[c.index].words);
   }
+  t->recheck += since(t_start);
 }
 
 OcrResult Pipeline::run(const ImageView& image) const {
@@ -661,14 +713,16 @@ OcrResult Pipeline::run_planned(const ImageView& input, const CallPlan* plan) co
 
   if (cls_ && config_.use_cls && !crops.empty()) {
     t0 = Clock::now();
-    classify(image, crops, lines, &result.timings, plan);
+    classify(image, crops, lines, &result.timings, &result.work, plan);
     result.timings.cls = since(t0);
   }
   if (rec_ && !crops.empty()) {
     t0 = Clock::now();
-    recognize_crops(image, crops, lines, &result.timings, plan, primary_);
-    if (config_.cls_verify) verify_flips(image, crops, lines, &result.timings, plan);
-    recheck_lines(image, crops, lines, &result.timings, plan);
+    std::vector<float> weakest(lines.size(), 0.f);
+    recognize_primary(image, crops, lines, &result.timings, &result.work, plan, &weakest);
+    if (config_.cls_verify)
+      verify_flips(image, crops, lines, weakest, &result.timings, &result.work, plan);
+    recheck_lines(image, crops, lines, weakest, &result.timings, &result.work, plan);
     result.timings.rec = since(t0);
   }
   // The turn each crop was finally read with (after verify_flips put back the flips it undid).
@@ -741,9 +795,11 @@ OcrLine Pipeline::recognize_planned(const ImageView& input, const CallPlan* plan
   lines[0].box = q;
   std::vector<Crop> crops{{q, 0, w / h}};
   OcrTimings t;
-  if (cls_ && config_.use_cls) classify(image, crops, lines, &t, plan);
-  recognize_crops(image, crops, lines, &t, plan, primary_);
-  recheck_lines(image, crops, lines, &t, plan);
+  OcrWork work;
+  if (cls_ && config_.use_cls) classify(image, crops, lines, &t, &work, plan);
+  std::vector<float> weakest(1, 0.f);
+  recognize_primary(image, crops, lines, &t, &work, plan, &weakest);
+  recheck_lines(image, crops, lines, weakest, &t, &work, plan);
   lines[0].turns = crops[0].turns;
   return lines[0];
 }

@@ -250,6 +250,14 @@ std::vector<SettingInfo> build_table() {
       "rec_recheck_below", EDGEOCR_FIELD(rec_recheck_below), closed(0, 1),
       "with a recheck model: a line rec reads with a lower score is read again by the recheck "
       "model, whose reading replaces it (0: never)"));
+  t.push_back(enum_setting(
+      "rec_recheck_trigger", EDGEOCR_FIELD(rec_recheck_trigger),
+      std::vector<std::pair<const char*, RecheckTrigger>>{{"line", RecheckTrigger::kLine},
+                                                          {"word", RecheckTrigger::kWord},
+                                                          {"char", RecheckTrigger::kChar}},
+      "what rec_recheck_below is compared with: 'line': rec's line score (the mean of its "
+      "characters' probabilities); 'word': its weakest word's score; 'char': its weakest "
+      "character's probability (an empty reading is always rechecked)"));
   t.push_back(
       int_setting("det_stretch_below", EDGEOCR_FIELD(det_stretch_below), 0, 256,
                   "det reads the page's levels stretched to 0..255 when its luminance range "

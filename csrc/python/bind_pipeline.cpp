@@ -175,8 +175,14 @@ py::dict result_dict(const OcrResult& r) {
   const auto& t = r.timings;
   py::dict timings(py::arg("det") = t.det, py::arg("cls") = t.cls, py::arg("rec") = t.rec,
                    py::arg("total") = t.total, py::arg("det_model") = t.det_model,
-                   py::arg("cls_model") = t.cls_model, py::arg("rec_model") = t.rec_model);
-  return py::dict(py::arg("lines") = lines, py::arg("timings") = timings,
+                   py::arg("cls_model") = t.cls_model, py::arg("rec_model") = t.rec_model,
+                   py::arg("recheck") = t.recheck, py::arg("recheck_model") = t.recheck_model);
+  const auto& w = r.work;
+  py::dict work(py::arg("det_pixels") = w.det_pixels, py::arg("cls_lines") = w.cls_lines,
+                py::arg("rec_lines") = w.rec_lines, py::arg("rec_columns") = w.rec_columns,
+                py::arg("recheck_lines") = w.recheck_lines,
+                py::arg("recheck_columns") = w.recheck_columns);
+  return py::dict(py::arg("lines") = lines, py::arg("timings") = timings, py::arg("work") = work,
                   py::arg("det_size") = py::make_tuple(r.det_width, r.det_height));
 }
 

@@ -322,3 +322,98 @@ def test_a_failed_first_recheck_load_is_retried_by_the_next_call(tmp_path):
     assert [ln.to_dict() for ln in got.lines] == [ln.to_dict() for ln in eager.predict(blur).lines]
     with pytest.raises(edgeocr.InvalidInputError, match="defer_recheck must be True or False"):
         edgeocr.Predictor(recheck=str(copy), defer_recheck=1, **kw)
+
+
+def _tiny_and_small(page, kw):
+    """Each line's tiny reading (text, score, its words' scores) and small reading, by box."""
+    fast = edgeocr.Predictor(models="ppocr-v6-tiny", drop_score=0.0, **kw)
+    strong = edgeocr.Predictor(models="ppocr-v6tinydet-v6rec", drop_score=0.0, **kw)
+    f = {str(ln.box.round(1).tolist()): ln for ln in fast.predict(page).lines}
+    s = {str(ln.box.round(1).tolist()): ln for ln in strong.predict(page).lines}
+    return f, s
+
+
+@pytest.mark.parametrize("trigger", ["line", "word", "char"])
+def test_each_trigger_rechecks_the_lines_it_names(trigger):
+    """rec_recheck_trigger: 'line' rechecks the lines tiny rec scores below the threshold,
+    'word' those with a word scored below it, 'char' those with a character below it. A line's
+    weakest character is at most its score (a mean over its characters) and at most its weakest
+    word's score (a mean over some of them), so 'char' rechecks every line the other two do.
+    A rechecked line reads as small rec reads it (its text: the recheck's batches hold other
+    lines than a run of small rec on every line, so the padding and the score may differ a
+    little), a line left alone exactly as tiny rec reads it."""
+    _installed("ppocr-v6-tiny-recheck")
+    _installed("ppocr-v6tinydet-v6rec")
+    kw = dict(threads=2, precision="fp32", cls_verify=False)
+    below = 0.99
+    p = edgeocr.Predictor(
+        models="ppocr-v6-tiny-recheck",
+        drop_score=0.0,
+        rec_recheck_below=below,
+        rec_recheck_trigger=trigger,
+        **kw,
+    )
+    assert p.config.rec_recheck_trigger == trigger
+    total = 0
+    for page in PAGES:
+        f, s = _tiny_and_small(str(page), kw)
+        r = p.predict(str(page))
+        got = {str(ln.box.round(1).tolist()): ln for ln in r.lines}
+        sent = 0
+        for key, lf in f.items():
+            b = got.get(key)
+            kept = b is not None and (b.text, round(b.score, 4)) == (lf.text, round(lf.score, 4))
+            weak_word = min([w.score for w in lf.words] or [lf.score])
+            if trigger == "line":
+                assert kept == (lf.score >= below), (page.name, key)
+            elif trigger == "word":
+                assert kept == (weak_word >= below), (page.name, key)
+            elif lf.score < below or weak_word < below:
+                assert not kept, (page.name, key)
+            if not kept:
+                sent += 1
+                assert (b.text if b else "") == (s[key].text if key in s else ""), (page.name, key)
+        # The lines tiny rec read as nothing (not in f) are rechecked whatever the trigger.
+        assert r.work["recheck_lines"] == sent + r.work["rec_lines"] - len(f), page.name
+        total += sent
+    assert total > 0
+
+
+def test_the_work_and_the_recheck_time_are_counted():
+    """Result.work counts what the models read (the same on any machine): every crop by cls and
+    rec, and with every line rechecked the recheck model reads the same crops in the same
+    batches (rec_batch lines padded to a width bucket, not one line per run); Result.timings
+    gives the recheck pass apart, within rec's time."""
+    _installed("ppocr-v6-tiny-recheck")
+    kw = dict(models="ppocr-v6-tiny-recheck", threads=2, precision="fp32", cls_verify=False)
+    page = str(DATA / "sample_en_skew6.png")
+    never = edgeocr.Predictor(rec_recheck_below=0.0, **kw).predict(page)
+    always = edgeocr.Predictor(rec_recheck_below=1.0, **kw).predict(page)
+    n = len(never.lines)
+    for r in (never, always):
+        w = r.work
+        assert w["cls_lines"] == w["rec_lines"] >= n > 0
+        assert w["rec_columns"] >= 320 * w["rec_lines"]
+        assert 0.0 <= r.timings["recheck"] <= r.timings["rec"]
+        assert 0.0 <= r.timings["recheck_model"] <= r.timings["rec_model"]
+    assert never.work["recheck_lines"] == never.work["recheck_columns"] == 0
+    assert never.timings["recheck"] == never.timings["recheck_model"] == 0.0
+    assert always.work["recheck_lines"] == always.work["rec_lines"]
+    assert always.work["recheck_columns"] == always.work["rec_columns"]
+    assert always.timings["recheck_model"] > 0.0
+    # A det input of W x H (one run: a sharp page) runs W x H pixels; in tiles, each tile with
+    # its context, so more.
+    from edgeocr.image_io import load_image
+
+    p = edgeocr.Predictor(rec_recheck_below=0.0, **kw)
+    raw = p.engine._core_pipeline.run(load_image(page), None)
+    w, h = raw["det_size"]
+    assert never.work["det_pixels"] == always.work["det_pixels"] == w * h
+    tiled = edgeocr.Predictor(rec_recheck_below=0.0, det_tile_pixels=100_000, **kw).predict(page)
+    assert tiled.work["det_pixels"] > w * h
+
+
+def test_a_trigger_that_is_not_one_is_named():
+    _installed("ppocr-v6-tiny-recheck")
+    with pytest.raises(edgeocr.InvalidInputError, match="rec_recheck_trigger"):
+        edgeocr.Predictor(models="ppocr-v6-tiny-recheck", rec_recheck_trigger="weakest")

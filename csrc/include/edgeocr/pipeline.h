@@ -33,6 +33,12 @@ inline std::vector<int> default_rec_buckets() {
 // of its batch of rec_batch lines in width order (PaddleOCR's and RapidOCR's batching).
 enum class RecPadTo { kLine, kBatch };
 
+// What sends a line to the recheck model (rec_recheck_trigger), compared with rec_recheck_below:
+// rec's line score (the mean of its characters' probabilities), its weakest word's score (a word:
+// the text between spaces, so a Chinese line without spaces is one word), or its weakest
+// character's probability. An empty reading is always rechecked.
+enum class RecheckTrigger { kLine, kWord, kChar };
+
 struct PipelineConfig {
   // Detection. 'min' 736 reads a page at a 736 px short side at least, but enlarged at most 1.5x:
   // a label, a screenshot or a strip is read near its own size (docs/pipeline-config.md).
@@ -84,6 +90,7 @@ struct PipelineConfig {
   // replaces the first (0: never). A fast rec model reads most lines sure and right; the few it
   // is unsure of cost the strong model's time (docs/model-ladder.md, "Recheck").
   float rec_recheck_below = 0.95f;
+  RecheckTrigger rec_recheck_trigger = RecheckTrigger::kLine;
   // Faded, washed-out and low-contrast captures. The page's luminance range
   // (its 0.5th to 99.5th percentile, on a sparse grid) is measured once per
   // call; when it spans fewer grey levels than this, the stage reads the page
@@ -145,11 +152,25 @@ struct OcrLine {
 struct OcrTimings {
   double det = 0, cls = 0, rec = 0, total = 0;         // seconds, per stage
   double det_model = 0, cls_model = 0, rec_model = 0;  // of which inside the runtime
+  // Of rec (and rec_model): the recheck model's pass over the lines rec was unsure of.
+  double recheck = 0, recheck_model = 0;
+};
+
+// The work a call gave the models, counted: the same on any machine and under any load, so
+// configurations can be compared where times cannot (benchmarks/default_sweep.py).
+struct OcrWork {
+  std::int64_t det_pixels = 0;     // det input pixels run: every tile (with its context), every run
+  std::int64_t cls_lines = 0;      // crops the direction classifier read
+  std::int64_t rec_lines = 0;      // crops the rec model read (a flip verified: twice)
+  std::int64_t rec_columns = 0;    // rec input columns run: lines x padded width
+  std::int64_t recheck_lines = 0;  // crops the recheck model read
+  std::int64_t recheck_columns = 0;  // its input columns run
 };
 
 struct OcrResult {
   std::vector<OcrLine> lines;  // reading order
   OcrTimings timings;
+  OcrWork work;
   int det_width = 0, det_height = 0;  // the det input size used
 };
 
@@ -240,7 +261,7 @@ class Pipeline {
   std::vector<DetBox> detect(const ImageView& image, OcrResult* result, const CallPlan* plan,
                              int lo, int hi) const;
   void classify(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
-                OcrTimings* t, const CallPlan* plan) const;
+                OcrTimings* t, OcrWork* w, const CallPlan* plan) const;
   // A recogniser: its model, charset (charset[0] = blank) and the charset's " " class.
   struct Recognizer {
     std::shared_ptr<Model> model;
@@ -248,18 +269,33 @@ class Pipeline {
     int space_class = -1;
   };
   // Keeps a proposed flip only where rec reads it better; a flip undone is undone in `crops` too.
+  // `weakest` (each line's weakest character) follows a reading it keeps.
   void verify_flips(const ImageView& image, std::vector<Crop>& crops, std::vector<OcrLine>& lines,
-                    OcrTimings* t, const CallPlan* plan) const;
-  void recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
-                       std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan,
-                       const Recognizer& by) const;
+                    std::vector<float>& weakest, OcrTimings* t, OcrWork* w,
+                    const CallPlan* plan) const;
+  // What one recognize_crops call ran: seconds inside the runtime, crops, input columns.
+  struct RecRuns {
+    double model_s = 0;
+    std::int64_t lines = 0, columns = 0;
+  };
+  // Reads `crops` into `lines` (text, score, words). weakest: when given (lines.size() entries),
+  // each crop's weakest character's probability is written at its line's index (0: empty).
+  RecRuns recognize_crops(const ImageView& image, const std::vector<Crop>& crops,
+                          std::vector<OcrLine>& lines, const CallPlan* plan, const Recognizer& by,
+                          std::vector<float>* weakest = nullptr) const;
+  // The primary recogniser's pass, counted into t and w.
+  void recognize_primary(const ImageView& image, const std::vector<Crop>& crops,
+                         std::vector<OcrLine>& lines, OcrTimings* t, OcrWork* w,
+                         const CallPlan* plan, std::vector<float>* weakest) const;
   // The recheck recogniser, its deferred model loaded first if need be.
   const Recognizer& recheck() const;
   // The constructor's checks of a recheck model and its charset against rec's settings.
   void check_recheck(const Model& m, const std::vector<std::string>& charset) const;
-  // The recheck model reads again the lines rec read below rec_recheck_below.
+  // The recheck model reads again the lines rec_recheck_trigger picks (weakest: each line's
+  // weakest character, from recognize_crops).
   void recheck_lines(const ImageView& image, const std::vector<Crop>& crops,
-                     std::vector<OcrLine>& lines, OcrTimings* t, const CallPlan* plan) const;
+                     std::vector<OcrLine>& lines, const std::vector<float>& weakest, OcrTimings* t,
+                     OcrWork* w, const CallPlan* plan) const;
   int rec_bucket(int width) const;
 
   std::shared_ptr<Model> det_, cls_, rec_;
