@@ -81,17 +81,28 @@ std::vector<std::vector<int>> text_grids(std::vector<GridPiece> pcs, float hmed,
       ++i;
       continue;
     }
-    std::size_t j = i + 1;
+    std::size_t j = i + 1, full = 1;
     std::vector<std::pair<float, float>> cols = columns_of(i, j);
-    while (j < n && rows[j].xs.size() >= static_cast<std::size_t>(kGridCols) && close(j - 1, j)) {
-      std::vector<std::pair<float, float>> wider = cols;
-      wider.insert(wider.end(), rows[j].xs.begin(), rows[j].xs.end());
-      merge_intervals(&wider, kGridColGap * hmed);
-      if (wider.size() < static_cast<std::size_t>(kGridCols)) break;
-      cols = std::move(wider);
+    while (j < n && close(j - 1, j)) {
+      if (rows[j].xs.size() >= static_cast<std::size_t>(kGridCols)) {
+        std::vector<std::pair<float, float>> wider = cols;
+        wider.insert(wider.end(), rows[j].xs.begin(), rows[j].xs.end());
+        merge_intervals(&wider, kGridColGap * hmed);
+        if (wider.size() < static_cast<std::size_t>(kGridCols)) break;
+        cols = std::move(wider);
+        ++j, ++full;
+        continue;
+      }
+      // A section row between full rows ("(b)", "Women"): one piece inside the first column,
+      // the grid going on below it. It belongs to the grid but does not count as a full row.
+      const bool section = rows[j].xs.size() == 1 && j + 1 < n && close(j, j + 1) &&
+                           rows[j + 1].xs.size() >= static_cast<std::size_t>(kGridCols) &&
+                           !cols.empty() && rows[j].xs[0].second <= cols.front().second &&
+                           rows[j].xs[0].first < cols.front().second;
+      if (!section) break;
       ++j;
     }
-    if (j - i < static_cast<std::size_t>(kGridRows)) {
+    if (full < static_cast<std::size_t>(kGridRows)) {
       i = j;
       continue;
     }

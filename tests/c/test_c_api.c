@@ -1089,6 +1089,7 @@ static const char* const k_values[][2] = {
     {"det_sharpen_below", "0.2"},
     {"det_max_upscale", "1.25"},
     {"rec_recheck_below", "0.5"},
+    {"rec_recheck_trigger", "word"},
     {"layout_height", "640"},
     {"layout_width", "480"},
     {"layout_score_thresh", "0.4"},
