@@ -54,6 +54,7 @@ import _blocks  # noqa: E402
 INPUT = {
     "edgeocr": "png",
     "edgeocr-pdf": "pdf",
+    "edgeocr-pdf-ocr": "pdf",
     "rapid": "png",
     "pymupdf4llm": "pdf",
     "opendataloader-pdf": "pdf",
@@ -65,6 +66,7 @@ ENGINES = tuple(INPUT)
 PACKAGES = {
     "edgeocr": ("edgeocr", "onnxruntime"),
     "edgeocr-pdf": ("edgeocr", "onnxruntime", "pypdfium2"),
+    "edgeocr-pdf-ocr": ("edgeocr", "onnxruntime", "pypdfium2"),
     "rapid": ("rapid-layout", "rapid-table", "rapidocr-onnxruntime", "onnxruntime"),
     "pymupdf4llm": ("pymupdf4llm", "pymupdf", "pymupdf-layout"),
     "opendataloader-pdf": ("opendataloader-pdf",),
@@ -86,9 +88,11 @@ class Edgeocr:
 
 
 class EdgeocrPdf(Edgeocr):
+    force_ocr = False  # EdgeocrPdfOcr: the same pages rendered and OCRed (the OCR path)
+
     def __call__(self, path: str, lang: str) -> dict:
         parts, timings, errors = [], {}, []
-        for page in self.predictor.parse_pages(path):
+        for page in self.predictor.parse_pages(path, force_ocr=self.force_ocr):
             if page.error is not None:
                 errors.append(f"page {page.page + 1}: {type(page.error).__name__}: {page.error}")
                 continue
@@ -100,6 +104,10 @@ class EdgeocrPdf(Edgeocr):
             "timings": timings,
             "error": "; ".join(errors) or None,
         }
+
+
+class EdgeocrPdfOcr(EdgeocrPdf):
+    force_ocr = True
 
 
 _TABLE_RE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
@@ -191,6 +199,7 @@ class MarkItDown:
 READERS = {
     "edgeocr": Edgeocr,
     "edgeocr-pdf": EdgeocrPdf,
+    "edgeocr-pdf-ocr": EdgeocrPdfOcr,
     "rapid": Rapid,
     "pymupdf4llm": Pymupdf4llm,
     "opendataloader-pdf": OpenDataLoader,

@@ -8,10 +8,12 @@ side by side in one run, scored by the dataset's own score.py (issues 39 and 40)
 Engines (benchmarks/_docparse_real_engines.py says what each one calls): on the page PNGs
 ``edgeocr`` (``Predictor().parse(png).to_markdown()``) and ``rapid`` (rapid-layout + rapid-table
 + RapidOCR in PP-Structure's reading order, the anchor); on the born-digital pages' PDFs
-(``pdf/<id>.pdf``) ``edgeocr-pdf`` (``Predictor().parse_pages(pdf)``), ``pymupdf4llm``,
-``opendataloader-pdf``, ``edgeparse``, ``markitdown``. edgeocr's engines run from this
-interpreter; every other one from a venv of its own, ``--peers DIR/<engine>/bin/python`` (or
-``--python ENGINE=PATH``). Default: every engine that has an interpreter.
+(``pdf/<id>.pdf``) ``edgeocr-pdf`` (``Predictor().parse_pages(pdf)``: the text layer),
+``edgeocr-pdf-ocr`` (the same with ``force_ocr=True``: the OCR path on the same pages),
+``pymupdf4llm``, ``opendataloader-pdf``, ``edgeparse``, ``markitdown``. edgeocr's engines run
+from this interpreter; every other one from a venv of its own,
+``--peers DIR/<engine>/bin/python`` (or ``--python ENGINE=PATH``). Default: every engine that
+has an interpreter.
 
 Each engine runs in a worker process of its own, loaded once, and reads all its pages in one
 block; the blocks alternate A B C .., .. C B A with ``--gap`` seconds between them
@@ -302,7 +304,7 @@ def score(data: Path, ids: list, outputs: dict, work: Path) -> dict:
 def interpreters(args) -> dict:
     """{engine: python} for every engine that can run: edgeocr's from this interpreter, the
     others from --python ENGINE=PATH or --peers DIR/ENGINE/bin/python."""
-    out = {"edgeocr": sys.executable, "edgeocr-pdf": sys.executable}
+    out = {n: sys.executable for n in ("edgeocr", "edgeocr-pdf", "edgeocr-pdf-ocr")}
     for name in _engines.ENGINES:
         if name in out:
             continue

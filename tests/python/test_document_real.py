@@ -174,6 +174,7 @@ def test_searchable_pdf_of_a_born_digital_page_has_no_second_layer(predictor, tm
 
     from edgeocr.documents.output import write_document
 
+    pytest.importorskip("pikepdf", reason="pikepdf is not installed (pip install 'edgeocr[pdf]')")
     if shutil.which("pdftotext") is None:
         pytest.skip("poppler-utils (pdftotext) is not installed")
     honest = fx.report_page(tmp_path / "honest.pdf")
