@@ -90,7 +90,7 @@ def generated_pages(predictor, folder: Path) -> dict:
     truth = [json.loads(x) for x in (folder / "docparse.jsonl").read_text().splitlines() if x]
     preds = {}
     for t in truth:
-        image = folder / t.get("image", f"images/{t['id']}.png")
+        image = folder / t["file"]
         preds[t["id"]] = predictor.parse(str(image)).to_dict()
     r = evaluate_documents(truth, preds)
     return {k: r[k] for k in ("pages", "order_edit", "text_edit", "teds", "tables_found")}

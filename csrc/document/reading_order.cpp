@@ -480,8 +480,9 @@ float region_size(const Page& pg, const Region& r) {
 }
 
 // 6. Headings split off: a title region whose lines change type size (by more than
-// level_size) or case is one heading per run; a text region's first line that is a heading of
-// its own (the heading rule, short and ending early) is split off as a title.
+// level_size) or case is one heading per run; a text region's lines that are headings of their
+// own (the heading rule, short and ending early, after a paragraph's end) are split off as
+// titles, the text around them regions of their own.
 void split_headings(Page& pg, float body) {
   std::vector<Region> added;
   for (Region& r : pg.regs) {
@@ -510,40 +511,79 @@ void split_headings(Page& pg, float body) {
       continue;
     }
     if (r.type != RegionType::kText) continue;
-    const int first = r.lines[0];
-    const BoxF& fb = pg.lb[static_cast<std::size_t>(first)];
-    // Ends early: a heading run into its paragraph's box leaves the rest of its line empty.
     const float region_w = width(r.box);
-    if (!(width(fb) < 0.7f * region_w)) continue;
-    // The first line stands out by type (bold or larger), not by numbering alone (a list).
-    const std::size_t u = static_cast<std::size_t>(first);
-    const bool bold = u < pg.in.styles.size() && pg.in.styles[u].bold;
-    const float size = line_size(pg.in, first);
-    float rest_size = 0.f;
-    {
-      std::vector<float> s;
-      for (std::size_t k = 1; k < r.lines.size(); ++k) s.push_back(line_size(pg.in, r.lines[k]));
-      rest_size = median(std::move(s));
-    }
-    bool rest_bold = true;
-    for (std::size_t k = 1; k < r.lines.size(); ++k) {
+    const std::size_t n = r.lines.size();
+    auto bold_at = [&](std::size_t k) {
       const std::size_t v = static_cast<std::size_t>(r.lines[k]);
-      rest_bold = rest_bold && v < pg.in.styles.size() && pg.in.styles[v].bold;
+      return v < pg.in.styles.size() && pg.in.styles[v].bold;
+    };
+    auto cjk_scheme = [](const Numbering& num) {
+      return num.scheme == Numbering::kCjk || num.scheme == Numbering::kCjkParen ||
+             num.scheme == Numbering::kChapter || num.scheme == Numbering::kSection;
+    };
+    // A label run into what follows ("Note:", "回复："): its text ends in a colon.
+    auto ends_colon = [&](int l) {
+      std::string t = pg.text(l);
+      while (!t.empty() && t.back() == ' ') t.pop_back();
+      return (!t.empty() && t.back() == ':') ||
+             (t.size() >= 3 && t.compare(t.size() - 3, 3, "\xEF\xBC\x9A") == 0);
+    };
+    // Line k of the region stands out as a heading of its own: short and ending early (a
+    // heading run into its paragraph's box leaves the rest of its line empty), set in bold or
+    // larger type than the region's other lines, or opening with a CJK outline number ("一、",
+    // "（一）", "1、"), and a heading by the heading rule. A line inside the region must also
+    // follow a paragraph's end (the line before it ends early or ends a sentence) and, when
+    // numbered, not open a run of lines numbered alike (a list's items).
+    auto heading_at = [&](std::size_t k) {
+      const int l = r.lines[k];
+      if (!(width(pg.lb[static_cast<std::size_t>(l)]) < 0.7f * region_w)) return false;
+      std::vector<float> rest;
+      bool rest_bold = true;
+      for (std::size_t m = 0; m < n; ++m) {
+        if (m == k) continue;
+        rest.push_back(line_size(pg.in, r.lines[m]));
+        rest_bold = rest_bold && bold_at(m);
+      }
+      const float rest_size = median(std::move(rest));
+      const bool larger =
+          rest_size > 0.f && line_size(pg.in, l) >= heading_step(pg.in, l, pg.R) * rest_size;
+      const Numbering num = heading_numbering(pg.text(l));
+      if (!((bold_at(k) && !rest_bold) || larger || cjk_scheme(num))) return false;
+      if (k > 0) {
+        if (!cjk_scheme(num) && ends_colon(l)) return false;
+        const int prev = r.lines[k - 1];
+        const bool ended = width(pg.lb[static_cast<std::size_t>(prev)]) < 0.85f * region_w ||
+                           text_shape(pg.text(prev)).ends_sentence;
+        if (!ended || k + 1 >= n) return false;
+      }
+      if (num.scheme != Numbering::kNone && k + 1 < n &&
+          heading_numbering(pg.text(r.lines[k + 1])).scheme == num.scheme)
+        return false;
+      return heading_like({l}, pg.in, body, false, pg.R);
+    };
+    std::vector<std::vector<int>> parts;
+    std::vector<char> head;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (heading_at(k)) {
+        parts.push_back({r.lines[k]});
+        head.push_back(1);
+      } else {
+        if (parts.empty() || head.back()) parts.emplace_back(), head.push_back(0);
+        parts.back().push_back(r.lines[k]);
+      }
     }
-    const bool larger = rest_size > 0.f && size >= heading_step(pg.in, first, pg.R) * rest_size;
-    // A CJK outline number ("一、", "（一）", "1、") opening a short line is a heading run in.
-    const Numbering num = heading_numbering(pg.text(first));
-    const bool cjk_num = num.scheme == Numbering::kCjk || num.scheme == Numbering::kCjkParen ||
-                         num.scheme == Numbering::kChapter || num.scheme == Numbering::kSection;
-    if (!((bold && !rest_bold) || larger || cjk_num)) continue;
-    if (!heading_like({first}, pg.in, body, false, pg.R)) continue;
-    Region t = r;
-    t.type = RegionType::kTitle;
-    t.lines = {first};
-    t.box = pg.bounds_of(t.lines);
-    r.lines.erase(r.lines.begin());
-    r.box = pg.bounds_of(r.lines);
-    added.push_back(std::move(t));
+    if (parts.size() < 2) continue;
+    const Region base = r;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      Region t = base;
+      t.type = head[k] ? RegionType::kTitle : RegionType::kText;
+      t.lines = parts[k];
+      t.box = pg.bounds_of(t.lines);
+      if (k == 0)
+        r = std::move(t);
+      else
+        added.push_back(std::move(t));
+    }
   }
   for (Region& t : added) pg.regs.push_back(std::move(t));
 }
