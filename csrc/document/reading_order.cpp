@@ -425,6 +425,37 @@ void group_strays(Page& pg) {
 // An equation's number: a text region of one line reading "(3)" or "(2.1)" level with an
 // equation and right of it joins it (layout models box the formula without its number).
 void join_equation_numbers(Page& pg) {
+  // A formula the layout called a title or text (one line, "F1 = 2PR / (P + R)": an '=' among
+  // symbols, no word of 4 letters, perhaps with its number) is an equation when it is a title or
+  // its number sits beside it.
+  auto formula = [&](const Region& r) {
+    if (r.lines.empty() || r.lines.size() > 2) return false;
+    int formulas = 0;
+    for (int l : r.lines) {
+      const std::string& t = pg.text(l);
+      const TextShape sh = text_shape(t);
+      // Symbols, not words: no run of 4 letters ("where", "rate").
+      int run = 0, longest = 0;
+      for (char c : t) {
+        run = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ? run + 1 : 0;
+        longest = std::max(longest, run);
+      }
+      if (t.find('=') != std::string::npos && sh.units() <= 16.f && longest <= 3 &&
+          !sh.ends_sentence && sh.cjk == 0)
+        ++formulas;
+      else if (!equation_number(t))
+        return false;  // a line that is neither the formula nor its number
+    }
+    return formulas == 1;
+  };
+  for (Region& r : pg.regs) {
+    if ((r.type != RegionType::kTitle && r.type != RegionType::kText) || !formula(r)) continue;
+    bool numbered = false;
+    for (const Region& num : pg.regs)
+      numbered = numbered || (&num != &r && num.lines.size() == 1 && num.box.x0 >= r.box.x1 - 2.f &&
+                              same_row(r.box, num.box) && equation_number(pg.text(num.lines[0])));
+    if (r.type == RegionType::kTitle || numbered) r.type = RegionType::kEquation;
+  }
   for (Region& num : pg.regs) {
     if (num.type != RegionType::kText || num.lines.size() != 1 ||
         !equation_number(pg.text(num.lines[0])))
@@ -597,8 +628,9 @@ void mark_furniture(Page& pg, float body) {
     if (r.lines.empty()) continue;
     const float h = pg.line_h(r);
     const float size = region_size(pg, r);
-    const bool top = r.box.y1 <= R.furniture_band * pg.fh;
-    const bool bottom = r.box.y0 >= (1.f - R.furniture_band) * pg.fh;
+    // Inside the band, within half a line (a footer whose box reaches just past the band).
+    const bool top = r.box.y1 <= R.furniture_band * pg.fh + 0.5f * h;
+    const bool bottom = r.box.y0 >= (1.f - R.furniture_band) * pg.fh - 0.5f * h;
     if (is_furniture(r.type)) {
       const bool edge = r.box.y0 <= 0.15f * pg.fh || r.box.y1 >= 0.85f * pg.fh;
       if (!edge || (body > 0.f && size >= R.title_size * body))
@@ -617,15 +649,19 @@ void mark_furniture(Page& pg, float body) {
     if (!top && !bottom) continue;
     if (body > 0.f && size > R.furniture_height * body) continue;
     if (r.lines.size() > static_cast<std::size_t>(R.furniture_lines)) continue;
-    // Apart from the body: every other region (but others in the same band, and text running
-    // up a margin) lies beyond a gap; or, where the body comes close, the region is the page's
-    // outermost and its line carries the page's number ("206 Law Enforcement", "Methodology 9").
+    // Apart from the body: every other region (but others in the same band, text running up a
+    // margin, and lines without a word) lies beyond a gap; or, where the body comes close, the
+    // region is the page's outermost and its line carries the page's number ("206 Law Enforcement",
+    // "Methodology 9").
     const float band_edge = top ? R.furniture_band * pg.fh : (1.f - R.furniture_band) * pg.fh;
     bool apart = true, outermost = true;
     for (const Region& o : pg.regs) {
       if (&o == &r || is_furniture(o.type) || o.lines.empty()) continue;
       if (top ? o.box.y1 <= band_edge : o.box.y0 >= band_edge) continue;
       if (height(o.box) > 3.f * width(o.box) && width(o.box) < 0.05f * pg.fw) continue;
+      // A rule typed as text ("______", "-----") under a running header is no body.
+      if (std::none_of(o.lines.begin(), o.lines.end(), [&](int l) { return has_word(pg.text(l)); }))
+        continue;
       apart = apart && (top ? o.box.y0 >= r.box.y1 + R.furniture_gap * h
                             : o.box.y1 <= r.box.y0 - R.furniture_gap * h);
       outermost =

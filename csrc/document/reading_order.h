@@ -34,7 +34,8 @@ struct PageLines {
 //  4. grids: text grids (grid.h) in text, equation and figure regions become tables (a region
 //     that also holds other text is split); grids among the strays too.
 //  5. strays: grouped into text regions; a page number's text in the page's margins is a page
-//     number; "(3)" level with an equation joins it.
+//     number; a one-line formula the layout called a title (or text with its number beside it)
+//     is an equation; "(3)" level with an equation joins it.
 //  6. headings split off: a title region of lines of different type sizes or case is one
 //     heading per run of lines; a text region's first line that is a heading by the heading
 //     rule (numbered, bold or large, short, ending early) is a heading of its own.

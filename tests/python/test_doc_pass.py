@@ -199,7 +199,7 @@ def test_continued_paragraphs_and_tables_of_the_pdf_pages_are_joined(pdf_sequenc
 
 
 def test_running_headers_become_furniture_and_pages_keep_their_text(pdf_sequences):
-    caught = []
+    caught, furniture = [], {}
     for ids, raw, after in pdf_sequences:
         for pid, before, now in zip(ids, raw, after):
             was = {_clean(r.text) for r in before.regions if r.furniture}
@@ -213,6 +213,7 @@ def test_running_headers_become_furniture_and_pages_keep_their_text(pdf_sequence
                 ]
                 assert kinds and kinds[0] in ("header", "footer", "page_number"), (pid, r.text)
                 caught.append((pid, r.text))
+            furniture[pid] = {r.text for r in now.regions if r.furniture}
             # The page's own Markdown: as before, less the new furniture's text.
             lost = sum(len(_clean(r.text)) for r in new)
             assert len(_clean(now.to_markdown())) == len(_clean(before.to_markdown())) - lost, pid
@@ -223,9 +224,11 @@ def test_running_headers_become_furniture_and_pages_keep_their_text(pdf_sequence
                 if not r.furniture:
                     seen_body = True
                 assert not (r.furniture and top and seen_body), pid
-    # "Methodology", the running header of eu-020's even pages, which icdar_report_en_04 alone
-    # does not show as one.
-    assert ("icdar_report_en_04", "Methodology") in caught
+    # "Methodology", the running header of eu-020's even pages: furniture (the page's own band
+    # rule finds it now), and the rule typed as underscores under it on every page is caught by
+    # the pass as repeated furniture.
+    assert "Methodology" in furniture["icdar_report_en_04"]
+    assert any(pid == "icdar_report_en_04" for pid, _ in caught), caught
 
 
 def test_the_document_markdown_writes_a_continued_table_as_one(pdf_sequences):
