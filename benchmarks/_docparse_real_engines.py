@@ -31,7 +31,7 @@ ENGINE (``INPUT`` says which file of a page it reads: the page PNG or the page's
 Every reader returns {"markdown", "timings" (seconds by stage; {} where the engine reports
 none), "error" (None, or the exception's type and message: a page that fails reads as empty and
 says why)}. Only the standard library is imported at module level: each worker runs in the
-venv of its engine (benchmarks/docparse_real.md says how to make them).
+venv of its engine (benchmarks/README.md, "`docparse_real.py`", says how to make them).
 """
 
 from __future__ import annotations
