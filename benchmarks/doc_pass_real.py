@@ -138,6 +138,13 @@ def centre(box):
     return (0.5 * (box[0] + box[2]), 0.5 * (box[1] + box[3]))
 
 
+def join_at(page, pid: str, block: dict, kind: str) -> dict:
+    """The join the pass made where the GT's ``block`` continues another (None: no join)."""
+    hit = [r.joined for r in page.regions if r.continues and same_place(r.box, block["bbox"])]
+    joined = hit[0] if hit else None
+    return {"page": pid, "type": kind, "text": gt_text(block)[:50], "joined": joined}
+
+
 def same_place(region_box, gt_box) -> bool:
     return holds(region_box, centre(gt_box)) or holds(gt_box, centre(region_box))
 
@@ -184,19 +191,7 @@ def main(argv=None) -> int:
             # Joins against the GT's continues (only where the previous page is in the set).
             for b in gt["blocks"]:
                 if b.get("continues") and k > 0:
-                    hit = [
-                        r.joined
-                        for r in after[k].regions
-                        if r.continues and same_place(r.box, b["bbox"])
-                    ]
-                    gt_joins.append(
-                        {
-                            "page": pid,
-                            "type": b["type"],
-                            "text": gt_text(b)[:50],
-                            "joined": hit[0] if hit else None,
-                        }
-                    )
+                    gt_joins.append(join_at(after[k], pid, b, b["type"]))
             # Paragraphs the GT cuts at a column break: consecutive body text blocks, the second
             # right of the first and starting above its end, the first ending mid-sentence.
             blocks = [b for b in gt["blocks"] if b["type"] in ("text", "list_item")]
@@ -205,19 +200,7 @@ def main(argv=None) -> int:
                 bx0, by0, bx1, by1 = b["bbox"]
                 end = gt_text(a).rstrip()[-1:]
                 if bx0 >= ax1 - 0.1 * (ax1 - ax0) and by0 < ay1 and end not in ".!?;:。！？；：":
-                    hit = [
-                        r.joined
-                        for r in after[k].regions
-                        if r.continues and same_place(r.box, b["bbox"])
-                    ]
-                    gt_joins.append(
-                        {
-                            "page": pid,
-                            "type": "column",
-                            "text": gt_text(b)[:50],
-                            "joined": hit[0] if hit else None,
-                        }
-                    )
+                    gt_joins.append(join_at(after[k], pid, b, "column"))
             for r in after[k].regions:
                 if not r.continues:
                     continue

@@ -565,19 +565,25 @@ void split_headings(Page& pg, float body) {
     // "（一）", "1、"), and a heading by the heading rule. A line inside the region must also
     // follow a paragraph's end (the line before it ends early or ends a sentence) and, when
     // numbered, not open a run of lines numbered alike (a list's items).
+    std::vector<float> sizes;
+    std::size_t bolds = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      sizes.push_back(line_size(pg.in, r.lines[m]));
+      bolds += bold_at(m) ? 1 : 0;
+    }
+    std::sort(sizes.begin(), sizes.end());
     auto heading_at = [&](std::size_t k) {
       const int l = r.lines[k];
       if (!(width(pg.lb[static_cast<std::size_t>(l)]) < 0.7f * region_w)) return false;
-      std::vector<float> rest;
-      bool rest_bold = true;
-      for (std::size_t m = 0; m < n; ++m) {
-        if (m == k) continue;
-        rest.push_back(line_size(pg.in, r.lines[m]));
-        rest_bold = rest_bold && bold_at(m);
-      }
-      const float rest_size = median(std::move(rest));
-      const bool larger =
-          rest_size > 0.f && line_size(pg.in, l) >= heading_step(pg.in, l, pg.R) * rest_size;
+      // The other lines' median size (median's pick of the sizes without line k's) and
+      // whether they are all bold, from the region's sorted sizes: O(log n) per line.
+      const float own = line_size(pg.in, l);
+      const std::size_t at = static_cast<std::size_t>(
+          std::lower_bound(sizes.begin(), sizes.end(), own) - sizes.begin());
+      const std::size_t mid = (n - 1) / 2;
+      const float rest_size = mid < at ? sizes[mid] : sizes[std::min(mid + 1, n - 1)];
+      const bool rest_bold = bolds - (bold_at(k) ? 1 : 0) == n - 1;
+      const bool larger = rest_size > 0.f && own >= heading_step(pg.in, l, pg.R) * rest_size;
       const Numbering num = heading_numbering(pg.text(l));
       if (!((bold_at(k) && !rest_bold) || larger || cjk_scheme(num))) return false;
       if (k > 0) {
